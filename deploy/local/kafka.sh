@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# Apache Kafka 4.1.1, single KRaft node (broker + controller) on loopback, from Maven Central jars.
+#
+#   deploy/local/kafka.sh install|start|stop|status
+#
+#   LX_KAFKA_PORT             client listener on 127.0.0.1          default 19092
+#   LX_KAFKA_CONTROLLER_PORT  controller listener on 127.0.0.1      default 19093
+#   LX_KAFKA_JAVA_OPTS        extra JVM options, appended
+#
+# Jars:   $LX_CACHE_DIR/kafka-4.1.1/libs (resolved from deploy/local/kafka/pom.xml)
+# State:  $LX_STATE_DIR/kafka (server.properties, data/, tmp/, kafka.pid, cluster.id)
+# Log:    $LX_STATE_DIR/logs/kafka.log
+# start prints KAFKA_BROKERS=... on stdout; messages go to stderr.
+set -euo pipefail
+
+LX_COMPONENT=kafka
+# shellcheck source=deploy/local/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+KAFKA_VERSION=4.1.1
+KAFKA_CONF_DIR="$LX_LOCAL_DIR/kafka"
+KAFKA_POM="$KAFKA_CONF_DIR/pom.xml"
+KAFKA_HOME="$LX_CACHE_DIR/kafka-$KAFKA_VERSION"
+KAFKA_LIBS="$KAFKA_HOME/libs"
+# Written only after copy-dependencies succeeded; without it the download is redone.
+KAFKA_MARKER="$KAFKA_HOME/.installed"
+KAFKA_PORT="${LX_KAFKA_PORT:-19092}"
+KAFKA_CONTROLLER_PORT="${LX_KAFKA_CONTROLLER_PORT:-19093}"
+KAFKA_STATE="$LX_STATE_DIR/kafka"
+KAFKA_DATA_DIR="$KAFKA_STATE/data"
+KAFKA_PID_FILE="$KAFKA_STATE/kafka.pid"
+KAFKA_LOG="$LX_LOG_DIR/kafka.log"
+KAFKA_INSTALL_LOG="$LX_LOG_DIR/kafka-install.log"
+STARTED_LINE='Kafka Server started'
+START_TIMEOUT=120
+
+java_bin() {
+  if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then
+    printf '%s\n' "$JAVA_HOME/bin/java"
+  else
+    command -v java || lx_die "java not found; Kafka 4.x needs Java 17+ (apt-get install -y openjdk-17-jre-headless)"
+  fi
+}
+
+check_java() {
+  local java major
+  java=$(java_bin)
+  major=$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
+  [[ "${major%%.*}" =~ ^[0-9]+$ ]] && ((${major%%.*} >= 17)) ||
+    lx_die "$java is Java ${major:-unknown}; Kafka $KAFKA_VERSION brokers need Java 17+ (check JAVA_HOME)"
+  JAVA=$java
+}
+
+pom_hash() { sha256sum "$KAFKA_POM" | cut -d' ' -f1; }
+
+cmd_install() {
+  local want
+  want="kafka=$KAFKA_VERSION pom-sha256=$(pom_hash)"
+  if [[ -f "$KAFKA_MARKER" && "$(<"$KAFKA_MARKER")" == "$want" ]]; then
+    lx_ok "Kafka $KAFKA_VERSION jars cached in $KAFKA_LIBS"
+    return 0
+  fi
+  lx_ensure_dirs
+  mkdir -p "$KAFKA_HOME"
+  (
+    flock -w 900 9 || lx_die "timed out waiting for another Kafka install (lock $KAFKA_HOME.lock)"
+    if [[ -f "$KAFKA_MARKER" && "$(<"$KAFKA_MARKER")" == "$want" ]]; then
+      lx_ok "Kafka $KAFKA_VERSION jars cached in $KAFKA_LIBS (installed meanwhile)"
+      exit 0
+    fi
+    lx_require_cmd mvn
+    local t0=$SECONDS
+    lx_info "resolving Kafka $KAFKA_VERSION jars with Maven into $KAFKA_LIBS (log $KAFKA_INSTALL_LOG)"
+    # overWriteReleases: a jar left half-copied by an interrupted run is replaced, never trusted.
+    if ! mvn -B -q -f "$KAFKA_POM" \
+      org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
+      -DincludeScope=runtime -DoverWriteReleases=true -DoutputDirectory="$KAFKA_LIBS" >"$KAFKA_INSTALL_LOG" 2>&1; then
+      lx_fail "$KAFKA_INSTALL_LOG" "Maven could not resolve the Kafka jars"
+    fi
+    [[ -f "$KAFKA_LIBS/kafka_2.13-$KAFKA_VERSION.jar" ]] ||
+      lx_fail "$KAFKA_INSTALL_LOG" "kafka_2.13-$KAFKA_VERSION.jar missing after copy-dependencies"
+    printf '%s\n' "$want" >"$KAFKA_MARKER"
+    lx_ok "Kafka $KAFKA_VERSION jars installed in $(lx_elapsed "$t0") ($(find "$KAFKA_LIBS" -name '*.jar' | wc -l) jars)"
+  ) 9>"$KAFKA_HOME.lock"
+}
+
+running_pid() {
+  local pid
+  pid=$(lx_pid_from_file "$KAFKA_PID_FILE") || return 1
+  lx_pid_matches "$pid" kafka.Kafka || return 1
+  printf '%s\n' "$pid"
+}
+
+report() {
+  local brokers="127.0.0.1:$KAFKA_PORT"
+  lx_env_set KAFKA_BROKERS "$brokers"
+  printf 'KAFKA_BROKERS=%s\n' "$brokers"
+}
+
+# A cluster id is 16 random bytes in base64url without padding. One starting with '-' would be
+# read as an option by StorageTool, so draw again in that case.
+new_cluster_id() {
+  local id
+  while :; do
+    id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')
+    [[ "$id" =~ ^[A-Za-z0-9] ]] && break
+  done
+  printf '%s\n' "$id"
+}
+
+format_storage() {
+  local cluster_id_file="$KAFKA_STATE/cluster.id" cluster_id
+  if [[ ! -s "$cluster_id_file" ]]; then new_cluster_id >"$cluster_id_file"; fi
+  cluster_id=$(<"$cluster_id_file")
+  # --ignore-formatted: an already formatted data dir is kept (its own cluster id wins).
+  "$JAVA" -Dlog4j2.configurationFile="$KAFKA_CONF_DIR/tools-log4j2.properties" \
+    -Djava.io.tmpdir="$KAFKA_STATE/tmp" -cp "$KAFKA_LIBS/*" \
+    kafka.tools.StorageTool format -t "$cluster_id" -c "$KAFKA_STATE/server.properties" --ignore-formatted \
+    >>"$KAFKA_LOG" 2>&1 || lx_fail "$KAFKA_LOG" "StorageTool format failed"
+}
+
+cmd_start() {
+  local pid
+  if pid=$(running_pid); then
+    if ! lx_port_open 127.0.0.1 "$KAFKA_PORT"; then
+      lx_info "already starting (pid $pid); waiting for 127.0.0.1:$KAFKA_PORT"
+      wait_for_port 127.0.0.1 "$KAFKA_PORT" "$START_TIMEOUT" "$pid" ||
+        lx_fail "$KAFKA_LOG" "running broker (pid $pid) does not answer on 127.0.0.1:$KAFKA_PORT"
+    fi
+    lx_ok "already running (pid $pid) on 127.0.0.1:$KAFKA_PORT"
+    report
+    return 0
+  fi
+  cmd_install
+  check_java
+  local port
+  for port in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
+    if lx_port_open 127.0.0.1 "$port"; then
+      lx_die "port $port on 127.0.0.1 is taken by another process; set LX_KAFKA_PORT / LX_KAFKA_CONTROLLER_PORT"
+    fi
+  done
+  lx_ensure_dirs
+  rm -f "$KAFKA_PID_FILE"
+  mkdir -p "$KAFKA_DATA_DIR" "$KAFKA_STATE/tmp"
+  lx_render "$KAFKA_CONF_DIR/server.properties.template" "$KAFKA_STATE/server.properties" \
+    KAFKA_PORT KAFKA_CONTROLLER_PORT KAFKA_DATA_DIR
+  touch "$KAFKA_LOG"
+  local t0=$SECONDS offset
+  format_storage
+  offset=$(stat -c %s "$KAFKA_LOG")
+  lx_info "starting on 127.0.0.1:$KAFKA_PORT (controller $KAFKA_CONTROLLER_PORT, data $KAFKA_DATA_DIR, log $KAFKA_LOG)"
+  # Own session (setsid) so that Ctrl-C in the calling terminal does not take the broker down.
+  # The inner shell writes its pid and then execs the JVM, so the pid file names the broker itself.
+  # shellcheck disable=SC2086,SC2016
+  setsid bash -c 'echo $$ >"$1"; shift; exec "$@"' _ "$KAFKA_PID_FILE" \
+    "$JAVA" -Xms256m -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:+ExitOnOutOfMemoryError \
+    -Djava.awt.headless=true -Djava.io.tmpdir="$KAFKA_STATE/tmp" \
+    -Dlog4j2.configurationFile="$KAFKA_CONF_DIR/log4j2.properties" \
+    ${LX_KAFKA_JAVA_OPTS:-} -cp "$KAFKA_LIBS/*" kafka.Kafka "$KAFKA_STATE/server.properties" \
+    </dev/null >>"$KAFKA_LOG" 2>&1 &
+  local deadline=$((SECONDS + START_TIMEOUT))
+  while [[ ! -s "$KAFKA_PID_FILE" ]] && ((SECONDS < deadline)); do sleep 0.1; done
+  [[ -s "$KAFKA_PID_FILE" ]] || lx_fail "$KAFKA_LOG" "the broker process did not start"
+  pid=$(tr -dc '0-9' <"$KAFKA_PID_FILE")
+  # Readiness: the broker's own "started" line (a port check alone answers too early), then the port.
+  until tail -c +"$((offset + 1))" "$KAFKA_LOG" | grep -qF "$STARTED_LINE"; do
+    kill -0 "$pid" 2>/dev/null || lx_fail "$KAFKA_LOG" "broker exited during startup"
+    ((SECONDS < deadline)) || {
+      lx_stop_pid "$pid" kafka 10
+      lx_fail "$KAFKA_LOG" "no '$STARTED_LINE' within ${START_TIMEOUT}s; stopped it"
+    }
+    sleep 0.5
+  done
+  wait_for_port 127.0.0.1 "$KAFKA_PORT" 30 "$pid" || lx_fail "$KAFKA_LOG" "started but 127.0.0.1:$KAFKA_PORT does not answer"
+  lx_ok "started (pid $pid) on 127.0.0.1:$KAFKA_PORT in $(lx_elapsed "$t0")"
+  report
+}
+
+cmd_stop() {
+  local pid
+  if ! pid=$(running_pid); then
+    rm -f "$KAFKA_PID_FILE"
+    lx_ok "not running"
+    return 0
+  fi
+  local t0=$SECONDS
+  lx_info "stopping (pid $pid): SIGTERM, SIGKILL after 30s"
+  lx_stop_pid "$pid" kafka 30
+  rm -f "$KAFKA_PID_FILE"
+  lx_ok "stopped in $(lx_elapsed "$t0")"
+}
+
+cmd_status() {
+  local pid
+  if pid=$(running_pid) && lx_port_open 127.0.0.1 "$KAFKA_PORT"; then
+    lx_ok "up (pid $pid) on 127.0.0.1:$KAFKA_PORT"
+    printf 'KAFKA_BROKERS=127.0.0.1:%s\n' "$KAFKA_PORT"
+    return 0
+  fi
+  if [[ -n "${pid:-}" ]]; then
+    lx_info "process $pid running but 127.0.0.1:$KAFKA_PORT does not answer"
+  else
+    lx_info "down"
+  fi
+  return 1
+}
+
+usage() {
+  echo "usage: $0 install|start|stop|status" >&2
+  exit 2
+}
+
+case "${1:-}" in
+  install) cmd_install ;;
+  start) cmd_start ;;
+  stop) cmd_stop ;;
+  status) cmd_status ;;
+  *) usage ;;
+esac

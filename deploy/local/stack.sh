@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# The whole system on this machine: real Postgres, Kafka and MinIO (infra.sh), the six services as
+# separate processes built from this checkout, and nginx as the ingress in front of them.
+#
+#   deploy/local/stack.sh up      start everything, wait until every /health/ready is 200
+#   deploy/local/stack.sh down    stop the services and the ingress, then the infrastructure
+#   deploy/local/stack.sh status  one line per service
+#   deploy/local/stack.sh run     up, then stay in the foreground until Ctrl-C, then down
+#
+#   <SERVICE>_PORT   e.g. AUTH_PORT=3001 … WEBHOOK_DISPATCHER_PORT=3006 (also read by nginx.sh)
+#   LX_SKIP_BUILD=1  start from the existing dist/ without rebuilding
+set -euo pipefail
+
+LX_COMPONENT=stack
+# shellcheck source=deploy/local/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+SERVICES=(auth location-command location-query statistics-projection export-worker webhook-dispatcher)
+declare -A DEFAULT_PORT=(
+  [auth]=3001 [location-command]=3002 [location-query]=3003
+  [statistics-projection]=3004 [export-worker]=3005 [webhook-dispatcher]=3006
+)
+PID_DIR="$LX_STATE_DIR/pids"
+
+env_name() { local upper=${1^^}; printf '%s' "${upper//-/_}"; }
+port_of() {
+  local var
+  var="$(env_name "$1")_PORT"
+  printf '%s' "${!var:-${DEFAULT_PORT[$1]}}"
+}
+
+service_pid() { lx_pid_from_file "$PID_DIR/$1.pid" 2>/dev/null; }
+
+ready() { curl -sf -o /dev/null --max-time 3 "http://127.0.0.1:$(port_of "$1")/health/ready"; }
+
+start_service() {
+  local name=$1 port pid
+  port=$(port_of "$name")
+  if pid=$(service_pid "$name") && lx_pid_matches "$pid" "services/$name/"; then
+    lx_info "$name already running (pid $pid, port $port)"
+    return 0
+  fi
+  lx_port_open 127.0.0.1 "$port" && lx_die "port $port for $name is taken by another process"
+  (
+    set -a
+    # shellcheck disable=SC1090
+    source "$LX_ENV_FILE"
+    set +a
+    export HTTP_PORT=$port HTTP_HOST=127.0.0.1
+    cd "$LX_REPO_ROOT"
+    exec node "dist/services/$name/services/$name/src/main.js"
+  ) >>"$LX_LOG_DIR/$name.log" 2>&1 &
+  echo $! >"$PID_DIR/$name.pid"
+  lx_info "$name starting (pid $!, port $port, log $LX_LOG_DIR/$name.log)"
+}
+
+wait_ready() {
+  local name=$1 deadline=$((SECONDS + 120)) pid
+  until ready "$name"; do
+    if ! pid=$(service_pid "$name"); then lx_fail "$LX_LOG_DIR/$name.log" "$name exited during start-up"; fi
+    ((SECONDS < deadline)) || lx_fail "$LX_LOG_DIR/$name.log" "$name not ready after 120 s"
+    sleep 0.5
+  done
+  lx_ok "$name ready on port $(port_of "$name")"
+}
+
+stop_services() {
+  local name pid
+  for name in "${SERVICES[@]}"; do
+    if pid=$(service_pid "$name"); then
+      lx_stop_pid "$pid" "$name" 20
+      lx_info "$name stopped"
+    fi
+    rm -f "$PID_DIR/$name.pid"
+  done
+}
+
+up() {
+  local start=$SECONDS name args=()
+  lx_ensure_dirs
+  mkdir -p "$PID_DIR"
+  bash "$LX_LOCAL_DIR/infra.sh" up
+  if [[ "${LX_SKIP_BUILD:-0}" != 1 ]]; then
+    lx_info "building the services"
+    (cd "$LX_REPO_ROOT" && npx nx run-many -t build --parallel=2 --outputStyle=static >&2)
+  fi
+  for name in "${SERVICES[@]}"; do start_service "$name"; done
+  for name in "${SERVICES[@]}"; do wait_ready "$name"; done
+  for name in "${SERVICES[@]}"; do
+    export "$(env_name "$name")_PORT=$(port_of "$name")"
+    args+=("$(env_name "$name")_URL" "http://127.0.0.1:$(port_of "$name")")
+  done
+  bash "$LX_LOCAL_DIR/nginx.sh" start
+  lx_env_set "${args[@]}"
+  lx_ok "stack up in $(lx_elapsed "$start"): BASE_URL=$(lx_env_get BASE_URL) (endpoints in $LX_ENV_FILE)"
+}
+
+down() {
+  stop_services
+  bash "$LX_LOCAL_DIR/nginx.sh" stop || true
+  bash "$LX_LOCAL_DIR/infra.sh" down
+}
+
+status() {
+  local name pid rc=0
+  for name in "${SERVICES[@]}"; do
+    if pid=$(service_pid "$name") && ready "$name"; then
+      printf '%-22s ready     http://127.0.0.1:%s (pid %s)\n' "$name" "$(port_of "$name")" "$pid"
+    elif pid=$(service_pid "$name"); then
+      printf '%-22s not ready http://127.0.0.1:%s (pid %s)\n' "$name" "$(port_of "$name")" "$pid"
+      rc=1
+    else
+      printf '%-22s stopped\n' "$name"
+      rc=1
+    fi
+  done
+  return $rc
+}
+
+run() {
+  trap 'lx_info "stopping"; down; exit 0' INT TERM
+  up
+  lx_info "running; press Ctrl-C to stop everything"
+  while true; do sleep 3600 & wait $!; done
+}
+
+case "${1:-}" in
+  up) up ;;
+  down) down ;;
+  status) status ;;
+  run) run ;;
+  *) echo "usage: $0 up|down|status|run" >&2; exit 2 ;;
+esac

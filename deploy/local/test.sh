@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# npm test: type check, unit tests, then integration tests against real Postgres, Kafka and MinIO.
+# Infrastructure that was not running before is started here and stopped again at the end.
+set -euo pipefail
+
+LX_COMPONENT=test
+# shellcheck source=deploy/local/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$LX_REPO_ROOT"
+export TZ=UTC NX_DAEMON=false
+
+REPORTS="$LX_REPO_ROOT/reports"
+mkdir -p "$REPORTS"
+rm -f "$REPORTS"/*.json
+
+started_infra=0
+cleanup() {
+  if ((started_infra)); then bash deploy/local/infra.sh down || true; fi
+}
+trap cleanup EXIT
+
+lx_info "type check"
+npx tsc -p tsconfig.json --noEmit
+
+lx_info "lint"
+npx eslint . --max-warnings=0
+
+lx_info "unit tests"
+unit_rc=0
+npx jest -c jest.config.js --json --outputFile="$REPORTS/unit.json" || unit_rc=$?
+
+if ! bash deploy/local/infra.sh status >/dev/null 2>&1; then started_infra=1; fi
+bash deploy/local/infra.sh up
+
+lx_info "integration tests (real Postgres, Kafka, MinIO)"
+integration_rc=0
+npx jest -c jest.integration.config.js --maxWorkers=2 --json --outputFile="$REPORTS/integration.json" || integration_rc=$?
+
+summary_rc=0
+node deploy/local/test-summary.js "$REPORTS/unit.json" "$REPORTS/integration.json" || summary_rc=$?
+exit $((unit_rc || integration_rc || summary_rc))

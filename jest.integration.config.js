@@ -1,0 +1,11 @@
+// Integration tests: real Postgres, Kafka and MinIO from deploy/local (endpoints in .infra/env).
+const preset = require('./jest.preset.js');
+
+module.exports = {
+  ...preset,
+  displayName: 'integration',
+  rootDir: __dirname,
+  testMatch: ['<rootDir>/{libs,services}/*/test/integration/**/*.int-spec.ts'],
+  setupFiles: ['<rootDir>/libs/testing/src/setup-integration.ts'],
+  testTimeout: 60_000,
+};

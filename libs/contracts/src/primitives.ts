@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import type { ShapeRule } from './validation';
+
+const UTC_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?Z$/;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const COUNTRY_CODE = /^[A-Z]{2}$/;
+const UPPER_SNAKE_CASE = /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/;
+
+const rule = (shapeRule: ShapeRule) => ({ params: shapeRule });
+
+/** A string with at least one non-blank character; also used for optional strings, which are omitted rather than sent empty. */
+export const nonEmptyStringSchema = z.string().refine((value) => value.trim() !== '', rule({ rule: 'nonEmpty' }));
+
+/** An RFC 4122 UUID in its textual form (any version, either case). */
+export const uuidSchema = z.string().uuid();
+
+/** An ISO 8601 UTC date-time with seconds and a `Z` suffix, fractional seconds allowed: `2024-01-31T09:30:00.123Z`. */
+export const utcDateTimeSchema = z
+  .string()
+  .refine((value) => hasCalendarDate(UTC_DATE_TIME.exec(value)), rule({ rule: 'dateTime' }));
+
+/** An ISO 8601 calendar date `YYYY-MM-DD` that exists (2024-02-29 yes, 2023-02-29 no). */
+export const isoDateSchema = z.string().refine((value) => hasCalendarDate(DATE.exec(value)), rule({ rule: 'date' }));
+
+/** An ISO 3166-1 alpha-2 code by shape (two upper-case letters); the list of assigned codes is not checked. */
+export const countryCodeSchema = z.string().refine((value) => COUNTRY_CODE.test(value), rule({ rule: 'countryCode' }));
+
+/** An UPPER_SNAKE_CASE token such as `UNDERGROUND_COMPLETE`, for enumerations whose full list is unpublished. */
+export const upperSnakeCaseSchema = z.string().refine((value) => UPPER_SNAKE_CASE.test(value), rule({ rule: 'upperSnakeCase' }));
+
+/** An absolute http or https URL. */
+export const httpUrlSchema = z.string().refine(isHttpUrl, rule({ rule: 'url' }));
+
+/** A non-negative integer count. */
+export const countSchema = z.number().int().min(0);
+
+/** A finite number within [min, max]; one issue per value (not finite, or out of range). */
+export function boundedNumberSchema(min: number, max: number) {
+  return z.number().superRefine((value, ctx) => {
+    if (!Number.isFinite(value)) ctx.addIssue({ code: z.ZodIssueCode.custom, params: { rule: 'finite' } satisfies ShapeRule });
+    else if (value < min || value > max) ctx.addIssue({ code: z.ZodIssueCode.custom, params: { rule: 'range', min, max } satisfies ShapeRule });
+  });
+}
+
+function hasCalendarDate(match: RegExpExecArray | null): boolean {
+  if (match === null) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const daysInMonth = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  return daysInMonth !== undefined && day >= 1 && day <= daysInMonth;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,3 @@
+export * from './event-bus';
+export * from './kafka-event-bus';
+export * from './messaging.module';

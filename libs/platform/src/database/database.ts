@@ -1,0 +1,91 @@
+import { type DynamicModule, Global, Inject, Injectable, Logger, Module, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource, type DataSourceOptions, type MixedList, type EntitySchema } from 'typeorm';
+import type { DatabaseConfig } from '../config/config';
+import type { ReadinessCheck } from '../health/health';
+import { SnakeNamingStrategy } from './snake-naming.strategy';
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+type Classes = MixedList<Function | string | EntitySchema>;
+
+export interface DatabaseOptions {
+  config: Readonly<DatabaseConfig>;
+  entities: Classes;
+  migrations: Classes;
+}
+
+/** TypeORM options for a service's own schema; also used by the migration CLI's data-source files. */
+export function dataSourceOptions({ config, entities, migrations }: DatabaseOptions): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: config.url,
+    schema: config.schema,
+    entities,
+    migrations,
+    migrationsTableName: 'migrations',
+    synchronize: false,
+    migrationsRun: false,
+    namingStrategy: new SnakeNamingStrategy(),
+    // Unqualified names in migrations and raw SQL resolve to the service's own schema.
+    extra: { max: config.poolSize, connectionTimeoutMillis: 3_000, options: `-c search_path=${config.schema}` },
+  };
+}
+
+/**
+ * Creates the schema and applies pending migrations under a Postgres advisory lock keyed by the
+ * schema name, so replicas booting together migrate once. Safe to run on every boot.
+ */
+export async function migrateSchema(dataSource: DataSource, schema: string): Promise<string[]> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`migrations:${schema}`]);
+    await runner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    return applied.map((migration) => migration.name);
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`migrations:${schema}`]).catch(() => undefined);
+    await runner.release();
+  }
+}
+
+const DATABASE_CONFIG = Symbol('DATABASE_CONFIG');
+
+@Injectable()
+export class DatabaseReadinessCheck implements ReadinessCheck {
+  readonly name = 'database';
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async check(): Promise<void> {
+    await this.dataSource.query('SELECT 1');
+  }
+}
+
+@Injectable()
+class MigrateOnBoot implements OnModuleInit {
+  private readonly logger = new Logger('Migrations');
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(DATABASE_CONFIG) private readonly config: DatabaseConfig,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    if (!this.config.migrateOnBoot) return;
+    const applied = await migrateSchema(this.dataSource, this.config.schema);
+    this.logger.log({ schema: this.config.schema, applied }, 'Schema migrated');
+  }
+}
+
+/** The service's TypeORM data source on its own schema, migrations at boot (unless disabled), readiness check. */
+@Global()
+@Module({})
+export class DatabaseModule {
+  static forRoot(options: DatabaseOptions): DynamicModule {
+    return {
+      module: DatabaseModule,
+      imports: [TypeOrmModule.forRoot({ ...dataSourceOptions(options), retryAttempts: 3, retryDelay: 1_000 })],
+      providers: [{ provide: DATABASE_CONFIG, useValue: options.config }, DatabaseReadinessCheck, MigrateOnBoot],
+      exports: [DatabaseReadinessCheck],
+    };
+  }
+}

@@ -1,0 +1,26 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { toErrorResponse } from './error-response';
+
+/** Sends any failure as the spec's error body; logs unexpected ones in full with their error id. */
+export function sendError(exception: unknown, request: FastifyRequest, reply: FastifyReply, logger: Logger): void {
+  const response = toErrorResponse(exception);
+  if (response.errorId) {
+    logger.error(
+      { err: exception, errorId: response.errorId, requestId: request.id, url: request.url },
+      'Unexpected error',
+    );
+  }
+  void reply.status(response.status).headers(response.headers).type('application/json').send(response.body);
+}
+
+/** Global Nest filter; the same mapping is installed as Fastify's error handler for body-parse failures. */
+@Catch()
+export class ErrorResponseFilter implements ExceptionFilter {
+  private readonly logger = new Logger(ErrorResponseFilter.name);
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    sendError(exception, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>(), this.logger);
+  }
+}

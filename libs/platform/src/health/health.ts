@@ -1,0 +1,66 @@
+import { Controller, type DynamicModule, Get, Inject, Module, type Type } from '@nestjs/common';
+import { HealthCheck, HealthCheckService, HealthIndicatorService, TerminusModule } from '@nestjs/terminus';
+
+/** A dependency the service needs to answer requests: Postgres, Kafka, the object store. */
+export interface ReadinessCheck {
+  readonly name: string;
+  /** Resolves when the dependency answers; rejects (or times out) otherwise. */
+  check(): Promise<void>;
+}
+
+const READINESS_CHECKS = Symbol('READINESS_CHECKS');
+const CHECK_TIMEOUT_MS = 2_000;
+
+function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly indicator: HealthIndicatorService,
+    @Inject(READINESS_CHECKS) private readonly checks: ReadinessCheck[],
+  ) {}
+
+  /** Liveness: the process answers. Never depends on anything outside it. */
+  @Get('live')
+  @HealthCheck()
+  live() {
+    return this.health.check([]);
+  }
+
+  /** Readiness: 200 only while every dependency answers, 503 with the failing ones otherwise. */
+  @Get('ready')
+  @HealthCheck()
+  ready() {
+    return this.health.check(
+      this.checks.map((readiness) => async () => {
+        const session = this.indicator.check(readiness.name);
+        try {
+          await withTimeout(readiness.check(), CHECK_TIMEOUT_MS);
+          return session.up();
+        } catch (error) {
+          return session.down({ message: error instanceof Error ? error.message : String(error) });
+        }
+      }),
+    );
+  }
+}
+
+/** Serves /health/live and /health/ready; readiness runs the given checks (providers of other global modules). */
+@Module({})
+export class HealthModule {
+  static forRoot(checks: Type<ReadinessCheck>[]): DynamicModule {
+    return {
+      module: HealthModule,
+      imports: [TerminusModule.forRoot({ logger: false })],
+      controllers: [HealthController],
+      providers: [{ provide: READINESS_CHECKS, useFactory: (...all: ReadinessCheck[]) => all, inject: checks }],
+    };
+  }
+}

@@ -1,0 +1,79 @@
+import { type DynamicModule, Logger, type Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { randomUUID } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ConfigError, type HttpConfig } from '../config/config';
+import { ErrorResponseFilter, sendError } from '../errors/error-response.filter';
+import { createLogger, PinoNestLogger } from '../logging/logger';
+import { MetricsRegistry } from '../metrics/metrics';
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function requestId(request: { headers: Record<string, string | string[] | undefined> }): string {
+  const incoming = request.headers[REQUEST_ID_HEADER];
+  return typeof incoming === 'string' && VALID_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
+/**
+ * Builds a service's NestJS application on Fastify with the project's conventions: JSON logs with
+ * a request id (taken from X-Request-Id or generated, and echoed back), the spec's error body for
+ * every failure including body-parse errors and unknown routes, and request-duration metrics.
+ */
+export async function createServiceApp(
+  service: string,
+  module: Type | DynamicModule,
+  http: Readonly<HttpConfig>,
+): Promise<NestFastifyApplication> {
+  const pino = createLogger(service, http.logLevel);
+  const adapter = new FastifyAdapter({
+    loggerInstance: pino,
+    bodyLimit: http.bodyLimitBytes,
+    genReqId: requestId,
+    requestIdLogLabel: 'requestId',
+    disableRequestLogging: true,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
+    logger: new PinoNestLogger(pino),
+  });
+  const logger = new Logger('Http');
+  app.useGlobalFilters(new ErrorResponseFilter());
+  app.enableShutdownHooks();
+
+  const fastify = app.getHttpAdapter().getInstance();
+  const metrics = app.get(MetricsRegistry);
+  fastify.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) =>
+    sendError(error, request, reply, logger),
+  );
+  fastify.addHook('onSend', async (request, reply) => {
+    void reply.header(REQUEST_ID_HEADER, request.id);
+  });
+  fastify.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const seconds = reply.elapsedTime / 1000;
+    metrics.httpRequestDuration.observe(
+      { method: request.method, route, status_code: String(reply.statusCode) },
+      seconds,
+    );
+    const line = { requestId: request.id, method: request.method, route, url: request.url, status: reply.statusCode, ms: reply.elapsedTime };
+    if (reply.statusCode >= 500) pino.error(line, 'request failed');
+    else pino.info(line, 'request completed');
+  });
+  return app;
+}
+
+/**
+ * Runs a service entry point: a configuration error prints every bad setting and exits 1;
+ * any other start-up failure is logged and exits 1 as well.
+ */
+export function runMain(main: () => Promise<void>): void {
+  main().catch((error: unknown) => {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+    } else {
+      process.stderr.write(`${JSON.stringify({ level: 'fatal', msg: 'start-up failed', err: String(error), stack: (error as Error)?.stack })}\n`);
+    }
+    process.exit(1);
+  });
+}

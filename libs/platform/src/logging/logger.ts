@@ -1,0 +1,55 @@
+import type { LoggerService } from '@nestjs/common';
+import pino, { type Logger as Pino, type LevelWithSilent } from 'pino';
+
+/** One JSON-lines logger per process; secrets that might pass through request logs are redacted. */
+export function createLogger(service: string, level: LevelWithSilent): Pino {
+  return pino({
+    level,
+    base: { service },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers.cookie', '*.clientSecret', '*.client_secret', '*.password'],
+      censor: '[redacted]',
+    },
+  });
+}
+
+/**
+ * Routes Nest's Logger calls into pino. A message may be an object (merged into the line) or a
+ * string; the trailing string parameter Nest appends is the context (the class name).
+ */
+export class PinoNestLogger implements LoggerService {
+  constructor(private readonly pino: Pino) {}
+
+  log(message: unknown, ...params: unknown[]): void {
+    this.write('info', message, params);
+  }
+  error(message: unknown, ...params: unknown[]): void {
+    this.write('error', message, params);
+  }
+  warn(message: unknown, ...params: unknown[]): void {
+    this.write('warn', message, params);
+  }
+  debug(message: unknown, ...params: unknown[]): void {
+    this.write('debug', message, params);
+  }
+  verbose(message: unknown, ...params: unknown[]): void {
+    this.write('trace', message, params);
+  }
+  fatal(message: unknown, ...params: unknown[]): void {
+    this.write('fatal', message, params);
+  }
+
+  private write(level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal', message: unknown, params: unknown[]) {
+    const context = typeof params[params.length - 1] === 'string' ? (params.pop() as string) : undefined;
+    const extra = params.find((p) => typeof p === 'object' && p !== null) as object | undefined;
+    const stack = params.find((p) => typeof p === 'string' && p.includes('\n    at ')) as string | undefined;
+    if (typeof message === 'object' && message !== null) {
+      const { msg, ...fields } = message as { msg?: unknown } & Record<string, unknown>;
+      this.pino[level]({ context, ...fields, ...extra }, typeof msg === 'string' ? msg : undefined);
+    } else {
+      this.pino[level]({ context, ...extra, ...(stack ? { stack } : {}) }, String(message));
+    }
+  }
+}

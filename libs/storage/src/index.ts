@@ -1,0 +1,3 @@
+export * from './object-store';
+export * from './minio-object-store';
+export * from './storage.module';

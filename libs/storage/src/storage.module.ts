@@ -1,0 +1,40 @@
+import { type DynamicModule, Global, Injectable, Module, type OnModuleInit } from '@nestjs/common';
+import type { ReadinessCheck, StorageConfig } from '@lx/platform';
+import { MinioObjectStore } from './minio-object-store';
+import { ObjectStore } from './object-store';
+
+@Injectable()
+export class ObjectStoreReadinessCheck implements ReadinessCheck {
+  readonly name = 'objectStore';
+  constructor(private readonly store: ObjectStore) {}
+
+  check(): Promise<void> {
+    return this.store.ping();
+  }
+}
+
+@Injectable()
+class EnsureBucket implements OnModuleInit {
+  constructor(private readonly store: ObjectStore) {}
+
+  onModuleInit(): Promise<void> {
+    return this.store.ensureBucket();
+  }
+}
+
+/** Provides the ObjectStore port backed by MinIO, the bucket at start, and a readiness check. */
+@Global()
+@Module({})
+export class StorageModule {
+  static forRoot(config: Readonly<StorageConfig>): DynamicModule {
+    return {
+      module: StorageModule,
+      providers: [
+        { provide: ObjectStore, useFactory: () => new MinioObjectStore(config) },
+        ObjectStoreReadinessCheck,
+        EnsureBucket,
+      ],
+      exports: [ObjectStore, ObjectStoreReadinessCheck],
+    };
+  }
+}

@@ -1,0 +1,4 @@
+export * from './infra-env';
+export * from './private-postgres';
+export * from './service-smoke';
+export * from './wait-for';

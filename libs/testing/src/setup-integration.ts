@@ -1,0 +1,4 @@
+import { loadInfraEnv } from './infra-env';
+
+process.env.TZ = 'UTC';
+loadInfraEnv();

@@ -1,0 +1,22 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { EventBusReadinessCheck, MessagingModule } from '@lx/messaging';
+import { ObjectStoreReadinessCheck, StorageModule } from '@lx/storage';
+import { DatabaseModule, DatabaseReadinessCheck, HealthModule, MetricsModule } from '@lx/platform';
+import type { ExportWorkerConfig } from './config/export-worker.config';
+import { MIGRATIONS } from './database/migrations';
+
+@Module({})
+export class AppModule {
+  static register(config: ExportWorkerConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+      MetricsModule,
+      DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
+      MessagingModule.forRoot(config.kafka),
+      StorageModule.forRoot(config.storage),
+      HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck, ObjectStoreReadinessCheck]),
+      ],
+    };
+  }
+}

@@ -1,0 +1,20 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { EventBusReadinessCheck, MessagingModule } from '@lx/messaging';
+import { DatabaseModule, DatabaseReadinessCheck, HealthModule, MetricsModule } from '@lx/platform';
+import type { LocationCommandConfig } from './config/location-command.config';
+import { MIGRATIONS } from './database/migrations';
+
+@Module({})
+export class AppModule {
+  static register(config: LocationCommandConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+      MetricsModule,
+      DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
+      MessagingModule.forRoot(config.kafka),
+      HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck]),
+      ],
+    };
+  }
+}

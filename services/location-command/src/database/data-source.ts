@@ -1,0 +1,10 @@
+import 'reflect-metadata';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '@lx/platform';
+import { loadLocationCommandConfig } from '../config/location-command.config';
+import { MIGRATIONS } from './migrations';
+
+/** For the TypeORM CLI (migration:generate / migration:revert); the service itself uses DatabaseModule. */
+export default new DataSource(
+  dataSourceOptions({ config: loadLocationCommandConfig().database, entities: [], migrations: MIGRATIONS }),
+);

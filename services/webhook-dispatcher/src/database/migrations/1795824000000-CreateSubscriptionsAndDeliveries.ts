@@ -1,0 +1,55 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/** Runs with search_path set to the service's own schema (see dataSourceOptions). */
+export class CreateSubscriptionsAndDeliveries1795824000000 implements MigrationInterface {
+  name = 'CreateSubscriptionsAndDeliveries1795824000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
+      CREATE TABLE subscriptions (
+        client_id text NOT NULL,
+        webhook_url text,
+        signing_secret_encrypted bytea,
+        enabled boolean NOT NULL,
+        updated_at timestamptz NOT NULL,
+        CONSTRAINT subscriptions_pkey PRIMARY KEY (client_id)
+      )
+    `);
+    await queryRunner.query(`
+      CREATE TABLE deliveries (
+        id uuid NOT NULL,
+        client_id text NOT NULL,
+        event_id uuid NOT NULL,
+        event_type text NOT NULL,
+        url text NOT NULL,
+        payload jsonb NOT NULL,
+        status text NOT NULL,
+        attempts integer NOT NULL DEFAULT 0,
+        next_attempt_at timestamptz,
+        last_status_code integer,
+        last_error text,
+        created_at timestamptz NOT NULL,
+        delivered_at timestamptz,
+        CONSTRAINT deliveries_pkey PRIMARY KEY (id),
+        CONSTRAINT deliveries_client_id_event_id_key UNIQUE (client_id, event_id),
+        CONSTRAINT deliveries_status_check CHECK (status IN ('PENDING', 'DELIVERED', 'FAILED', 'DEAD'))
+      )
+    `);
+    await queryRunner.query(`CREATE INDEX deliveries_due_idx ON deliveries (next_attempt_at) WHERE status = 'PENDING'`);
+    await queryRunner.query(`
+      CREATE TABLE consumer_offsets (
+        group_id text NOT NULL,
+        topic text NOT NULL,
+        partition integer NOT NULL,
+        next_offset bigint NOT NULL,
+        CONSTRAINT consumer_offsets_pkey PRIMARY KEY (group_id, topic, partition)
+      )
+    `);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP TABLE consumer_offsets`);
+    await queryRunner.query(`DROP TABLE deliveries`);
+    await queryRunner.query(`DROP TABLE subscriptions`);
+  }
+}
