@@ -66,7 +66,7 @@ export function describeServiceSmoke(service: ServiceUnderTest): void {
       }
       expect(error).toBeInstanceOf(ConfigError);
       const problems = (error as ConfigError).problems;
-      expect(problems).toContain('HTTP_PORT: Expected number, received nan');
+      expect(problems).toContain('HTTP_PORT: Expected number');
       for (const name of service.required) expect(problems).toContain(`${name} is required`);
     });
 

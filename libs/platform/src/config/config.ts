@@ -38,7 +38,8 @@ export function loadConfig<S extends z.ZodTypeAny>(
     const problems = parsed.error.issues.map((issue) => {
       const name = issue.path.join('.') || '(environment)';
       const isMissing = issue.code === 'invalid_type' && issue.received === 'undefined';
-      return isMissing ? `${name} is required` : `${name}: ${issue.message}`;
+      // zod's messages may quote the received value ("…, received 'x'"); cut it off.
+      return isMissing ? `${name} is required` : `${name}: ${issue.message.replace(/, received .*$/, '')}`;
     });
     throw new ConfigError(service, problems);
   }

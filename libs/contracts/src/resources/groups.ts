@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { countSchema, nonEmptyStringSchema, uuidSchema } from '../primitives';
+
+/** Paging of the group lists: limit defaults to 100 and may be 1 to 1000 (OAF-100), offset defaults to 0. */
+export const PAGINATION = { defaultLimit: 100, maxLimit: 1000, defaultOffset: 0 } as const;
+
+/** The paging a list reply applied, and how many items match in total. */
+export const paginationSchema = z
+  .object({ limit: z.number().int().min(1).max(PAGINATION.maxLimit), offset: countSchema, total: countSchema })
+  .strict();
+/** The paging a list reply applied. */
+export type Pagination = z.infer<typeof paginationSchema>;
+
+/** The operator's write body for a location group; `type` is always OTHER. */
+export const locationGroupInputSchema = z.object({ name: nonEmptyStringSchema, type: z.enum(['OTHER']) }).strict();
+/** The operator's write body for a location group. */
+export type LocationGroupInput = z.infer<typeof locationGroupInputSchema>;
+
+/** A business grouping (service area, deployment phase, …) that locations reference by root-level locationGroupId. */
+export const locationGroupSchema = z.object({ id: uuidSchema }).merge(locationGroupInputSchema).strict();
+/** A business grouping of locations. */
+export type LocationGroup = z.infer<typeof locationGroupSchema>;
+
+/** The operator's write body for an address group; `type` is always MDU_COMPLEX. */
+export const addressGroupInputSchema = z.object({ name: nonEmptyStringSchema, type: z.enum(['MDU_COMPLEX']) }).strict();
+/** The operator's write body for an address group. */
+export type AddressGroupInput = z.infer<typeof addressGroupInputSchema>;
+
+/** A multi-dwelling unit that locations reference by address.addressGroupId; it holds no address itself. */
+export const addressGroupSchema = z.object({ id: uuidSchema }).merge(addressGroupInputSchema).strict();
+/** A multi-dwelling unit grouping. */
+export type AddressGroup = z.infer<typeof addressGroupSchema>;
+
+/** Reply of GET /location-groups. */
+export const locationGroupListSchema = z
+  .object({ locationGroups: z.array(locationGroupSchema), pagination: paginationSchema })
+  .strict();
+/** Reply of GET /location-groups. */
+export type LocationGroupList = z.infer<typeof locationGroupListSchema>;
+
+/** Reply of GET /address-groups. */
+export const addressGroupListSchema = z
+  .object({ addressGroups: z.array(addressGroupSchema), pagination: paginationSchema })
+  .strict();
+/** Reply of GET /address-groups. */
+export type AddressGroupList = z.infer<typeof addressGroupListSchema>;

@@ -1,0 +1,114 @@
+import { Body, Controller, Get, Module, Post } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { InjectOptions } from 'fastify';
+import { ResourceNotFoundError } from '@lx/domain';
+import { MetricsModule } from '../metrics/metrics';
+import { createServiceApp } from './service-app';
+
+@Controller('things')
+class ThingsController {
+  @Post()
+  create(@Body() body: unknown) {
+    return { received: body };
+  }
+
+  @Get('missing')
+  missing() {
+    throw new ResourceNotFoundError('location', '6f1c1e9e-0000-4000-8000-000000000001');
+  }
+
+  @Get('boom')
+  boom() {
+    throw new Error('connection to db://admin:hunter2@db failed');
+  }
+}
+
+@Module({ imports: [MetricsModule], controllers: [ThingsController] })
+class TestModule {}
+
+describe('a service app built by createServiceApp', () => {
+  let app: NestFastifyApplication;
+  const inject = (options: InjectOptions) => app.getHttpAdapter().getInstance().inject(options);
+
+  beforeAll(async () => {
+    app = await createServiceApp('test', TestModule, { host: '127.0.0.1', port: 1, bodyLimitBytes: 1024, logLevel: 'silent' });
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+  });
+
+  afterAll(() => app.close());
+
+  it('answers a well-formed request normally', async () => {
+    const response = await inject({ method: 'POST', url: '/things', payload: { a: 1 } });
+    expect(response.statusCode).toBe(201);
+    expect(response.json()).toEqual({ received: { a: 1 } });
+  });
+
+  it('turns malformed JSON into 400 INVALID_REQUEST', async () => {
+    const response = await inject({
+      method: 'POST',
+      url: '/things',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"a": ',
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({ error: { code: 'INVALID_REQUEST', message: 'Request body is not valid JSON' } });
+  });
+
+  it('turns a body over the limit into 413 PAYLOAD_TOO_LARGE', async () => {
+    const response = await inject({ method: 'POST', url: '/things', payload: { text: 'x'.repeat(2048) } });
+    expect(response.statusCode).toBe(413);
+    expect(response.json()).toEqual({
+      error: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body is larger than this endpoint accepts' },
+    });
+  });
+
+  it('turns an unsupported content type into 415 UNSUPPORTED_MEDIA_TYPE', async () => {
+    const response = await inject({
+      method: 'POST',
+      url: '/things',
+      headers: { 'content-type': 'application/xml' },
+      payload: '<a/>',
+    });
+    expect(response.statusCode).toBe(415);
+    expect(response.json().error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('maps a typed domain error to its status, code and details', async () => {
+    const response = await inject({ method: 'GET', url: '/things/missing' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({
+      error: {
+        code: 'RESOURCE_NOT_FOUND',
+        message: expect.any(String),
+        details: { resourceType: 'location', resourceId: '6f1c1e9e-0000-4000-8000-000000000001' },
+      },
+    });
+  });
+
+  it('answers an unexpected error with 500 and only an error id: no message, no stack', async () => {
+    const response = await inject({ method: 'GET', url: '/things/boom' });
+    expect(response.statusCode).toBe(500);
+    const body = response.json();
+    expect(body).toEqual({ error: { code: 'INTERNAL_ERROR', message: 'Internal error', details: { errorId: expect.any(String) } } });
+    expect(response.body).not.toContain('hunter2');
+    expect(response.body).not.toContain(' at ');
+  });
+
+  it('answers an unknown route with 404 RESOURCE_NOT_FOUND naming the route', async () => {
+    const response = await inject({ method: 'DELETE', url: '/nowhere' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ error: { code: 'RESOURCE_NOT_FOUND', message: 'No route for DELETE /nowhere' } });
+  });
+
+  it('echoes a well-formed X-Request-Id and replaces a malformed or missing one with a UUID', async () => {
+    const given = await inject({ method: 'GET', url: '/things/missing', headers: { 'x-request-id': 'rsp-trace.42' } });
+    expect(given.headers['x-request-id']).toBe('rsp-trace.42');
+
+    const malformed = await inject({ method: 'GET', url: '/things/missing', headers: { 'x-request-id': 'bad id\twith spaces' } });
+    expect(malformed.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+
+    const missing = await inject({ method: 'GET', url: '/things/missing' });
+    expect(missing.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
