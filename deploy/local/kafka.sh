@@ -46,8 +46,9 @@ check_java() {
   local java major
   java=$(java_bin)
   major=$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
-  [[ "${major%%.*}" =~ ^[0-9]+$ ]] && ((${major%%.*} >= 17)) ||
+  if ! [[ "${major%%.*}" =~ ^[0-9]+$ ]] || ((${major%%.*} < 17)); then
     lx_die "$java is Java ${major:-unknown}; Kafka $KAFKA_VERSION brokers need Java 17+ (check JAVA_HOME)"
+  fi
   JAVA=$java
 }
 
@@ -131,7 +132,8 @@ cmd_start() {
     report
     return 0
   fi
-  cmd_install
+  # infra.sh runs every install step first and then sets LX_INSTALL_DONE=1 for the start step.
+  [[ "${LX_INSTALL_DONE:-}" == 1 ]] || cmd_install
   check_java
   local port
   for port in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
@@ -144,6 +146,7 @@ cmd_start() {
   mkdir -p "$KAFKA_DATA_DIR" "$KAFKA_STATE/tmp"
   lx_render "$KAFKA_CONF_DIR/server.properties.template" "$KAFKA_STATE/server.properties" \
     KAFKA_PORT KAFKA_CONTROLLER_PORT KAFKA_DATA_DIR
+  lx_rotate_log "$KAFKA_LOG"
   touch "$KAFKA_LOG"
   local t0=$SECONDS offset
   format_storage

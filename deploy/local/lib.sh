@@ -14,6 +14,7 @@ if [[ -n "${LX_LIB_LOADED:-}" ]]; then return 0; fi
 LX_LIB_LOADED=1
 
 LX_REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)"
+# shellcheck disable=SC2034 # used by the scripts that source this file
 LX_LOCAL_DIR="$LX_REPO_ROOT/deploy/local"
 
 lx_abspath() {
@@ -52,6 +53,15 @@ lx_tail_log() {
   fi
 }
 
+# lx_rotate_log FILE [MAX_MB=50]: a server log appended to across restarts is moved to FILE.1 once it
+# grows past MAX_MB, so the state dir does not fill the disk over weeks of restarts.
+lx_rotate_log() {
+  local file=$1 max_mb=${2:-50}
+  if [[ -f "$file" ]] && (($(stat -c %s "$file") > max_mb * 1024 * 1024)); then
+    mv -f "$file" "$file.1"
+  fi
+}
+
 # lx_fail LOGFILE MESSAGE: report a failure with the end of the relevant log, then exit 1.
 lx_fail() {
   local file=$1
@@ -87,6 +97,7 @@ lx_apt_install() {
 # lx_port_open HOST PORT: true when something accepts TCP connections there.
 lx_port_open() {
   local host=$1 port=$2
+  # shellcheck disable=SC2016 # expanded by the inner shell
   timeout 2 bash -c 'exec 3<>"/dev/tcp/$1/$2"' _ "$host" "$port" >/dev/null 2>&1
 }
 

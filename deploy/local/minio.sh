@@ -130,7 +130,8 @@ cmd_start() {
     report
     return 0
   fi
-  cmd_install
+  # infra.sh runs every install step first and then sets LX_INSTALL_DONE=1 for the start step.
+  [[ "${LX_INSTALL_DONE:-}" == 1 ]] || cmd_install
   ((${#MINIO_SECRET} >= 8)) || lx_die "LX_MINIO_SECRET_KEY must have at least 8 characters"
   ((${#MINIO_ACCESS} >= 3)) || lx_die "LX_MINIO_ACCESS_KEY must have at least 3 characters"
   local port
@@ -142,6 +143,7 @@ cmd_start() {
   lx_ensure_dirs
   rm -f "$MINIO_PID_FILE"
   mkdir -p "$MINIO_STATE/data" "$MINIO_STATE/certs" "$MINIO_STATE/tmp"
+  lx_rotate_log "$MINIO_LOG"
   touch "$MINIO_LOG"
   local t0=$SECONDS
   lx_info "starting on 127.0.0.1:$MINIO_PORT (console $MINIO_CONSOLE_PORT, data $MINIO_STATE/data, log $MINIO_LOG)"

@@ -77,9 +77,10 @@ render_config() {
   for var in INGRESS_PORT AUTH_PORT LOCATION_COMMAND_PORT LOCATION_QUERY_PORT STATISTICS_PROJECTION_PORT \
     EXPORT_WORKER_PORT WEBHOOK_DISPATCHER_PORT; do
     port=${!var}
-    [[ "$port" =~ ^[0-9]+$ ]] && ((port > 0 && port < 65536)) || lx_die "$var='$port' is not a port number"
+    if ! [[ "$port" =~ ^[0-9]+$ ]] || ((port < 1 || port > 65535)); then lx_die "$var='$port' is not a port number"; fi
   done
   # Workers of a root master would run as nobody and could not write the temp dirs under the state dir.
+  # shellcheck disable=SC2034 # read by lx_render through indirection
   if lx_is_root; then NGINX_USER="user root;"; else NGINX_USER=""; fi
   lx_render "$TEMPLATE" "$NGINX_CONF.new" NGINX_USER NGINX_LOG_DIR INGRESS_PORT AUTH_PORT \
     LOCATION_COMMAND_PORT LOCATION_QUERY_PORT STATISTICS_PROJECTION_PORT EXPORT_WORKER_PORT WEBHOOK_DISPATCHER_PORT

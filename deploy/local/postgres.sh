@@ -80,6 +80,7 @@ ensure_traversable() {
 prepare_dirs() {
   lx_ensure_dirs
   mkdir -p "$PG_DIR" "$(dirname "$PG_LOG")"
+  is_running || lx_rotate_log "$PG_LOG"
   touch "$PG_LOG"
   if lx_is_root; then
     chown postgres:postgres "$PG_DIR" "$PG_LOG"
@@ -134,8 +135,8 @@ is_running() {
 }
 
 ensure_database() {
-  local port=$1 psql=("$PGBIN/psql" -X -q -h 127.0.0.1 -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1)
-  local exists
+  local port=$1 exists
+  local psql=("$PGBIN/psql" -X -q -h 127.0.0.1 -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1)
   exists=$("${psql[@]}" -tA -c "SELECT 1 FROM pg_database WHERE datname = '${PG_DB//\'/\'\'}'") ||
     lx_fail "$PG_LOG" "cannot connect to 127.0.0.1:$port"
   if [[ "$exists" == "1" ]]; then
@@ -154,7 +155,8 @@ report() {
 }
 
 cmd_start() {
-  cmd_install
+  # infra.sh runs every install step first and then sets LX_INSTALL_DONE=1 for the start step.
+  [[ "${LX_INSTALL_DONE:-}" == 1 ]] || cmd_install
   prepare_dirs
   init_cluster
   local port
@@ -173,6 +175,7 @@ cmd_start() {
     write_local_conf
     local t0=$SECONDS
     lx_info "starting on 127.0.0.1:$port (data $PG_DATA, log $PG_LOG)"
+    # shellcheck disable=SC2094 # the server and pg_ctl's own errors share one append-only log
     as_pg "$PGBIN/pg_ctl" -D "$PG_DATA" -l "$PG_LOG" -w -t 60 start >/dev/null 2>>"$PG_LOG" ||
       lx_fail "$PG_LOG" "pg_ctl start failed"
     wait_for_port 127.0.0.1 "$port" 30 || lx_fail "$PG_LOG" "server started but port $port does not answer"

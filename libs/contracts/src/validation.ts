@@ -103,8 +103,9 @@ function oneOf(options: ReadonlyArray<unknown>): string {
 
 function sizeBound(type: string, inclusiveWord: string, exclusiveWord: string, inclusive: boolean, bound: unknown): string {
   const limit = `${inclusive ? inclusiveWord : exclusiveWord} ${String(bound)}`;
-  if (type === 'string') return `be ${limit} characters long`;
-  if (type === 'array') return `contain ${limit} items`;
+  const plural = bound === 1 ? '' : 's';
+  if (type === 'string') return `be ${limit} character${plural} long`;
+  if (type === 'array') return `contain ${limit} item${plural}`;
   return `be ${limit}`;
 }
 

@@ -1,0 +1,81 @@
+/** A Kafka topic as it is created; the message key is always the aggregate id, so one aggregate's events stay in order. */
+export interface TopicSpec {
+  readonly name: string;
+  readonly partitions: number;
+  /** -1 keeps messages forever. */
+  readonly retentionMs: number;
+  /** `compact` only where the latest message per key is all a consumer needs. */
+  readonly cleanupPolicy: 'delete' | 'compact';
+  readonly description: string;
+}
+
+/** Every topic, declared once; names are `<context>.<stream>.v<major>`. Read models rebuild by replaying from offset 0. */
+export const TOPICS = {
+  locationEvents: {
+    name: 'location.events.v1',
+    partitions: 6,
+    retentionMs: -1,
+    cleanupPolicy: 'delete',
+    description: 'LOCATION_CREATED / LOCATION_UPDATED keyed by location id: the location event log',
+  },
+  locationGroupEvents: {
+    name: 'location-group.events.v1',
+    partitions: 3,
+    retentionMs: -1,
+    cleanupPolicy: 'delete',
+    description: 'LOCATION_GROUP_* keyed by location group id',
+  },
+  addressGroupEvents: {
+    name: 'address-group.events.v1',
+    partitions: 3,
+    retentionMs: -1,
+    cleanupPolicy: 'delete',
+    description: 'ADDRESS_GROUP_* keyed by address group id',
+  },
+  exportRequests: {
+    name: 'export.requests.v1',
+    partitions: 3,
+    retentionMs: -1,
+    cleanupPolicy: 'delete',
+    description: 'EXPORT_REQUESTED keyed by export request id: work for the export worker',
+  },
+  exportEvents: {
+    name: 'export.events.v1',
+    partitions: 3,
+    retentionMs: -1,
+    cleanupPolicy: 'delete',
+    description: 'EXPORT_COMPLETED / EXPORT_FAILED keyed by export request id: outcomes to notify RSPs about',
+  },
+  clientEvents: {
+    name: 'client.events.v1',
+    partitions: 1,
+    retentionMs: -1,
+    cleanupPolicy: 'compact',
+    description: 'CLIENT_* keyed by client id; every event carries the full client, so compaction keeps the latest',
+  },
+} as const satisfies Record<string, TopicSpec>;
+
+/** The name of a declared topic. */
+export type TopicName = (typeof TOPICS)[keyof typeof TOPICS]['name'];
+
+/** Every declared topic, for creating them at start-up. */
+export const ALL_TOPICS: readonly TopicSpec[] = Object.values(TOPICS);
+
+const KAFKA_NAME_PART = /^[A-Za-z0-9._-]+$/;
+
+/** Dead-letter topic of one consumer group on one topic: `<topic>.<group>.dlq`. */
+export function dlqTopic(topic: TopicName, group: string): string {
+  if (!KAFKA_NAME_PART.test(group)) throw new Error(`consumer group "${group}" cannot be part of a Kafka topic name`);
+  return `${topic}.${group}.dlq`;
+}
+
+/** Declaration of a dead-letter topic: kept forever, so every dead letter can be inspected and redriven. */
+export function dlqTopicSpec(topic: TopicName, group: string): TopicSpec {
+  return {
+    name: dlqTopic(topic, group),
+    partitions: 1,
+    retentionMs: -1,
+    cleanupPolicy: 'delete',
+    description: `Messages of ${topic} that consumer group ${group} could not process, with the original bytes`,
+  };
+}

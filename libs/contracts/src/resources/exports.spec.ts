@@ -1,0 +1,144 @@
+import { issuesOf, sampleLocation } from '../testing/fixtures';
+import {
+  exportAcceptedSchema,
+  exportNotificationSchema,
+  exportRequestBodySchema,
+  exportStatusReplySchema,
+  jsonExportFileSchema,
+} from './exports';
+
+const requestId = '9e8d7c6b-5a4f-4e3d-9c2b-1a0f9e8d7c6b';
+const completed = {
+  requestId,
+  status: 'COMPLETED',
+  exportUrl: 'https://exports.example.com/9e8d7c6b.json?X-Amz-Signature=abc',
+  downloadExpiresAt: '2024-03-02T10:00:00Z',
+  exportTimestamp: '2024-03-01T10:00:00Z',
+  totalCount: 1250,
+};
+
+describe('exportRequestBodySchema', () => {
+  it.each([{ format: 'json' }, { format: 'csv', modifiedSince: '2024-03-01T00:00:00Z' }])(
+    'given %p, when validated, then the request is accepted',
+    (body) => expect(issuesOf(exportRequestBodySchema, body)).toEqual([]),
+  );
+
+  it.each(['xml', 'JSON'])('given format %p, when validated, then "format must be one of json, csv"', (format) => {
+    expect(issuesOf(exportRequestBodySchema, { format })).toEqual([
+      { field: 'format', rule: 'enum', message: 'format must be one of json, csv' },
+    ]);
+  });
+
+  it('given no format, when validated, then format is required', () => {
+    expect(issuesOf(exportRequestBodySchema, {})).toEqual([{ field: 'format', rule: 'required', message: 'format is required' }]);
+  });
+
+  it.each(['2024-03-01', '2024-03-01T00:00:00+01:00', 'yesterday'])(
+    'given modifiedSince %p, when validated, then it must be a UTC date-time',
+    (modifiedSince) => {
+      expect(issuesOf(exportRequestBodySchema, { format: 'json', modifiedSince })).toEqual([
+        {
+          field: 'modifiedSince',
+          rule: 'dateTime',
+          message: 'modifiedSince must be an ISO 8601 UTC date-time ending in Z, like 2024-01-31T09:30:00Z',
+        },
+      ]);
+    },
+  );
+
+  it('given the unpublished filters object, when validated, then it is an unknown field', () => {
+    expect(issuesOf(exportRequestBodySchema, { format: 'json', filters: { locationGroupId: requestId } })).toEqual([
+      { field: 'filters', rule: 'unknownField', message: 'unknown field "filters"' },
+    ]);
+  });
+});
+
+describe('exportAcceptedSchema', () => {
+  it('given requestId, PENDING and a message, when validated, then the reply is accepted', () => {
+    expect(issuesOf(exportAcceptedSchema, { requestId, status: 'PENDING', message: 'Export request queued' })).toEqual([]);
+  });
+
+  it('given a status other than PENDING, when validated, then it must be PENDING', () => {
+    expect(issuesOf(exportAcceptedSchema, { requestId, status: 'COMPLETED', message: 'done' })).toEqual([
+      { field: 'status', rule: 'enum', message: 'status must be PENDING' },
+    ]);
+  });
+});
+
+describe('exportStatusReplySchema', () => {
+  it.each([{ requestId, status: 'PENDING' }, completed, { requestId, status: 'FAILED' }])(
+    'given %p, when validated, then the reply is accepted',
+    (reply) => expect(issuesOf(exportStatusReplySchema, reply)).toEqual([]),
+  );
+
+  it('given PENDING with an exportUrl, when validated, then the URL is not allowed yet', () => {
+    expect(issuesOf(exportStatusReplySchema, { requestId, status: 'PENDING', exportUrl: completed.exportUrl })).toEqual([
+      { field: 'exportUrl', rule: 'unknownField', message: 'unknown field "exportUrl"' },
+    ]);
+  });
+
+  it('given COMPLETED without download fields, when validated, then each is required', () => {
+    expect(issuesOf(exportStatusReplySchema, { requestId, status: 'COMPLETED' }).map((issue) => issue.message)).toEqual([
+      'exportUrl is required',
+      'downloadExpiresAt is required',
+      'exportTimestamp is required',
+      'totalCount is required',
+    ]);
+  });
+
+  it('given the OAF-100 PROCESSING state, when validated, then the spec statuses are listed', () => {
+    expect(issuesOf(exportStatusReplySchema, { requestId, status: 'PROCESSING' })).toEqual([
+      { field: 'status', rule: 'enum', message: 'status must be one of PENDING, COMPLETED, FAILED' },
+    ]);
+  });
+});
+
+describe('exportNotificationSchema', () => {
+  const failed = {
+    requestId,
+    status: 'FAILED',
+    error: { code: 'EXPORT_GENERATION_FAILED', message: 'Object storage unavailable' },
+  };
+
+  it.each([completed, failed])('given %p, when validated, then the notification is accepted', (notification) => {
+    expect(issuesOf(exportNotificationSchema, notification)).toEqual([]);
+  });
+
+  it('given a PENDING notification, when validated, then only COMPLETED and FAILED are sent', () => {
+    expect(issuesOf(exportNotificationSchema, { requestId, status: 'PENDING' })).toEqual([
+      { field: 'status', rule: 'enum', message: 'status must be one of COMPLETED, FAILED' },
+    ]);
+  });
+
+  it('given FAILED without error, when validated, then error is required', () => {
+    expect(issuesOf(exportNotificationSchema, { requestId, status: 'FAILED' })).toEqual([
+      { field: 'error', rule: 'required', message: 'error is required' },
+    ]);
+  });
+
+  it('given FAILED with an unknown error code, when validated, then the code must be a known one', () => {
+    const issues = issuesOf(exportNotificationSchema, { ...failed, error: { code: 'OOPS', message: 'x' } });
+    expect(issues).toHaveLength(1);
+    expect(issues[0]).toMatchObject({ field: 'error.code', rule: 'enum' });
+    expect(issues[0]?.message).toMatch(/^error\.code must be one of INVALID_REQUEST, .*EXPORT_GENERATION_FAILED/);
+  });
+
+  it('given a non-http exportUrl, when validated, then it must be an http(s) URL', () => {
+    expect(issuesOf(exportNotificationSchema, { ...completed, exportUrl: 'file:///tmp/x.json' })).toEqual([
+      { field: 'exportUrl', rule: 'url', message: 'exportUrl must be an absolute http or https URL' },
+    ]);
+  });
+});
+
+describe('jsonExportFileSchema', () => {
+  it('given exportTimestamp, totalCount and full locations, when validated, then the file is accepted', () => {
+    expect(issuesOf(jsonExportFileSchema, { exportTimestamp: '2024-03-01T10:00:00Z', totalCount: 1, locations: [sampleLocation] })).toEqual([]);
+  });
+
+  it('given a location without id, when validated, then the item is named by index', () => {
+    const { id: _id, ...withoutId } = sampleLocation;
+    expect(issuesOf(jsonExportFileSchema, { exportTimestamp: '2024-03-01T10:00:00Z', totalCount: 1, locations: [withoutId] })).toEqual([
+      { field: 'locations[0].id', rule: 'required', message: 'locations[0].id is required' },
+    ]);
+  });
+});

@@ -1,0 +1,73 @@
+import type { ErrorCode, ResourceType, ServiceabilityStatus, ValidationIssue } from '@lx/contracts';
+
+/** A broken business rule with a stable code from ERROR_CODES; each transport maps the code to its status and body. */
+export abstract class DomainError extends Error {
+  abstract readonly code: ErrorCode;
+  readonly details?: Record<string, unknown>;
+
+  protected constructor(message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = new.target.name;
+    if (details !== undefined) this.details = details;
+  }
+}
+
+/** Codes a validation failure may carry: the general one and the more specific ones of the spec and OAF-100. */
+export type ValidationErrorCode = Extract<
+  ErrorCode,
+  | 'VALIDATION_ERROR'
+  | 'INVALID_COORDINATES'
+  | 'INVALID_ADDRESS_FORMAT'
+  | 'MISSING_LOCATION_DATA'
+  | 'INVALID_FORMAT'
+  | 'INVALID_DATE_RANGE'
+  | 'INVALID_STATUS'
+  | 'INVALID_LIMIT'
+  | 'INVALID_OFFSET'
+  | 'INVALID_FILTER'
+>;
+
+/** Input broke one or more rules; details.issues lists every one with its field path. */
+export class ValidationFailedError extends DomainError {
+  readonly code: ValidationErrorCode;
+  declare readonly details: { issues: ValidationIssue[] };
+
+  constructor(issues: ValidationIssue[], code: ValidationErrorCode = 'VALIDATION_ERROR') {
+    super(issues.map((issue) => issue.message).join('; ') || 'invalid input', { issues });
+    this.code = code;
+  }
+}
+
+/** The addressed resource does not exist; details name resourceType and resourceId, as GET /locations/{id} promises. */
+export class ResourceNotFoundError extends DomainError {
+  readonly code = 'RESOURCE_NOT_FOUND';
+  declare readonly details: { resourceType: ResourceType; resourceId: string };
+
+  constructor(resourceType: ResourceType, resourceId: string) {
+    super(`${resourceType} ${resourceId} was not found`, { resourceType, resourceId });
+  }
+}
+
+/** The serviceability status may not move from `from` to `to`; `undefined` means the location has no serviceability. */
+export class InvalidStatusTransitionError extends DomainError {
+  readonly code = 'INVALID_STATUS_TRANSITION';
+  declare readonly details: { from: ServiceabilityStatus | null; to: ServiceabilityStatus | null };
+
+  constructor(from: ServiceabilityStatus | undefined, to: ServiceabilityStatus | undefined) {
+    super(
+      to === undefined
+        ? `serviceability status ${from ?? 'none'} cannot be removed`
+        : `serviceability status cannot change from ${from ?? 'none'} to ${to}`,
+      { from: from ?? null, to: to ?? null },
+    );
+  }
+}
+
+/** The request is malformed in a way no field rule covers, such as an invalid UUID in a path. */
+export class InvalidRequestError extends DomainError {
+  readonly code = 'INVALID_REQUEST';
+
+  constructor(message: string, details?: Record<string, unknown>) {
+    super(message, details);
+  }
+}
