@@ -19,7 +19,8 @@ describe('uuidSchema', () => {
 
   it.each(['', 'abc', '0b6f4f8e3c1a4b8e9d5e2a7c1f0e9b11', '0b6f4f8e-3c1a-4b8e-9d5e-2a7c1f0e9b1g'])(
     'given %p, when validated, then "value must be a UUID"',
-    (value) => expect(issuesOf(uuidSchema, value)).toEqual([{ field: '', rule: 'uuid', message: 'value must be a UUID' }]),
+    (value) =>
+      expect(issuesOf(uuidSchema, value)).toEqual([{ field: '', rule: 'uuid', message: 'value must be a UUID' }]),
   );
 });
 
@@ -60,16 +61,25 @@ describe('utcDateTimeSchema', () => {
 });
 
 describe('isoDateSchema', () => {
-  it.each(['2024-02-29', '2000-02-29', '2023-12-31', '2024-04-30'])('given %p, when validated, then it is accepted', (value) =>
-    expect(issuesOf(isoDateSchema, value)).toEqual([]),
+  it.each(['2024-02-29', '2000-02-29', '2023-12-31', '2024-04-30'])(
+    'given %p, when validated, then it is accepted',
+    (value) => expect(issuesOf(isoDateSchema, value)).toEqual([]),
   );
 
-  it.each(['2024-02-30', '2023-02-29', '1900-02-29', '2024-04-31', '2024-13-01', '2024-00-10', '2024-01-00', '2024-1-01', '2024-01-31T00:00:00Z'])(
-    'given %p, when validated, then it is rejected as not a calendar date',
-    (value) =>
-      expect(issuesOf(isoDateSchema, value)).toEqual([
-        { field: '', rule: 'date', message: 'value must be a calendar date in the form YYYY-MM-DD' },
-      ]),
+  it.each([
+    '2024-02-30',
+    '2023-02-29',
+    '1900-02-29',
+    '2024-04-31',
+    '2024-13-01',
+    '2024-00-10',
+    '2024-01-00',
+    '2024-1-01',
+    '2024-01-31T00:00:00Z',
+  ])('given %p, when validated, then it is rejected as not a calendar date', (value) =>
+    expect(issuesOf(isoDateSchema, value)).toEqual([
+      { field: '', rule: 'date', message: 'value must be a calendar date in the form YYYY-MM-DD' },
+    ]),
   );
 });
 
@@ -102,8 +112,9 @@ describe('countryCodeSchema', () => {
 });
 
 describe('upperSnakeCaseSchema', () => {
-  it.each(['TEMP_DROP', 'UNDERGROUND_COMPLETE', 'AERIAL', 'PHASE_2'])('given %p, when validated, then it is accepted', (value) =>
-    expect(issuesOf(upperSnakeCaseSchema, value)).toEqual([]),
+  it.each(['TEMP_DROP', 'UNDERGROUND_COMPLETE', 'AERIAL', 'PHASE_2'])(
+    'given %p, when validated, then it is accepted',
+    (value) => expect(issuesOf(upperSnakeCaseSchema, value)).toEqual([]),
   );
 
   it.each(['temp_drop', 'Temp_Drop', '_TEMP', 'TEMP_', 'TEMP__DROP', 'TEMP-DROP', '2_TEMP', ''])(
@@ -116,8 +127,9 @@ describe('upperSnakeCaseSchema', () => {
 });
 
 describe('httpUrlSchema', () => {
-  it.each(['https://exports.example.com/a.json?sig=1', 'http://localhost:9000/x'])('given %p, when validated, then it is accepted', (value) =>
-    expect(issuesOf(httpUrlSchema, value)).toEqual([]),
+  it.each(['https://exports.example.com/a.json?sig=1', 'http://localhost:9000/x'])(
+    'given %p, when validated, then it is accepted',
+    (value) => expect(issuesOf(httpUrlSchema, value)).toEqual([]),
   );
 
   it.each(['javascript:alert(1)', 'ftp://example.com/a', '/relative/path', 'not a url'])(
@@ -137,13 +149,17 @@ describe('boundedNumberSchema', () => {
   });
 
   it.each([-90.0001, 91, 1e9])('given %p, when validated, then "value must be between -90 and 90"', (value) => {
-    expect(issuesOf(latitude, value)).toEqual([{ field: '', rule: 'range', message: 'value must be between -90 and 90' }]);
+    expect(issuesOf(latitude, value)).toEqual([
+      { field: '', rule: 'range', message: 'value must be between -90 and 90' },
+    ]);
   });
 
   it.each([Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, Number.NaN])(
     'given %p, when validated, then "value must be a finite number" once',
     (value) => {
-      expect(issuesOf(latitude, value)).toEqual([{ field: '', rule: 'finite', message: 'value must be a finite number' }]);
+      expect(issuesOf(latitude, value)).toEqual([
+        { field: '', rule: 'finite', message: 'value must be a finite number' },
+      ]);
     },
   );
 
@@ -153,7 +169,9 @@ describe('boundedNumberSchema', () => {
 });
 
 describe('countSchema', () => {
-  it.each([0, 7])('given %p, when validated, then it is accepted', (value) => expect(issuesOf(countSchema, value)).toEqual([]));
+  it.each([0, 7])('given %p, when validated, then it is accepted', (value) =>
+    expect(issuesOf(countSchema, value)).toEqual([]),
+  );
 
   it('given a negative count, when validated, then "value must be at least 0"', () => {
     expect(issuesOf(countSchema, -1)).toEqual([{ field: '', rule: 'min', message: 'value must be at least 0' }]);

@@ -26,7 +26,9 @@ export const isoDateSchema = z.string().refine((value) => hasCalendarDate(DATE.e
 export const countryCodeSchema = z.string().refine((value) => COUNTRY_CODE.test(value), rule({ rule: 'countryCode' }));
 
 /** An UPPER_SNAKE_CASE token such as `UNDERGROUND_COMPLETE`, for enumerations whose full list is unpublished. */
-export const upperSnakeCaseSchema = z.string().refine((value) => UPPER_SNAKE_CASE.test(value), rule({ rule: 'upperSnakeCase' }));
+export const upperSnakeCaseSchema = z
+  .string()
+  .refine((value) => UPPER_SNAKE_CASE.test(value), rule({ rule: 'upperSnakeCase' }));
 
 /** An absolute http or https URL. */
 export const httpUrlSchema = z.string().refine(isHttpUrl, rule({ rule: 'url' }));
@@ -37,8 +39,11 @@ export const countSchema = z.number().int().min(0);
 /** A finite number within [min, max]; one issue per value (not finite, or out of range). */
 export function boundedNumberSchema(min: number, max: number) {
   return z.number().superRefine((value, ctx) => {
-    if (!Number.isFinite(value)) ctx.addIssue({ code: z.ZodIssueCode.custom, params: { rule: 'finite' } satisfies ShapeRule });
-    else if (value < min || value > max) ctx.addIssue({ code: z.ZodIssueCode.custom, params: { rule: 'range', min, max } satisfies ShapeRule });
+    if (!Number.isFinite(value)) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, params: { rule: 'finite' } satisfies ShapeRule });
+    } else if (value < min || value > max) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, params: { rule: 'range', min, max } satisfies ShapeRule });
+    }
   });
 }
 

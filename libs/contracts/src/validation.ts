@@ -1,9 +1,7 @@
 import { z } from 'zod';
 
 /** One broken rule as a user sees it; `field` is a dotted path such as `coordinates.latitude` or `customFields.foo[2]`, `''` for the value itself. */
-export const validationIssueSchema = z
-  .object({ field: z.string(), rule: z.string(), message: z.string() })
-  .strict();
+export const validationIssueSchema = z.object({ field: z.string(), rule: z.string(), message: z.string() }).strict();
 /** One broken rule as a user sees it. */
 export type ValidationIssue = z.infer<typeof validationIssueSchema>;
 
@@ -80,9 +78,15 @@ function toIssues(issue: z.ZodIssue): ValidationIssue[] {
       if (issue.validation === 'uuid') return one('uuid', `${subject} must be a UUID`);
       return one('format', `${subject} has an invalid format`);
     case z.ZodIssueCode.too_small:
-      return one('min', `${subject} must ${sizeBound(issue.type, 'at least', 'more than', issue.inclusive, issue.minimum)}`);
+      return one(
+        'min',
+        `${subject} must ${sizeBound(issue.type, 'at least', 'more than', issue.inclusive, issue.minimum)}`,
+      );
     case z.ZodIssueCode.too_big:
-      return one('max', `${subject} must ${sizeBound(issue.type, 'at most', 'less than', issue.inclusive, issue.maximum)}`);
+      return one(
+        'max',
+        `${subject} must ${sizeBound(issue.type, 'at most', 'less than', issue.inclusive, issue.maximum)}`,
+      );
     case z.ZodIssueCode.not_finite:
       return one('finite', `${subject} must be a finite number`);
     case z.ZodIssueCode.custom: {
@@ -101,7 +105,13 @@ function oneOf(options: ReadonlyArray<unknown>): string {
   return options.length === 1 ? String(options[0]) : `one of ${options.map(String).join(', ')}`;
 }
 
-function sizeBound(type: string, inclusiveWord: string, exclusiveWord: string, inclusive: boolean, bound: unknown): string {
+function sizeBound(
+  type: string,
+  inclusiveWord: string,
+  exclusiveWord: string,
+  inclusive: boolean,
+  bound: unknown,
+): string {
   const limit = `${inclusive ? inclusiveWord : exclusiveWord} ${String(bound)}`;
   const plural = bound === 1 ? '' : 's';
   if (type === 'string') return `be ${limit} character${plural} long`;

@@ -21,7 +21,8 @@ export function loadInfraEnv(file = join(process.env.LX_STATE_DIR ?? join(REPO_R
 /** Reads a variable the integration environment must provide, with a hint on how to provide it. */
 export function requireEnv(name: string): string {
   const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run "npm run infra:up" (or export ${name}) before integration tests`);
+  if (!value)
+    throw new Error(`${name} is not set: run "npm run infra:up" (or export ${name}) before integration tests`);
   return value;
 }
 

@@ -11,11 +11,11 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-      MetricsModule,
-      DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
-      MessagingModule.forRoot(config.kafka),
-      StorageModule.forRoot(config.storage),
-      HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck, ObjectStoreReadinessCheck]),
+        MetricsModule,
+        DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
+        MessagingModule.forRoot(config.kafka),
+        StorageModule.forRoot(config.storage),
+        HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck, ObjectStoreReadinessCheck]),
       ],
     };
   }

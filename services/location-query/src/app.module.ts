@@ -10,10 +10,10 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-      MetricsModule,
-      DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
-      MessagingModule.forRoot(config.kafka),
-      HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck]),
+        MetricsModule,
+        DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
+        MessagingModule.forRoot(config.kafka),
+        HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck]),
       ],
     };
   }

@@ -30,7 +30,10 @@ describe('errorBody', () => {
   });
 
   it('given details, when built, then the body validates', () => {
-    const body = errorBody('RESOURCE_NOT_FOUND', 'location 42 was not found', { resourceType: 'location', resourceId: '42' });
+    const body = errorBody('RESOURCE_NOT_FOUND', 'location 42 was not found', {
+      resourceType: 'location',
+      resourceId: '42',
+    });
     expect(issuesOf(errorBodySchema, body)).toEqual([]);
   });
 });
@@ -42,7 +45,11 @@ describe('error details', () => {
 
   it('given an unknown resourceType, when validated, then the kinds are listed', () => {
     expect(issuesOf(resourceNotFoundDetailsSchema, { resourceType: 'Location', resourceId: 'abc' })).toEqual([
-      { field: 'resourceType', rule: 'enum', message: 'resourceType must be one of location, locationGroup, addressGroup, exportRequest' },
+      {
+        field: 'resourceType',
+        rule: 'enum',
+        message: 'resourceType must be one of location, locationGroup, addressGroup, exportRequest',
+      },
     ]);
   });
 

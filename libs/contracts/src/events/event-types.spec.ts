@@ -83,7 +83,13 @@ describe('eventSchema', () => {
   });
 
   it('given a broken envelope, when validated, then every envelope field is named', () => {
-    const broken = { id: 'e-1', type: 'LOCATION_UPDATED', timestamp: '2024-03-01T08:30:00+01:00', source: '', data: sampleLocation };
+    const broken = {
+      id: 'e-1',
+      type: 'LOCATION_UPDATED',
+      timestamp: '2024-03-01T08:30:00+01:00',
+      source: '',
+      data: sampleLocation,
+    };
     expect(issuesOf(eventSchema('LOCATION_CREATED'), broken)).toEqual([
       { field: 'id', rule: 'uuid', message: 'id must be a UUID' },
       { field: 'type', rule: 'enum', message: 'type must be LOCATION_CREATED' },
@@ -118,12 +124,19 @@ describe('validateEvent', () => {
   it.each<[string, unknown]>([
     ['LOCATION_GROUP_DELETED', { id: envelope.id, name: 'Phase 1', type: 'OTHER' }],
     ['ADDRESS_GROUP_CREATED', { id: envelope.id, name: 'Tower A', type: 'MDU_COMPLEX' }],
-    ['EXPORT_REQUESTED', { requestId: envelope.id, clientId: 'rsp-acme', format: 'csv', modifiedSince: '2024-01-01T00:00:00Z' }],
+    [
+      'EXPORT_REQUESTED',
+      { requestId: envelope.id, clientId: 'rsp-acme', format: 'csv', modifiedSince: '2024-01-01T00:00:00Z' },
+    ],
     [
       'EXPORT_FAILED',
       {
         clientId: 'rsp-acme',
-        notification: { requestId: envelope.id, status: 'FAILED', error: { code: 'EXPORT_GENERATION_FAILED', message: 'x' } },
+        notification: {
+          requestId: envelope.id,
+          status: 'FAILED',
+          error: { code: 'EXPORT_GENERATION_FAILED', message: 'x' },
+        },
       },
     ],
     ['CLIENT_DISABLED', { ...client, enabled: false }],
@@ -145,8 +158,16 @@ describe('validateEvent', () => {
     expect(!result.ok && result.issues).toEqual([
       { field: 'data.notification.status', rule: 'enum', message: 'data.notification.status must be COMPLETED' },
       { field: 'data.notification.exportUrl', rule: 'required', message: 'data.notification.exportUrl is required' },
-      { field: 'data.notification.downloadExpiresAt', rule: 'required', message: 'data.notification.downloadExpiresAt is required' },
-      { field: 'data.notification.exportTimestamp', rule: 'required', message: 'data.notification.exportTimestamp is required' },
+      {
+        field: 'data.notification.downloadExpiresAt',
+        rule: 'required',
+        message: 'data.notification.downloadExpiresAt is required',
+      },
+      {
+        field: 'data.notification.exportTimestamp',
+        rule: 'required',
+        message: 'data.notification.exportTimestamp is required',
+      },
       { field: 'data.notification.totalCount', rule: 'required', message: 'data.notification.totalCount is required' },
     ]);
   });

@@ -31,7 +31,9 @@ describe('TOPICS', () => {
 
 describe('dlqTopic', () => {
   it('given a topic and a consumer group, when named, then returns <topic>.<group>.dlq', () => {
-    expect(dlqTopic('location.events.v1', 'statistics-projection')).toBe('location.events.v1.statistics-projection.dlq');
+    expect(dlqTopic('location.events.v1', 'statistics-projection')).toBe(
+      'location.events.v1.statistics-projection.dlq',
+    );
   });
 
   it('given a group with characters Kafka forbids, when named, then it throws', () => {

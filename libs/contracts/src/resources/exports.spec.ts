@@ -30,7 +30,9 @@ describe('exportRequestBodySchema', () => {
   });
 
   it('given no format, when validated, then format is required', () => {
-    expect(issuesOf(exportRequestBodySchema, {})).toEqual([{ field: 'format', rule: 'required', message: 'format is required' }]);
+    expect(issuesOf(exportRequestBodySchema, {})).toEqual([
+      { field: 'format', rule: 'required', message: 'format is required' },
+    ]);
   });
 
   it.each(['2024-03-01', '2024-03-01T00:00:00+01:00', 'yesterday'])(
@@ -55,7 +57,9 @@ describe('exportRequestBodySchema', () => {
 
 describe('exportAcceptedSchema', () => {
   it('given requestId, PENDING and a message, when validated, then the reply is accepted', () => {
-    expect(issuesOf(exportAcceptedSchema, { requestId, status: 'PENDING', message: 'Export request queued' })).toEqual([]);
+    expect(issuesOf(exportAcceptedSchema, { requestId, status: 'PENDING', message: 'Export request queued' })).toEqual(
+      [],
+    );
   });
 
   it('given a status other than PENDING, when validated, then it must be PENDING', () => {
@@ -72,18 +76,20 @@ describe('exportStatusReplySchema', () => {
   );
 
   it('given PENDING with an exportUrl, when validated, then the URL is not allowed yet', () => {
-    expect(issuesOf(exportStatusReplySchema, { requestId, status: 'PENDING', exportUrl: completed.exportUrl })).toEqual([
-      { field: 'exportUrl', rule: 'unknownField', message: 'unknown field "exportUrl"' },
-    ]);
+    expect(issuesOf(exportStatusReplySchema, { requestId, status: 'PENDING', exportUrl: completed.exportUrl })).toEqual(
+      [{ field: 'exportUrl', rule: 'unknownField', message: 'unknown field "exportUrl"' }],
+    );
   });
 
   it('given COMPLETED without download fields, when validated, then each is required', () => {
-    expect(issuesOf(exportStatusReplySchema, { requestId, status: 'COMPLETED' }).map((issue) => issue.message)).toEqual([
-      'exportUrl is required',
-      'downloadExpiresAt is required',
-      'exportTimestamp is required',
-      'totalCount is required',
-    ]);
+    expect(issuesOf(exportStatusReplySchema, { requestId, status: 'COMPLETED' }).map((issue) => issue.message)).toEqual(
+      [
+        'exportUrl is required',
+        'downloadExpiresAt is required',
+        'exportTimestamp is required',
+        'totalCount is required',
+      ],
+    );
   });
 
   it('given the OAF-100 PROCESSING state, when validated, then the spec statuses are listed', () => {
@@ -132,13 +138,23 @@ describe('exportNotificationSchema', () => {
 
 describe('jsonExportFileSchema', () => {
   it('given exportTimestamp, totalCount and full locations, when validated, then the file is accepted', () => {
-    expect(issuesOf(jsonExportFileSchema, { exportTimestamp: '2024-03-01T10:00:00Z', totalCount: 1, locations: [sampleLocation] })).toEqual([]);
+    expect(
+      issuesOf(jsonExportFileSchema, {
+        exportTimestamp: '2024-03-01T10:00:00Z',
+        totalCount: 1,
+        locations: [sampleLocation],
+      }),
+    ).toEqual([]);
   });
 
   it('given a location without id, when validated, then the item is named by index', () => {
     const { id: _id, ...withoutId } = sampleLocation;
-    expect(issuesOf(jsonExportFileSchema, { exportTimestamp: '2024-03-01T10:00:00Z', totalCount: 1, locations: [withoutId] })).toEqual([
-      { field: 'locations[0].id', rule: 'required', message: 'locations[0].id is required' },
-    ]);
+    expect(
+      issuesOf(jsonExportFileSchema, {
+        exportTimestamp: '2024-03-01T10:00:00Z',
+        totalCount: 1,
+        locations: [withoutId],
+      }),
+    ).toEqual([{ field: 'locations[0].id', rule: 'required', message: 'locations[0].id is required' }]);
   });
 });

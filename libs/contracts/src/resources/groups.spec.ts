@@ -57,7 +57,9 @@ describe('group lists', () => {
   const pagination = { limit: 100, offset: 0, total: 1 };
 
   it('given locationGroups and pagination, when validated, then the list is accepted', () => {
-    expect(issuesOf(locationGroupListSchema, { locationGroups: [{ id, name: 'P', type: 'OTHER' }], pagination })).toEqual([]);
+    expect(
+      issuesOf(locationGroupListSchema, { locationGroups: [{ id, name: 'P', type: 'OTHER' }], pagination }),
+    ).toEqual([]);
   });
 
   it('given an address group list under the location key, when validated, then addressGroups is required', () => {
@@ -68,16 +70,28 @@ describe('group lists', () => {
   });
 
   it('given a bad group inside a list, when validated, then the item is named by index', () => {
-    expect(issuesOf(addressGroupListSchema, { addressGroups: [{ id, name: 'T', type: 'OTHER' }], pagination })).toEqual([
-      { field: 'addressGroups[0].type', rule: 'enum', message: 'addressGroups[0].type must be MDU_COMPLEX' },
-    ]);
+    expect(issuesOf(addressGroupListSchema, { addressGroups: [{ id, name: 'T', type: 'OTHER' }], pagination })).toEqual(
+      [{ field: 'addressGroups[0].type', rule: 'enum', message: 'addressGroups[0].type must be MDU_COMPLEX' }],
+    );
   });
 
   it.each([
-    [{ limit: 0, offset: 0, total: 0 }, { field: 'limit', rule: 'min', message: 'limit must be at least 1' }],
-    [{ limit: 1001, offset: 0, total: 0 }, { field: 'limit', rule: 'max', message: 'limit must be at most 1000' }],
-    [{ limit: 10, offset: -1, total: 0 }, { field: 'offset', rule: 'min', message: 'offset must be at least 0' }],
-    [{ limit: 10, offset: 0, total: 1.5 }, { field: 'total', rule: 'type', message: 'total must be an integer' }],
+    [
+      { limit: 0, offset: 0, total: 0 },
+      { field: 'limit', rule: 'min', message: 'limit must be at least 1' },
+    ],
+    [
+      { limit: 1001, offset: 0, total: 0 },
+      { field: 'limit', rule: 'max', message: 'limit must be at most 1000' },
+    ],
+    [
+      { limit: 10, offset: -1, total: 0 },
+      { field: 'offset', rule: 'min', message: 'offset must be at least 0' },
+    ],
+    [
+      { limit: 10, offset: 0, total: 1.5 },
+      { field: 'total', rule: 'type', message: 'total must be an integer' },
+    ],
   ])('given pagination %p, when validated, then %p', (value, issue) => {
     expect(issuesOf(paginationSchema, value)).toEqual([issue]);
   });

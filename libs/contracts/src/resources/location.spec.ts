@@ -14,7 +14,8 @@ const minimalInput: LocationInput = {
 };
 
 const withInput = (overrides: Record<string, unknown>) => ({ ...sampleInput, ...overrides });
-const withAddress = (overrides: Record<string, unknown>) => withInput({ address: { ...sampleInput.address, ...overrides } });
+const withAddress = (overrides: Record<string, unknown>) =>
+  withInput({ address: { ...sampleInput.address, ...overrides } });
 const withFiber = (overrides: Record<string, unknown>) =>
   withInput({ fiberAccessDetails: { ...sampleInput.fiberAccessDetails, ...overrides } });
 
@@ -94,9 +95,12 @@ describe('locationInputSchema', () => {
       ]);
     });
 
-    it.each(['AVENUE', 'Ave', 'ST', 'Street'])('given streetType %p, when validated, then any spelling is accepted', (streetType) => {
-      expect(issuesOf(locationInputSchema, withAddress({ streetType }))).toEqual([]);
-    });
+    it.each(['AVENUE', 'Ave', 'ST', 'Street'])(
+      'given streetType %p, when validated, then any spelling is accepted',
+      (streetType) => {
+        expect(issuesOf(locationInputSchema, withAddress({ streetType }))).toEqual([]);
+      },
+    );
 
     it('given an unknown streetDirection, when validated, then the eight directions are listed', () => {
       expect(issuesOf(locationInputSchema, withAddress({ streetDirection: 'North' }))).toEqual([
@@ -124,7 +128,11 @@ describe('locationInputSchema', () => {
   describe('coordinates', () => {
     it.each([
       [{ latitude: 90.5, longitude: 0 }, 'coordinates.latitude', 'coordinates.latitude must be between -90 and 90'],
-      [{ latitude: 0, longitude: -180.1 }, 'coordinates.longitude', 'coordinates.longitude must be between -180 and 180'],
+      [
+        { latitude: 0, longitude: -180.1 },
+        'coordinates.longitude',
+        'coordinates.longitude must be between -180 and 180',
+      ],
     ])('given %p, when validated, then %s is out of range', (coordinates, field, message) => {
       expect(issuesOf(locationInputSchema, withInput({ coordinates }))).toEqual([{ field, rule: 'range', message }]);
     });
@@ -152,7 +160,8 @@ describe('locationInputSchema', () => {
         {
           field: 'fiberAccessDetails.layer2AccessProtocol',
           rule: 'enum',
-          message: 'fiberAccessDetails.layer2AccessProtocol must be one of GPON, EPON, XGS-PON, XGPON, NGPON2, ETHERNET, OTHER',
+          message:
+            'fiberAccessDetails.layer2AccessProtocol must be one of GPON, EPON, XGS-PON, XGPON, NGPON2, ETHERNET, OTHER',
         },
       ]);
     });
@@ -218,8 +227,16 @@ describe('locationInputSchema', () => {
 
     it('given arrays holding an object and a nested array, when validated, then each bad item is named', () => {
       expect(issuesOf(locationInputSchema, withInput({ customFields: { foo: ['ok', 1, { x: 1 }, [2]] } }))).toEqual([
-        { field: 'customFields.foo[2]', rule: 'customFieldItem', message: 'customFields.foo[2] must be a string, number or boolean' },
-        { field: 'customFields.foo[3]', rule: 'customFieldItem', message: 'customFields.foo[3] must be a string, number or boolean' },
+        {
+          field: 'customFields.foo[2]',
+          rule: 'customFieldItem',
+          message: 'customFields.foo[2] must be a string, number or boolean',
+        },
+        {
+          field: 'customFields.foo[3]',
+          rule: 'customFieldItem',
+          message: 'customFields.foo[3] must be a string, number or boolean',
+        },
       ]);
     });
 
@@ -255,15 +272,20 @@ describe('locationModifiedFieldsSchema', () => {
   });
 
   it('given removed fields as null and a changed custom field array, when validated, then they are accepted', () => {
-    const changes: LocationModifiedFields = { notes: null, address: { subunitType: null }, customFields: { tags: ['a'], old: null } };
+    const changes: LocationModifiedFields = {
+      notes: null,
+      address: { subunitType: null },
+      customFields: { tags: ['a'], old: null },
+    };
     expect(issuesOf(locationModifiedFieldsSchema, changes)).toEqual([]);
   });
 
   it('given a changed leaf with a bad value or a server-owned field, when validated, then they are named', () => {
-    expect(issuesOf(locationModifiedFieldsSchema, { coordinates: { latitude: 100 }, updatedAt: '2024-01-01T00:00:00Z' })).toEqual([
+    expect(
+      issuesOf(locationModifiedFieldsSchema, { coordinates: { latitude: 100 }, updatedAt: '2024-01-01T00:00:00Z' }),
+    ).toEqual([
       { field: 'coordinates.latitude', rule: 'range', message: 'coordinates.latitude must be between -90 and 90' },
       { field: 'updatedAt', rule: 'unknownField', message: 'unknown field "updatedAt"' },
     ]);
   });
 });
-

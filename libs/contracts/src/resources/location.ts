@@ -11,7 +11,14 @@ import {
 import type { ShapeRule } from '../validation';
 
 /** Serviceability lifecycle: PLANNED future build, CONSTRUCTION being built, ACTIVE available, INACTIVE temporarily unavailable, CANCELLED build cancelled, RETIRED permanently removed. */
-export const SERVICEABILITY_STATUSES = ['PLANNED', 'CONSTRUCTION', 'ACTIVE', 'INACTIVE', 'CANCELLED', 'RETIRED'] as const;
+export const SERVICEABILITY_STATUSES = [
+  'PLANNED',
+  'CONSTRUCTION',
+  'ACTIVE',
+  'INACTIVE',
+  'CANCELLED',
+  'RETIRED',
+] as const;
 /** One of the six serviceability statuses. */
 export const serviceabilityStatusSchema = z.enum(SERVICEABILITY_STATUSES);
 /** One of the six serviceability statuses. */
@@ -113,7 +120,11 @@ export const customFieldValueSchema = z.custom<CustomFieldValue>().superRefine((
   }
   value.forEach((item: unknown, index) => {
     if (!isCustomFieldScalar(item)) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: [index], params: { rule: 'customFieldItem' } satisfies ShapeRule });
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: [index],
+        params: { rule: 'customFieldItem' } satisfies ShapeRule,
+      });
     }
   });
 });
@@ -171,7 +182,7 @@ export const locationModifiedFieldsSchema = sparseChangesSchema(locationInputSch
 >;
 
 function sparseChangesSchema(schema: z.ZodTypeAny): z.ZodTypeAny {
-  const inner = schema instanceof z.ZodOptional ? schema.unwrap() : schema;
+  const inner: z.ZodTypeAny = schema instanceof z.ZodOptional ? (schema.unwrap() as z.ZodTypeAny) : schema;
   if (inner instanceof z.ZodObject) {
     const fields = Object.entries(inner.shape as z.ZodRawShape).map(([key, field]) => [
       key,
@@ -179,6 +190,7 @@ function sparseChangesSchema(schema: z.ZodTypeAny): z.ZodTypeAny {
     ]);
     return z.object(Object.fromEntries(fields)).strict();
   }
-  if (inner instanceof z.ZodRecord) return z.record(inner.keySchema, inner.valueSchema.nullable());
+  if (inner instanceof z.ZodRecord)
+    return z.record(inner.keySchema as z.ZodString, (inner.valueSchema as z.ZodTypeAny).nullable());
   return inner;
 }

@@ -15,14 +15,18 @@ describe('statisticsResponseSchema', () => {
 
   it('given a missing status key and an extra type key, when validated, then both are named', () => {
     const { RETIRED: _retired, ...countByStatus } = reply.countByStatus;
-    expect(issuesOf(statisticsResponseSchema, { ...reply, countByStatus, countByType: { ...reply.countByType, mdu: 1 } })).toEqual([
+    expect(
+      issuesOf(statisticsResponseSchema, { ...reply, countByStatus, countByType: { ...reply.countByType, mdu: 1 } }),
+    ).toEqual([
       { field: 'countByStatus.RETIRED', rule: 'required', message: 'countByStatus.RETIRED is required' },
       { field: 'countByType.mdu', rule: 'unknownField', message: 'unknown field "countByType.mdu"' },
     ]);
   });
 
   it('given a negative count and a local queryTimestamp, when validated, then both are named', () => {
-    expect(issuesOf(statisticsResponseSchema, { ...reply, totalCount: -1, queryTimestamp: '2024-03-01T00:00:00' })).toEqual([
+    expect(
+      issuesOf(statisticsResponseSchema, { ...reply, totalCount: -1, queryTimestamp: '2024-03-01T00:00:00' }),
+    ).toEqual([
       { field: 'totalCount', rule: 'min', message: 'totalCount must be at least 0' },
       {
         field: 'queryTimestamp',

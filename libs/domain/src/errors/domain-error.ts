@@ -3,7 +3,7 @@ import type { ErrorCode, ResourceType, ServiceabilityStatus, ValidationIssue } f
 /** A broken business rule with a stable code from ERROR_CODES; each transport maps the code to its status and body. */
 export abstract class DomainError extends Error {
   abstract readonly code: ErrorCode;
-  readonly details?: Record<string, unknown>;
+  declare readonly details?: Record<string, unknown>;
 
   protected constructor(message: string, details?: Record<string, unknown>) {
     super(message);

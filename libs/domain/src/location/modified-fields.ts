@@ -11,7 +11,7 @@ const UNCOMPARED: ReadonlySet<string> = new Set(['id', 'createdAt', 'updatedAt']
  * custom field values, are compared and copied whole. Nothing changed gives `{}` (see `hasChanges`).
  */
 export function modifiedFields(before: Location, after: Location): LocationModifiedFields {
-  return diff(withoutUncompared(before), withoutUncompared(after)) as LocationModifiedFields;
+  return diff(withoutUncompared(before), withoutUncompared(after));
 }
 
 /** True when a `modifiedFields` result holds at least one change. */
@@ -33,14 +33,15 @@ function diff(before: Json, after: Json): Json {
       const nested = diff(isObject(was) ? was : {}, now);
       if (Object.keys(nested).length > 0 || !isObject(was)) changes[key] = nested;
     } else if (!isEqual(was, now)) {
-      changes[key] = Array.isArray(now) ? [...now] : now;
+      changes[key] = Array.isArray(now) ? [...(now as unknown[])] : now;
     }
   }
   return changes;
 }
 
 function isEqual(a: unknown, b: unknown): boolean {
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, index) => isEqual(item, b[index]));
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((item, index) => isEqual(item, b[index]));
   return a === b;
 }
 

@@ -2,7 +2,10 @@ import type { LocationInput, ServiceabilityStatus } from '@lx/contracts';
 import { InvalidStatusTransitionError } from '../errors/domain-error';
 
 /** Statuses a location never leaves: CANCELLED (build cancelled) and RETIRED (permanently removed). */
-export const TERMINAL_STATUSES: ReadonlySet<ServiceabilityStatus> = new Set<ServiceabilityStatus>(['CANCELLED', 'RETIRED']);
+export const TERMINAL_STATUSES: ReadonlySet<ServiceabilityStatus> = new Set<ServiceabilityStatus>([
+  'CANCELLED',
+  'RETIRED',
+]);
 
 /** True for CANCELLED and RETIRED. */
 export function isTerminalStatus(status: ServiceabilityStatus): boolean {
@@ -10,7 +13,9 @@ export function isTerminalStatus(status: ServiceabilityStatus): boolean {
 }
 
 /** The serviceability status of a location, `undefined` when it has no fiberAccessDetails.serviceability. */
-export function serviceabilityStatusOf(location: Pick<LocationInput, 'fiberAccessDetails'>): ServiceabilityStatus | undefined {
+export function serviceabilityStatusOf(
+  location: Pick<LocationInput, 'fiberAccessDetails'>,
+): ServiceabilityStatus | undefined {
   return location.fiberAccessDetails?.serviceability?.status;
 }
 
@@ -25,6 +30,9 @@ export function canTransition(from: ServiceabilityStatus | undefined, to: Servic
 }
 
 /** Throws InvalidStatusTransitionError when `canTransition(from, to)` is false. */
-export function assertStatusTransition(from: ServiceabilityStatus | undefined, to: ServiceabilityStatus | undefined): void {
+export function assertStatusTransition(
+  from: ServiceabilityStatus | undefined,
+  to: ServiceabilityStatus | undefined,
+): void {
   if (!canTransition(from, to)) throw new InvalidStatusTransitionError(from, to);
 }

@@ -32,7 +32,9 @@ describe('KafkaEventBus against the real broker', () => {
       expect(metadata?.partitions).toHaveLength(3);
       const described = await admin.describeConfigs({
         includeSynonyms: false,
-        resources: [{ type: ConfigResourceTypes.TOPIC, name: topic.name, configNames: ['retention.ms', 'cleanup.policy'] }],
+        resources: [
+          { type: ConfigResourceTypes.TOPIC, name: topic.name, configNames: ['retention.ms', 'cleanup.policy'] },
+        ],
       });
       const entries = Object.fromEntries(
         (described.resources[0]?.configEntries ?? []).map((entry) => [entry.configName, entry.configValue]),

@@ -1,9 +1,20 @@
 import { z } from 'zod';
-import { ConfigError, databaseConfig, databaseEnv, httpConfig, httpEnv, kafkaConfig, kafkaEnv, loadConfig } from './config';
+import {
+  ConfigError,
+  databaseConfig,
+  databaseEnv,
+  httpConfig,
+  httpEnv,
+  kafkaConfig,
+  kafkaEnv,
+  loadConfig,
+} from './config';
 
-const schema = z
-  .object({ ...httpEnv(3999), ...databaseEnv, ...kafkaEnv })
-  .transform((env) => ({ http: httpConfig(env), database: databaseConfig(env, 'svc'), kafka: kafkaConfig(env, 'svc') }));
+const schema = z.object({ ...httpEnv(3999), ...databaseEnv, ...kafkaEnv }).transform((env) => ({
+  http: httpConfig(env),
+  database: databaseConfig(env, 'svc'),
+  kafka: kafkaConfig(env, 'svc'),
+}));
 
 function problemsOf(env: NodeJS.ProcessEnv): readonly string[] {
   try {

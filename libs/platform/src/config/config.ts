@@ -43,7 +43,7 @@ export function loadConfig<S extends z.ZodTypeAny>(
     });
     throw new ConfigError(service, problems);
   }
-  return deepFreeze(parsed.data);
+  return deepFreeze(parsed.data as z.output<S>);
 }
 
 const port = z.coerce.number().int().min(1).max(65535);
@@ -92,11 +92,14 @@ export const storageEnv = {
   MINIO_PUBLIC_ENDPOINT_URL: url(['http:', 'https:']).optional(),
   MINIO_ACCESS_KEY: z.string().min(1),
   MINIO_SECRET_KEY: z.string().min(1),
-  MINIO_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid bucket name').default('location-exports'),
+  MINIO_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid bucket name')
+    .default('location-exports'),
   MINIO_REGION: z.string().min(1).default('us-east-1'),
 };
 
-type Env<T extends Record<string, z.ZodTypeAny>> = { [K in keyof T]: z.output<T[K]> };
+type Env<T extends z.ZodRawShape> = z.output<z.ZodObject<T>>;
 
 type HttpEnv = Env<ReturnType<typeof httpEnv>>;
 
@@ -113,7 +116,7 @@ export interface DatabaseConfig {
   migrateOnBoot: boolean;
 }
 export interface KafkaConfig {
-  brokers: string[];
+  brokers: readonly string[];
   clientId: string;
 }
 export interface StorageConfig {

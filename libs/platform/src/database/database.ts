@@ -1,17 +1,14 @@
 import { type DynamicModule, Global, Inject, Injectable, Logger, Module, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
-import { DataSource, type DataSourceOptions, type MixedList, type EntitySchema } from 'typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from '../config/config';
 import type { ReadinessCheck } from '../health/health';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
-// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-type Classes = MixedList<Function | string | EntitySchema>;
-
 export interface DatabaseOptions {
   config: Readonly<DatabaseConfig>;
-  entities: Classes;
-  migrations: Classes;
+  entities: NonNullable<DataSourceOptions['entities']>;
+  migrations: NonNullable<DataSourceOptions['migrations']>;
 }
 
 /** TypeORM options for a service's own schema; also used by the migration CLI's data-source files. */

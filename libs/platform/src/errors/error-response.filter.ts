@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toErrorResponse } from './error-response';
 
 /** Sends any failure as the spec's error body; logs unexpected ones in full with their error id. */
-export function sendError(exception: unknown, request: FastifyRequest, reply: FastifyReply, logger: Logger): void {
+function sendError(exception: unknown, request: FastifyRequest, reply: FastifyReply, logger: Logger): void {
   const response = toErrorResponse(exception);
   if (response.errorId) {
     logger.error(
@@ -14,7 +14,7 @@ export function sendError(exception: unknown, request: FastifyRequest, reply: Fa
   void reply.status(response.status).headers(response.headers).type('application/json').send(response.body);
 }
 
-/** Global Nest filter; the same mapping is installed as Fastify's error handler for body-parse failures. */
+/** Global Nest filter: Nest routes Fastify's own errors (body parsing, unknown routes) through it too. */
 @Catch()
 export class ErrorResponseFilter implements ExceptionFilter {
   private readonly logger = new Logger(ErrorResponseFilter.name);

@@ -31,7 +31,12 @@ describe('a service app built by createServiceApp', () => {
   const inject = (options: InjectOptions) => app.getHttpAdapter().getInstance().inject(options);
 
   beforeAll(async () => {
-    app = await createServiceApp('test', TestModule, { host: '127.0.0.1', port: 1, bodyLimitBytes: 1024, logLevel: 'silent' });
+    app = await createServiceApp('test', TestModule, {
+      host: '127.0.0.1',
+      port: 1,
+      bodyLimitBytes: 1024,
+      logLevel: 'silent',
+    });
     await app.init();
     await app.getHttpAdapter().getInstance().ready();
   });
@@ -52,14 +57,19 @@ describe('a service app built by createServiceApp', () => {
       payload: '{"a": ',
     });
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({ error: { code: 'INVALID_REQUEST', message: 'Request body is not valid JSON' } });
+    expect(response.json()).toEqual({
+      error: {
+        code: 'INVALID_REQUEST',
+        message: "Body is not valid JSON but content-type is set to 'application/json'",
+      },
+    });
   });
 
   it('turns a body over the limit into 413 PAYLOAD_TOO_LARGE', async () => {
     const response = await inject({ method: 'POST', url: '/things', payload: { text: 'x'.repeat(2048) } });
     expect(response.statusCode).toBe(413);
     expect(response.json()).toEqual({
-      error: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body is larger than this endpoint accepts' },
+      error: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body is too large' },
     });
   });
 
@@ -90,7 +100,9 @@ describe('a service app built by createServiceApp', () => {
     const response = await inject({ method: 'GET', url: '/things/boom' });
     expect(response.statusCode).toBe(500);
     const body = response.json();
-    expect(body).toEqual({ error: { code: 'INTERNAL_ERROR', message: 'Internal error', details: { errorId: expect.any(String) } } });
+    expect(body).toEqual({
+      error: { code: 'INTERNAL_ERROR', message: 'Internal error', details: { errorId: expect.any(String) } },
+    });
     expect(response.body).not.toContain('hunter2');
     expect(response.body).not.toContain(' at ');
   });
@@ -105,7 +117,11 @@ describe('a service app built by createServiceApp', () => {
     const given = await inject({ method: 'GET', url: '/things/missing', headers: { 'x-request-id': 'rsp-trace.42' } });
     expect(given.headers['x-request-id']).toBe('rsp-trace.42');
 
-    const malformed = await inject({ method: 'GET', url: '/things/missing', headers: { 'x-request-id': 'bad id\twith spaces' } });
+    const malformed = await inject({
+      method: 'GET',
+      url: '/things/missing',
+      headers: { 'x-request-id': 'bad id\twith spaces' },
+    });
     expect(malformed.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
 
     const missing = await inject({ method: 'GET', url: '/things/missing' });

@@ -1,10 +1,9 @@
-import { type DynamicModule, Logger, type Type } from '@nestjs/common';
+import type { DynamicModule, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ConfigError, type HttpConfig } from '../config/config';
-import { ErrorResponseFilter, sendError } from '../errors/error-response.filter';
+import { ErrorResponseFilter } from '../errors/error-response.filter';
 import { createLogger, PinoNestLogger } from '../logging/logger';
 import { MetricsRegistry } from '../metrics/metrics';
 
@@ -17,9 +16,10 @@ function requestId(request: { headers: Record<string, string | string[] | undefi
 }
 
 /**
- * Builds a service's NestJS application on Fastify with the project's conventions: JSON logs with
- * a request id (taken from X-Request-Id or generated, and echoed back), the spec's error body for
- * every failure including body-parse errors and unknown routes, and request-duration metrics.
+ * Builds a service's NestJS application on Fastify with the project's conventions: JSON logs (one
+ * line per request from Fastify, with `reqId`) and a request id taken from X-Request-Id or
+ * generated, echoed back; the spec's error body for every failure including body-parse errors and
+ * unknown routes; request-duration metrics.
  */
 export async function createServiceApp(
   service: string,
@@ -31,21 +31,15 @@ export async function createServiceApp(
     loggerInstance: pino,
     bodyLimit: http.bodyLimitBytes,
     genReqId: requestId,
-    requestIdLogLabel: 'requestId',
-    disableRequestLogging: true,
   });
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
     logger: new PinoNestLogger(pino),
   });
-  const logger = new Logger('Http');
   app.useGlobalFilters(new ErrorResponseFilter());
   app.enableShutdownHooks();
 
   const fastify = app.getHttpAdapter().getInstance();
   const metrics = app.get(MetricsRegistry);
-  fastify.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) =>
-    sendError(error, request, reply, logger),
-  );
   fastify.addHook('onSend', async (request, reply) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
   });
@@ -56,9 +50,6 @@ export async function createServiceApp(
       { method: request.method, route, status_code: String(reply.statusCode) },
       seconds,
     );
-    const line = { requestId: request.id, method: request.method, route, url: request.url, status: reply.statusCode, ms: reply.elapsedTime };
-    if (reply.statusCode >= 500) pino.error(line, 'request failed');
-    else pino.info(line, 'request completed');
   });
   return app;
 }
@@ -72,7 +63,9 @@ export function runMain(main: () => Promise<void>): void {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
     } else {
-      process.stderr.write(`${JSON.stringify({ level: 'fatal', msg: 'start-up failed', err: String(error), stack: (error as Error)?.stack })}\n`);
+      process.stderr.write(
+        `${JSON.stringify({ level: 'fatal', msg: 'start-up failed', err: String(error), stack: (error as Error)?.stack })}\n`,
+      );
     }
     process.exit(1);
   });

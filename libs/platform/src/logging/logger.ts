@@ -43,8 +43,8 @@ export class PinoNestLogger implements LoggerService {
 
   private write(level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal', message: unknown, params: unknown[]) {
     const context = typeof params[params.length - 1] === 'string' ? (params.pop() as string) : undefined;
-    const extra = params.find((p) => typeof p === 'object' && p !== null) as object | undefined;
-    const stack = params.find((p) => typeof p === 'string' && p.includes('\n    at ')) as string | undefined;
+    const extra = params.find((p): p is object => typeof p === 'object' && p !== null);
+    const stack = params.find((p): p is string => typeof p === 'string' && p.includes('\n    at '));
     if (typeof message === 'object' && message !== null) {
       const { msg, ...fields } = message as { msg?: unknown } & Record<string, unknown>;
       this.pino[level]({ context, ...fields, ...extra }, typeof msg === 'string' ? msg : undefined);

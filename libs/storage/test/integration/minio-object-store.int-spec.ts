@@ -78,8 +78,16 @@ describe('MinioObjectStore against the real MinIO', () => {
     });
     expect((await fetch(expired.url)).status).toBe(403);
 
-    const valid = await store.presignGet(key, { expiresInSeconds: 60, filename: 'small.csv', contentType: 'text/csv', now: new Date() });
-    const tampered = valid.url.replace(/X-Amz-Signature=([0-9a-f])/, (_, c: string) => `X-Amz-Signature=${c === '0' ? '1' : '0'}`);
+    const valid = await store.presignGet(key, {
+      expiresInSeconds: 60,
+      filename: 'small.csv',
+      contentType: 'text/csv',
+      now: new Date(),
+    });
+    const tampered = valid.url.replace(
+      /X-Amz-Signature=([0-9a-f])/,
+      (_, c: string) => `X-Amz-Signature=${c === '0' ? '1' : '0'}`,
+    );
     expect((await fetch(tampered)).status).toBe(403);
     expect(await (await fetch(valid.url)).text()).toBe('id\n1\n');
   });

@@ -1,13 +1,11 @@
 import { z } from 'zod';
 import { databaseConfig, databaseEnv, httpConfig, httpEnv, kafkaConfig, kafkaEnv, loadConfig } from '@lx/platform';
 
-const schema = z
-  .object({ ...httpEnv(3001), ...databaseEnv, ...kafkaEnv })
-  .transform((env) => ({
-    http: httpConfig(env),
-    database: databaseConfig(env, 'auth'),
-    kafka: kafkaConfig(env, 'auth'),
-  }));
+const schema = z.object({ ...httpEnv(3001), ...databaseEnv, ...kafkaEnv }).transform((env) => ({
+  http: httpConfig(env),
+  database: databaseConfig(env, 'auth'),
+  kafka: kafkaConfig(env, 'auth'),
+}));
 
 /** The auth service's whole configuration, validated once at boot. */
 export type AuthConfig = ReturnType<typeof loadAuthConfig>;

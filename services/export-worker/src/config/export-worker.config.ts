@@ -1,14 +1,22 @@
 import { z } from 'zod';
-import { databaseConfig, databaseEnv, httpConfig, httpEnv, kafkaConfig, kafkaEnv, loadConfig, storageConfig, storageEnv } from '@lx/platform';
+import {
+  databaseConfig,
+  databaseEnv,
+  httpConfig,
+  httpEnv,
+  kafkaConfig,
+  kafkaEnv,
+  loadConfig,
+  storageConfig,
+  storageEnv,
+} from '@lx/platform';
 
-const schema = z
-  .object({ ...httpEnv(3005), ...databaseEnv, ...kafkaEnv, ...storageEnv })
-  .transform((env) => ({
-    http: httpConfig(env),
-    database: databaseConfig(env, 'export_worker'),
-    kafka: kafkaConfig(env, 'export-worker'),
-    storage: storageConfig(env),
-  }));
+const schema = z.object({ ...httpEnv(3005), ...databaseEnv, ...kafkaEnv, ...storageEnv }).transform((env) => ({
+  http: httpConfig(env),
+  database: databaseConfig(env, 'export_worker'),
+  kafka: kafkaConfig(env, 'export-worker'),
+  storage: storageConfig(env),
+}));
 
 /** The export-worker service's whole configuration, validated once at boot. */
 export type ExportWorkerConfig = ReturnType<typeof loadExportWorkerConfig>;

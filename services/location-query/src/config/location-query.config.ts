@@ -1,13 +1,11 @@
 import { z } from 'zod';
 import { databaseConfig, databaseEnv, httpConfig, httpEnv, kafkaConfig, kafkaEnv, loadConfig } from '@lx/platform';
 
-const schema = z
-  .object({ ...httpEnv(3003), ...databaseEnv, ...kafkaEnv })
-  .transform((env) => ({
-    http: httpConfig(env),
-    database: databaseConfig(env, 'location_query'),
-    kafka: kafkaConfig(env, 'location-query'),
-  }));
+const schema = z.object({ ...httpEnv(3003), ...databaseEnv, ...kafkaEnv }).transform((env) => ({
+  http: httpConfig(env),
+  database: databaseConfig(env, 'location_query'),
+  kafka: kafkaConfig(env, 'location-query'),
+}));
 
 /** The location-query service's whole configuration, validated once at boot. */
 export type LocationQueryConfig = ReturnType<typeof loadLocationQueryConfig>;

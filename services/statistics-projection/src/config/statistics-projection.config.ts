@@ -1,13 +1,11 @@
 import { z } from 'zod';
 import { databaseConfig, databaseEnv, httpConfig, httpEnv, kafkaConfig, kafkaEnv, loadConfig } from '@lx/platform';
 
-const schema = z
-  .object({ ...httpEnv(3004), ...databaseEnv, ...kafkaEnv })
-  .transform((env) => ({
-    http: httpConfig(env),
-    database: databaseConfig(env, 'statistics_projection'),
-    kafka: kafkaConfig(env, 'statistics-projection'),
-  }));
+const schema = z.object({ ...httpEnv(3004), ...databaseEnv, ...kafkaEnv }).transform((env) => ({
+  http: httpConfig(env),
+  database: databaseConfig(env, 'statistics_projection'),
+  kafka: kafkaConfig(env, 'statistics-projection'),
+}));
 
 /** The statistics-projection service's whole configuration, validated once at boot. */
 export type StatisticsProjectionConfig = ReturnType<typeof loadStatisticsProjectionConfig>;

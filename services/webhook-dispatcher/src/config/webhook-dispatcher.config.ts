@@ -1,13 +1,11 @@
 import { z } from 'zod';
 import { databaseConfig, databaseEnv, httpConfig, httpEnv, kafkaConfig, kafkaEnv, loadConfig } from '@lx/platform';
 
-const schema = z
-  .object({ ...httpEnv(3006), ...databaseEnv, ...kafkaEnv })
-  .transform((env) => ({
-    http: httpConfig(env),
-    database: databaseConfig(env, 'webhook_dispatcher'),
-    kafka: kafkaConfig(env, 'webhook-dispatcher'),
-  }));
+const schema = z.object({ ...httpEnv(3006), ...databaseEnv, ...kafkaEnv }).transform((env) => ({
+  http: httpConfig(env),
+  database: databaseConfig(env, 'webhook_dispatcher'),
+  kafka: kafkaConfig(env, 'webhook-dispatcher'),
+}));
 
 /** The webhook-dispatcher service's whole configuration, validated once at boot. */
 export type WebhookDispatcherConfig = ReturnType<typeof loadWebhookDispatcherConfig>;

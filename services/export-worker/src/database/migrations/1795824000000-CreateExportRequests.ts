@@ -27,8 +27,12 @@ export class CreateExportRequests1795824000000 implements MigrationInterface {
         CONSTRAINT export_requests_status_check CHECK (status IN ('PENDING', 'COMPLETED', 'FAILED'))
       )
     `);
-    await queryRunner.query(`CREATE INDEX export_requests_pending_idx ON export_requests (created_at) WHERE status = 'PENDING'`);
-    await queryRunner.query(`CREATE INDEX export_requests_client_id_created_at_idx ON export_requests (client_id, created_at)`);
+    await queryRunner.query(
+      `CREATE INDEX export_requests_pending_idx ON export_requests (created_at) WHERE status = 'PENDING'`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX export_requests_client_id_created_at_idx ON export_requests (client_id, created_at)`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

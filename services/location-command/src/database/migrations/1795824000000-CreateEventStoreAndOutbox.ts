@@ -40,7 +40,9 @@ export class CreateEventStoreAndOutbox1795824000000 implements MigrationInterfac
         CONSTRAINT outbox_global_position_fkey FOREIGN KEY (global_position) REFERENCES events (global_position)
       )
     `);
-    await queryRunner.query(`CREATE INDEX outbox_unpublished_idx ON outbox (global_position) WHERE published_at IS NULL`);
+    await queryRunner.query(
+      `CREATE INDEX outbox_unpublished_idx ON outbox (global_position) WHERE published_at IS NULL`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

@@ -1,0 +1,66 @@
+import {
+  DomainError,
+  InvalidRequestError,
+  InvalidStatusTransitionError,
+  ResourceNotFoundError,
+  ValidationFailedError,
+} from './domain-error';
+
+describe('ValidationFailedError', () => {
+  const issues = [
+    { field: 'coordinates.latitude', rule: 'range', message: 'coordinates.latitude must be between -90 and 90' },
+    { field: 'foo', rule: 'unknownField', message: 'unknown field "foo"' },
+  ];
+
+  it('given issues and no code, when created, then it is a VALIDATION_ERROR listing the issues', () => {
+    const error = new ValidationFailedError(issues);
+    expect(error).toBeInstanceOf(DomainError);
+    expect(error).toBeInstanceOf(Error);
+    expect(error.name).toBe('ValidationFailedError');
+    expect(error.code).toBe('VALIDATION_ERROR');
+    expect(error.details).toEqual({ issues });
+    expect(error.message).toBe('coordinates.latitude must be between -90 and 90; unknown field "foo"');
+  });
+
+  it('given a specific code, when created, then it carries that code', () => {
+    expect(new ValidationFailedError(issues.slice(0, 1), 'INVALID_COORDINATES').code).toBe('INVALID_COORDINATES');
+  });
+});
+
+describe('ResourceNotFoundError', () => {
+  it('given a resource type and id, when created, then RESOURCE_NOT_FOUND names both in details', () => {
+    const error = new ResourceNotFoundError('location', '0b6f4f8e-3c1a-4b8e-9d5e-2a7c1f0e9b11');
+    expect(error.code).toBe('RESOURCE_NOT_FOUND');
+    expect(error.name).toBe('ResourceNotFoundError');
+    expect(error.message).toBe('location 0b6f4f8e-3c1a-4b8e-9d5e-2a7c1f0e9b11 was not found');
+    expect(error.details).toEqual({ resourceType: 'location', resourceId: '0b6f4f8e-3c1a-4b8e-9d5e-2a7c1f0e9b11' });
+  });
+});
+
+describe('InvalidStatusTransitionError', () => {
+  it('given two statuses, when created, then INVALID_STATUS_TRANSITION names both', () => {
+    const error = new InvalidStatusTransitionError('CANCELLED', 'ACTIVE');
+    expect(error.code).toBe('INVALID_STATUS_TRANSITION');
+    expect(error.message).toBe('serviceability status cannot change from CANCELLED to ACTIVE');
+    expect(error.details).toEqual({ from: 'CANCELLED', to: 'ACTIVE' });
+  });
+
+  it('given a removal, when created, then the message says the status cannot be removed', () => {
+    const error = new InvalidStatusTransitionError('RETIRED', undefined);
+    expect(error.message).toBe('serviceability status RETIRED cannot be removed');
+    expect(error.details).toEqual({ from: 'RETIRED', to: null });
+  });
+});
+
+describe('InvalidRequestError', () => {
+  it('given a message and details, when created, then INVALID_REQUEST carries both', () => {
+    const error = new InvalidRequestError('id must be a UUID', { parameter: 'id' });
+    expect(error.code).toBe('INVALID_REQUEST');
+    expect(error.message).toBe('id must be a UUID');
+    expect(error.details).toEqual({ parameter: 'id' });
+  });
+
+  it('given no details, when created, then details is absent', () => {
+    expect('details' in new InvalidRequestError('bad')).toBe(false);
+  });
+});
