@@ -18,6 +18,7 @@ module.exports = tseslint.config(
             { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:contract'] },
             { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:contract', 'type:domain', 'type:platform'] },
             { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contract', 'type:domain', 'type:platform'] },
+            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contract', 'type:testing'] },
             {
               sourceTag: 'type:service',
               onlyDependOnLibsWithTags: ['type:contract', 'type:domain', 'type:platform', 'type:testing'],
@@ -46,7 +47,7 @@ module.exports = tseslint.config(
     },
   },
   {
-    files: ['**/*.spec.ts', '**/*.int-spec.ts', 'libs/testing/**/*.ts'],
+    files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', 'libs/testing/**/*.ts'],
     rules: {
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/no-unsafe-return': 'off',

@@ -4,6 +4,7 @@
 #
 #   deploy/local/stack.sh up      start everything, wait until every /health/ready is 200
 #   deploy/local/stack.sh down    stop the services and the ingress, then the infrastructure
+#   deploy/local/stack.sh stop-services   stop the services and the ingress, keep the infrastructure
 #   deploy/local/stack.sh status  one line per service
 #   deploy/local/stack.sh run     up, then stay in the foreground until Ctrl-C, then down
 #
@@ -95,9 +96,13 @@ up() {
   lx_ok "stack up in $(lx_elapsed "$start"): BASE_URL=$(lx_env_get BASE_URL) (endpoints in $LX_ENV_FILE)"
 }
 
-down() {
+stop_stack_only() {
   stop_services
   bash "$LX_LOCAL_DIR/nginx.sh" stop || true
+}
+
+down() {
+  stop_stack_only
   bash "$LX_LOCAL_DIR/infra.sh" down
 }
 
@@ -127,7 +132,8 @@ run() {
 case "${1:-}" in
   up) up ;;
   down) down ;;
+  stop-services) stop_stack_only ;;
   status) status ;;
   run) run ;;
-  *) echo "usage: $0 up|down|status|run" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|stop-services|status|run" >&2; exit 2 ;;
 esac

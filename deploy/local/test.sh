@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# npm test: type check, unit tests, then integration tests against real Postgres, Kafka and MinIO.
-# Infrastructure that was not running before is started here and stopped again at the end.
+# npm test: type check, lint, unit tests, integration tests against real Postgres, Kafka and MinIO,
+# then system tests against the whole stack behind the ingress. What was not running before is
+# started here and stopped again at the end.
 set -euo pipefail
 
 LX_COMPONENT=test
@@ -14,7 +15,9 @@ mkdir -p "$REPORTS"
 rm -f "$REPORTS"/*.json
 
 started_infra=0
+started_stack=0
 cleanup() {
+  if ((started_stack)); then bash deploy/local/stack.sh stop-services || true; fi
   if ((started_infra)); then bash deploy/local/infra.sh down || true; fi
 }
 trap cleanup EXIT
@@ -36,6 +39,12 @@ lx_info "integration tests (real Postgres, Kafka, MinIO)"
 integration_rc=0
 npx jest -c jest.integration.config.js --maxWorkers=2 --json --outputFile="$REPORTS/integration.json" || integration_rc=$?
 
+lx_info "system tests (the whole stack behind the ingress)"
+if ! bash deploy/local/stack.sh status >/dev/null 2>&1; then started_stack=1; fi
+bash deploy/local/stack.sh up
+e2e_rc=0
+npx jest -c e2e/jest.config.js --json --outputFile="$REPORTS/e2e.json" || e2e_rc=$?
+
 summary_rc=0
-node deploy/local/test-summary.js "$REPORTS/unit.json" "$REPORTS/integration.json" || summary_rc=$?
-exit $((unit_rc || integration_rc || summary_rc))
+node deploy/local/test-summary.js "$REPORTS/unit.json" "$REPORTS/integration.json" "$REPORTS/e2e.json" || summary_rc=$?
+exit $((unit_rc || integration_rc || e2e_rc || summary_rc))

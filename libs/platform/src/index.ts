@@ -1,4 +1,5 @@
 export * from './config/config';
+export * from './auth/authentication';
 export * from './errors/error-response';
 export * from './errors/error-response.filter';
 export * from './logging/logger';

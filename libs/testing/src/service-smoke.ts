@@ -99,13 +99,12 @@ export function describeServiceSmoke(service: ServiceUnderTest): void {
       expect(metrics.body).toMatch(/http_request_duration_seconds_bucket\{.*route="\/health\/live".*\}/);
     });
 
-    it('answers an unknown route with the spec error body and echoes the request id', async () => {
+    it('requires a bearer token before routing, answering in the spec error body and echoing the request id', async () => {
       const response = await get('/no/such/route', { 'x-request-id': 'smoke-test-1' });
-      expect(response.statusCode).toBe(404);
+      expect(response.statusCode).toBe(401);
       expect(response.headers['x-request-id']).toBe('smoke-test-1');
-      expect(response.json()).toEqual({
-        error: { code: 'RESOURCE_NOT_FOUND', message: 'No route for GET /no/such/route' },
-      });
+      expect(response.headers['www-authenticate']).toBe('Bearer realm="location-exchange"');
+      expect(response.json()).toEqual({ error: { code: 'UNAUTHORIZED', message: 'Missing bearer token' } });
     });
 
     it('is not ready while Postgres is stopped, and ready again once it is back', async () => {

@@ -1,7 +1,13 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { EventBusReadinessCheck, MessagingModule } from '@lx/messaging';
 import { ObjectStoreReadinessCheck, StorageModule } from '@lx/storage';
-import { DatabaseModule, DatabaseReadinessCheck, HealthModule, MetricsModule } from '@lx/platform';
+import {
+  AuthenticationModule,
+  DatabaseModule,
+  DatabaseReadinessCheck,
+  HealthModule,
+  MetricsModule,
+} from '@lx/platform';
 import type { ExportWorkerConfig } from './config/export-worker.config';
 import { MIGRATIONS } from './database/migrations';
 
@@ -12,6 +18,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         MetricsModule,
+        AuthenticationModule.forRoot({ config: config.auth }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
         MessagingModule.forRoot(config.kafka),
         StorageModule.forRoot(config.storage),

@@ -99,6 +99,13 @@ export const storageEnv = {
   MINIO_REGION: z.string().min(1).default('us-east-1'),
 };
 
+/** Where services find the keys that sign access tokens, and what the tokens must say. */
+export const authEnv = {
+  AUTH_JWKS_URL: url(['http:', 'https:']).default('http://127.0.0.1:3001/.well-known/jwks.json'),
+  AUTH_ISSUER: z.string().min(1).default('location-exchange'),
+  AUTH_AUDIENCE: z.string().min(1).default('location-exchange-api'),
+};
+
 type Env<T extends z.ZodRawShape> = z.output<z.ZodObject<T>>;
 
 type HttpEnv = Env<ReturnType<typeof httpEnv>>;
@@ -128,6 +135,12 @@ export interface StorageConfig {
   region: string;
 }
 
+export interface AuthConfig {
+  jwksUrl: string;
+  issuer: string;
+  audience: string;
+}
+
 export const httpConfig = (env: HttpEnv): HttpConfig => ({
   host: env.HTTP_HOST,
   port: env.HTTP_PORT,
@@ -152,4 +165,9 @@ export const storageConfig = (env: Env<typeof storageEnv>): StorageConfig => ({
   secretKey: env.MINIO_SECRET_KEY,
   bucket: env.MINIO_BUCKET,
   region: env.MINIO_REGION,
+});
+export const authConfig = (env: Env<typeof authEnv>): AuthConfig => ({
+  jwksUrl: env.AUTH_JWKS_URL,
+  issuer: env.AUTH_ISSUER,
+  audience: env.AUTH_AUDIENCE,
 });

@@ -2,6 +2,7 @@ import { HttpException, HttpStatus } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { errorBody as body, type ErrorBody, type ErrorCode, httpStatusOf } from '@lx/contracts';
 import { DomainError } from '@lx/domain';
+import { AuthenticationError, bearerChallenge } from '../auth/authentication';
 
 /** What the edge answers for a failure: status, the spec's error body, extra headers. */
 export interface ErrorResponse {
@@ -57,7 +58,9 @@ function fromHttpException(exception: HttpException): ErrorResponse {
 export function toErrorResponse(exception: unknown): ErrorResponse {
   if (exception instanceof DomainError) {
     const status = httpStatusOf(exception.code);
-    return { status, body: body(exception.code, exception.message, exception.details), headers: {} };
+    const headers: Record<string, string> =
+      exception instanceof AuthenticationError ? { 'www-authenticate': bearerChallenge(exception) } : {};
+    return { status, body: body(exception.code, exception.message, exception.details), headers };
   }
   if (exception instanceof HttpException) return fromHttpException(exception);
   const errorId = randomUUID();

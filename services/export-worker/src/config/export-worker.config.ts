@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import {
+  authConfig,
+  authEnv,
   databaseConfig,
   databaseEnv,
   httpConfig,
@@ -11,12 +13,15 @@ import {
   storageEnv,
 } from '@lx/platform';
 
-const schema = z.object({ ...httpEnv(3005), ...databaseEnv, ...kafkaEnv, ...storageEnv }).transform((env) => ({
-  http: httpConfig(env),
-  database: databaseConfig(env, 'export_worker'),
-  kafka: kafkaConfig(env, 'export-worker'),
-  storage: storageConfig(env),
-}));
+const schema = z
+  .object({ ...httpEnv(3005), ...databaseEnv, ...authEnv, ...kafkaEnv, ...storageEnv })
+  .transform((env) => ({
+    http: httpConfig(env),
+    auth: authConfig(env),
+    database: databaseConfig(env, 'export_worker'),
+    kafka: kafkaConfig(env, 'export-worker'),
+    storage: storageConfig(env),
+  }));
 
 /** The export-worker service's whole configuration, validated once at boot. */
 export type ExportWorkerConfig = ReturnType<typeof loadExportWorkerConfig>;

@@ -1,8 +1,19 @@
 import { z } from 'zod';
-import { databaseConfig, databaseEnv, httpConfig, httpEnv, kafkaConfig, kafkaEnv, loadConfig } from '@lx/platform';
+import {
+  authConfig,
+  authEnv,
+  databaseConfig,
+  databaseEnv,
+  httpConfig,
+  httpEnv,
+  kafkaConfig,
+  kafkaEnv,
+  loadConfig,
+} from '@lx/platform';
 
-const schema = z.object({ ...httpEnv(3002), ...databaseEnv, ...kafkaEnv }).transform((env) => ({
+const schema = z.object({ ...httpEnv(3002), ...databaseEnv, ...authEnv, ...kafkaEnv }).transform((env) => ({
   http: httpConfig(env),
+  auth: authConfig(env),
   database: databaseConfig(env, 'location_command'),
   kafka: kafkaConfig(env, 'location-command'),
 }));

@@ -1,0 +1,143 @@
+import { Controller, Get, Module, Req } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyRequest, InjectOptions } from 'fastify';
+import { createServer, type Server } from 'node:http';
+import { exportJWK, generateKeyPair, type JWK, type KeyLike, SignJWT } from 'jose';
+import { MetricsModule } from '../metrics/metrics';
+import { createServiceApp } from '../http/service-app';
+import { AuthenticationModule } from './authentication';
+
+const ISSUER = 'location-exchange';
+const AUDIENCE = 'location-exchange-api';
+
+@Controller('things')
+class ThingsController {
+  @Get()
+  list(@Req() request: FastifyRequest) {
+    return { principal: request.principal };
+  }
+}
+
+describe('authentication before routing, against a JWKS', () => {
+  let app: NestFastifyApplication;
+  let jwksServer: Server;
+  let signingKey: KeyLike;
+  let otherKey: KeyLike;
+  const inject = (options: InjectOptions) => app.getHttpAdapter().getInstance().inject(options);
+  const get = (url: string, authorization?: string) =>
+    inject({ method: 'GET', url, headers: authorization ? { authorization } : {} });
+
+  async function token(overrides: { iss?: string; aud?: string; exp?: number; key?: KeyLike; kid?: string } = {}) {
+    const now = Math.floor(Date.now() / 1000);
+    return new SignJWT({ scope: 'locations:read' })
+      .setProtectedHeader({ alg: 'ES256', kid: overrides.kid ?? 'key-1' })
+      .setIssuer(overrides.iss ?? ISSUER)
+      .setAudience(overrides.aud ?? AUDIENCE)
+      .setSubject('rsp-client-1')
+      .setJti('token-1')
+      .setIssuedAt(now - 10)
+      .setExpirationTime(overrides.exp ?? now + 600)
+      .sign(overrides.key ?? signingKey);
+  }
+
+  beforeAll(async () => {
+    const pair = await generateKeyPair('ES256');
+    signingKey = pair.privateKey;
+    otherKey = (await generateKeyPair('ES256')).privateKey;
+    const jwk: JWK = { ...(await exportJWK(pair.publicKey)), kid: 'key-1', alg: 'ES256', use: 'sig' };
+    jwksServer = createServer((_, response) => {
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify({ keys: [jwk] }));
+    });
+    await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
+    const address = jwksServer.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+
+    @Module({
+      imports: [
+        MetricsModule,
+        AuthenticationModule.forRoot({
+          config: { jwksUrl: `http://127.0.0.1:${port}/jwks.json`, issuer: ISSUER, audience: AUDIENCE },
+        }),
+      ],
+      controllers: [ThingsController],
+    })
+    class TestModule {}
+
+    app = await createServiceApp('test', TestModule, {
+      host: '127.0.0.1',
+      port: 1,
+      bodyLimitBytes: 1024,
+      logLevel: 'silent',
+    });
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+  });
+
+  afterAll(async () => {
+    await app.close();
+    await new Promise((resolve) => jwksServer.close(resolve));
+  });
+
+  it('given a valid token, passes the request on with the principal it names', async () => {
+    const response = await get('/things', `Bearer ${await token()}`);
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      principal: { clientId: 'rsp-client-1', scopes: ['locations:read'], tokenId: 'token-1' },
+    });
+  });
+
+  it('given no Authorization header, answers 401 with a bare Bearer challenge', async () => {
+    const response = await get('/things');
+    expect(response.statusCode).toBe(401);
+    expect(response.headers['www-authenticate']).toBe('Bearer realm="location-exchange"');
+    expect(response.json()).toEqual({ error: { code: 'UNAUTHORIZED', message: 'Missing bearer token' } });
+  });
+
+  it('given another scheme, answers 401 invalid_request', async () => {
+    const response = await get('/things', 'Basic cnNwOnNlY3JldA==');
+    expect(response.statusCode).toBe(401);
+    expect(response.headers['www-authenticate']).toBe(
+      'Bearer realm="location-exchange", error="invalid_request", error_description="Authorization header is not \'Bearer <token>\'"',
+    );
+    expect(response.json().error.code).toBe('UNAUTHORIZED');
+  });
+
+  it.each([
+    ['an expired token', () => token({ exp: Math.floor(Date.now() / 1000) - 60 }), 'The access token has expired'],
+    ['a token of another issuer', () => token({ iss: 'someone-else' }), "The access token's iss claim is not accepted"],
+    ['a token for another audience', () => token({ aud: 'other-api' }), "The access token's aud claim is not accepted"],
+    ['a token signed by another key', () => token({ key: otherKey }), 'The access token signature is invalid'],
+    [
+      'a token naming an unknown key id',
+      () => token({ kid: 'key-9' }),
+      'The access token was signed by an unknown key',
+    ],
+    [
+      'an unsigned token (alg none)',
+      async () => {
+        const [, payload] = (await token()).split('.');
+        return `${Buffer.from('{"alg":"none","kid":"key-1"}').toString('base64url')}.${payload}.`;
+      },
+      'The access token algorithm is not accepted',
+    ],
+    ['garbage', async () => 'not.a.jwt', 'The access token is malformed or invalid'],
+  ])('given %s, answers 401 invalid_token saying why', async (_, makeToken, reason) => {
+    const response = await get('/things', `Bearer ${await makeToken()}`);
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toEqual({ error: { code: 'UNAUTHORIZED', message: reason } });
+    expect(response.headers['www-authenticate']).toBe(
+      `Bearer realm="location-exchange", error="invalid_token", error_description="${reason.replace(/"/g, "'")}"`,
+    );
+  });
+
+  it('authenticates before routing: an unknown path is 401 without a token and 404 with one', async () => {
+    expect((await get('/nowhere')).statusCode).toBe(401);
+    expect((await get('/nowhere', `Bearer ${await token()}`)).statusCode).toBe(404);
+  });
+
+  it('serves health and metrics without a token', async () => {
+    expect((await get('/metrics')).statusCode).toBe(200);
+    expect((await get('/metrics?x=1')).statusCode).toBe(200);
+  });
+});
