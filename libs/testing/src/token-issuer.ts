@@ -1,0 +1,53 @@
+import { createServer, type Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { exportJWK, generateKeyPair, type KeyLike, SignJWT } from 'jose';
+
+/**
+ * A stand-in for the auth service in other services' tests: serves a JWKS on loopback and signs
+ * access tokens with its key, so a service under test verifies real tokens through its real
+ * AUTH_JWKS_URL path. Point the service's AUTH_JWKS_URL at `jwksUrl`.
+ */
+export interface TestTokenIssuer {
+  jwksUrl: string;
+  issuer: string;
+  audience: string;
+  /** The environment a service needs to trust this issuer. */
+  env: { AUTH_JWKS_URL: string; AUTH_ISSUER: string; AUTH_AUDIENCE: string };
+  token(options?: { clientId?: string; scopes?: string[] }): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startTestTokenIssuer(
+  issuer = 'location-exchange',
+  audience = 'location-exchange-api',
+): Promise<TestTokenIssuer> {
+  const { privateKey, publicKey } = await generateKeyPair('ES256');
+  const kid = `test-${randomUUID()}`;
+  const jwks = JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' }] });
+  const server: Server = createServer((_, response) => {
+    response.setHeader('content-type', 'application/json');
+    response.end(jwks);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const jwksUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/.well-known/jwks.json`;
+  const key: KeyLike = privateKey;
+
+  return {
+    jwksUrl,
+    issuer,
+    audience,
+    env: { AUTH_JWKS_URL: jwksUrl, AUTH_ISSUER: issuer, AUTH_AUDIENCE: audience },
+    token: ({ clientId = 'test-client', scopes = ['locations:read'] } = {}) =>
+      new SignJWT({ scope: scopes.join(' ') })
+        .setProtectedHeader({ alg: 'ES256', kid })
+        .setIssuer(issuer)
+        .setAudience(audience)
+        .setSubject(clientId)
+        .setJti(randomUUID())
+        .setIssuedAt()
+        .setExpirationTime('10m')
+        .sign(key),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
