@@ -37,13 +37,13 @@ bash deploy/local/infra.sh up
 
 lx_info "integration tests (real Postgres, Kafka, MinIO)"
 integration_rc=0
-npx jest -c jest.integration.config.js --maxWorkers=2 --json --outputFile="$REPORTS/integration.json" || integration_rc=$?
+npx jest -c jest.integration.config.js --maxWorkers=2 --forceExit --json --outputFile="$REPORTS/integration.json" || integration_rc=$?
 
 lx_info "system tests (the whole stack behind the ingress)"
 if ! bash deploy/local/stack.sh status >/dev/null 2>&1; then started_stack=1; fi
 bash deploy/local/stack.sh up
 e2e_rc=0
-npx jest -c e2e/jest.config.js --json --outputFile="$REPORTS/e2e.json" || e2e_rc=$?
+npx jest -c e2e/jest.config.js --forceExit --json --outputFile="$REPORTS/e2e.json" || e2e_rc=$?
 
 summary_rc=0
 node deploy/local/test-summary.js "$REPORTS/unit.json" "$REPORTS/integration.json" "$REPORTS/e2e.json" || summary_rc=$?

@@ -1,0 +1,3 @@
+export * from './outbox';
+export * from './outbox-relay';
+export * from './outbox.module';

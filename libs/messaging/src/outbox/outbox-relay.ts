@@ -1,0 +1,165 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Counter, Gauge, Histogram } from 'prom-client';
+import type { DataSource, QueryRunner } from 'typeorm';
+import { MetricsRegistry } from '@lx/platform';
+import { EventBus, type OutgoingMessage } from '../event-bus';
+import { Outbox } from './outbox';
+
+export interface OutboxRelayOptions {
+  /** Rows read and published per round. */
+  batchSize: number;
+  /** Longest wait for new rows when idle (a local append wakes the relay at once). */
+  pollIntervalMs: number;
+}
+
+export const OUTBOX_RELAY_OPTIONS = Symbol('OUTBOX_RELAY_OPTIONS');
+
+interface OutboxRow {
+  position: string;
+  topic: string;
+  message_key: string;
+  value: string;
+  headers: Record<string, string>;
+  created_at: Date;
+}
+
+/**
+ * Publishes outbox rows to the event bus in position order and marks them published.
+ *
+ * Invariants: a row is marked only after the bus acknowledged it, so a crash between the ack and
+ * the mark re-publishes it on restart (at-least-once; consumers dedupe by event id) and never
+ * loses it. Rows are published strictly in position order by one relay per schema (a Postgres
+ * advisory lock held for the relay's session), and the producer is idempotent with one request in
+ * flight, so messages of one key are never reordered.
+ */
+@Injectable()
+export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(OutboxRelay.name);
+  private stopped = false;
+  private running?: Promise<void>;
+  private wake?: () => void;
+  private readonly published: Counter;
+  private readonly oldestAge: Gauge;
+  private readonly delay: Histogram;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly bus: EventBus,
+    private readonly outbox: Outbox,
+    metrics: MetricsRegistry,
+    @Inject(OUTBOX_RELAY_OPTIONS) private readonly options: OutboxRelayOptions,
+  ) {
+    const registers = [metrics.registry];
+    this.published = new Counter({ name: 'outbox_published_total', help: 'Outbox messages published', registers });
+    this.oldestAge = new Gauge({
+      name: 'outbox_oldest_unpublished_age_seconds',
+      help: 'Age of the oldest unpublished outbox message at the last relay round (0 when none): the relay lag',
+      registers,
+    });
+    this.delay = new Histogram({
+      name: 'outbox_publish_delay_seconds',
+      help: 'Time from outbox append to publication',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    this.outbox.signals.on('appended', this.onAppended);
+    this.running = this.run();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    this.outbox.signals.off('appended', this.onAppended);
+    this.wake?.();
+    await this.running;
+  }
+
+  private readonly onAppended = () => this.wake?.();
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        await this.leadAndRelay();
+      } catch (error) {
+        // Postgres or Kafka went away: start over (re-reading unmarked rows) once they are back.
+        this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'Outbox relay interrupted');
+        await this.idle(1_000);
+      }
+    }
+  }
+
+  private async leadAndRelay(): Promise<void> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    const lockKey = `outbox-relay:${(this.dataSource.options as { schema?: string }).schema ?? 'public'}`;
+    try {
+      if (!(await this.acquireLeadership(runner, lockKey))) return;
+      while (!this.stopped) {
+        const rows: OutboxRow[] = await runner.query(
+          `SELECT position, topic, message_key, value, headers, created_at
+             FROM outbox WHERE published_at IS NULL ORDER BY position LIMIT $1`,
+          [this.options.batchSize],
+        );
+        const oldest = rows[0];
+        this.oldestAge.set(oldest ? Math.max(0, (Date.now() - oldest.created_at.getTime()) / 1000) : 0);
+        if (!oldest) {
+          await this.idle(this.options.pollIntervalMs);
+          continue;
+        }
+        await this.publish(rows);
+        await runner.query(`UPDATE outbox SET published_at = clock_timestamp() WHERE position = ANY($1::bigint[])`, [
+          rows.map((row) => row.position),
+        ]);
+        const now = Date.now();
+        for (const row of rows) this.delay.observe((now - row.created_at.getTime()) / 1000);
+        this.published.inc(rows.length);
+      }
+    } finally {
+      await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [lockKey]).catch(() => undefined);
+      await runner.release();
+    }
+  }
+
+  /** Waits until this session holds the schema's relay lock; false if stopped meanwhile. */
+  private async acquireLeadership(runner: QueryRunner, lockKey: string): Promise<boolean> {
+    while (!this.stopped) {
+      const [row] = (await runner.query('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [lockKey])) as {
+        locked: boolean;
+      }[];
+      if (row?.locked) return true;
+      await this.idle(1_000);
+    }
+    return false;
+  }
+
+  /** Publishes rows in order: consecutive rows of one topic go out as one acknowledged send. */
+  private async publish(rows: readonly OutboxRow[]): Promise<void> {
+    let start = 0;
+    while (start < rows.length) {
+      const topic = rows[start]!.topic;
+      let end = start;
+      while (end < rows.length && rows[end]!.topic === topic) end += 1;
+      const messages: OutgoingMessage[] = rows
+        .slice(start, end)
+        .map((row) => ({ key: row.message_key, value: row.value, headers: row.headers }));
+      await this.bus.publish(topic, messages);
+      start = end;
+    }
+  }
+
+  private idle(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    }).finally(() => {
+      this.wake = undefined;
+    });
+  }
+}

@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import { EventEmitter } from 'node:events';
+import type { EntityManager, QueryRunner } from 'typeorm';
+
+/** A message to publish after the surrounding transaction commits. */
+export interface OutboxMessage {
+  topic: string;
+  /** The aggregate id: Kafka keeps messages of one key in order. */
+  key: string;
+  /** The serialized message, usually an event envelope as JSON. */
+  value: string;
+  headers?: Record<string, string>;
+}
+
+/** Creates the outbox table in the current schema; call it from the owning service's migration. */
+export async function createOutboxTable(queryRunner: QueryRunner): Promise<void> {
+  await queryRunner.query(`
+    CREATE TABLE outbox (
+      position bigserial NOT NULL,
+      topic text NOT NULL,
+      message_key text NOT NULL,
+      value text NOT NULL,
+      headers jsonb NOT NULL DEFAULT '{}',
+      created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+      published_at timestamptz,
+      CONSTRAINT outbox_pkey PRIMARY KEY (position)
+    )
+  `);
+  await queryRunner.query(`CREATE INDEX outbox_unpublished_idx ON outbox (position) WHERE published_at IS NULL`);
+}
+
+export async function dropOutboxTable(queryRunner: QueryRunner): Promise<void> {
+  await queryRunner.query(`DROP TABLE outbox`);
+}
+
+/**
+ * Writes messages into the outbox inside the caller's transaction, so they exist exactly when the
+ * state change that produced them commits. OutboxRelay publishes them afterwards.
+ */
+@Injectable()
+export class Outbox {
+  /** Emits 'appended' so a relay in this process wakes at once instead of at its next poll. */
+  readonly signals = new EventEmitter();
+
+  async append(manager: EntityManager, messages: readonly OutboxMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    // unnest: one statement and four parameters whatever the batch size (Postgres caps a statement
+    // at 65,535 bind parameters).
+    await manager.query(
+      `INSERT INTO outbox (topic, message_key, value, headers)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[])`,
+      [
+        messages.map((message) => message.topic),
+        messages.map((message) => message.key),
+        messages.map((message) => message.value),
+        messages.map((message) => JSON.stringify(message.headers ?? {})),
+      ],
+    );
+    this.signals.emit('appended');
+  }
+}

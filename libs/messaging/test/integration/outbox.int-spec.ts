@@ -1,0 +1,145 @@
+import { Module, type INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { DatabaseModule, MetricsModule, MetricsRegistry } from '@lx/platform';
+import {
+  createOutboxTable,
+  dropOutboxTable,
+  type IncomingMessage,
+  KafkaEventBus,
+  MessagingModule,
+  Outbox,
+  OutboxModule,
+} from '@lx/messaging';
+import { requireEnv, uniqueSuffix, waitFor } from '@lx/testing';
+
+class CreateOutbox1700000000000 implements MigrationInterface {
+  name = 'CreateOutbox1700000000000';
+  up = (queryRunner: QueryRunner) => createOutboxTable(queryRunner);
+  down = (queryRunner: QueryRunner) => dropOutboxTable(queryRunner);
+}
+
+describe('transactional outbox with its relay, on real Postgres and Kafka', () => {
+  const suffix = uniqueSuffix();
+  const schema = `outbox_it_${suffix}`;
+  const topic = `it.outbox.${suffix}`;
+  const config = {
+    database: { url: requireEnv('DATABASE_URL'), schema, poolSize: 4, migrateOnBoot: true },
+    kafka: { brokers: requireEnv('KAFKA_BROKERS').split(','), clientId: `it-outbox-${suffix}` },
+  };
+  const contexts: INestApplicationContext[] = [];
+  const received: IncomingMessage[] = [];
+
+  async function startService(): Promise<INestApplicationContext> {
+    @Module({
+      imports: [
+        MetricsModule,
+        DatabaseModule.forRoot({ config: config.database, entities: [], migrations: [CreateOutbox1700000000000] }),
+        MessagingModule.forRoot(config.kafka),
+        OutboxModule.forRoot({ batchSize: 50 }),
+      ],
+    })
+    class ServiceModule {}
+    const context = await NestFactory.createApplicationContext(ServiceModule, { logger: false });
+    await context.init();
+    contexts.push(context);
+    return context;
+  }
+
+  async function append(
+    context: INestApplicationContext,
+    keys: string[],
+    from: number,
+    count: number,
+    rollback = false,
+  ) {
+    const outbox = context.get(Outbox);
+    await context
+      .get(DataSource)
+      .transaction(async (manager) => {
+        await outbox.append(
+          manager,
+          Array.from({ length: count }, (_, i) => ({
+            topic,
+            key: keys[i % keys.length]!,
+            value: JSON.stringify({ key: keys[i % keys.length], seq: from + i }),
+            headers: { 'x-seq': String(from + i) },
+          })),
+        );
+        if (rollback) throw new Error('rolled back on purpose');
+      })
+      .catch((error: Error) => {
+        if (!rollback) throw error;
+      });
+  }
+
+  const unpublished = async (context: INestApplicationContext) =>
+    Number((await context.get(DataSource).query('SELECT count(*) AS n FROM outbox WHERE published_at IS NULL'))[0].n);
+
+  // The test's own consumer, independent of the service replicas it stops.
+  const consumer = new KafkaEventBus({ ...config.kafka, clientId: `it-outbox-consumer-${suffix}` });
+
+  beforeAll(async () => {
+    await startService();
+    await consumer.ensureTopics([
+      { name: topic, partitions: 3, retentionMs: -1, cleanupPolicy: 'delete', description: 'test' },
+    ]);
+    await consumer.subscribe({
+      groupId: `it-outbox-${suffix}`,
+      topics: [topic],
+      fromBeginning: true,
+      handle: async (message) => {
+        received.push(message);
+      },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const context of contexts) await context.close().catch(() => undefined);
+    await consumer.close();
+  });
+
+  it('publishes committed messages in order per key, marks them, and never publishes a rolled-back one', async () => {
+    const [service] = contexts as [INestApplicationContext];
+    for (let batch = 0; batch < 6; batch += 1) await append(service, ['a', 'b', 'c'], batch * 50, 50);
+    await append(service, ['a'], 10_000, 5, true);
+
+    await waitFor('300 messages consumed', async () => received.length >= 300, 60_000);
+    await waitFor('all rows marked published', async () => (await unpublished(service)) === 0);
+
+    const seqs = (key: string) =>
+      received.filter((m) => m.key === key).map((m) => (JSON.parse(m.value!.toString()) as { seq: number }).seq);
+    for (const key of ['a', 'b', 'c']) {
+      const sequence = seqs(key);
+      expect(sequence).toEqual([...sequence].sort((x, y) => x - y));
+    }
+    expect(received).toHaveLength(300);
+    expect(received.some((m) => Number(m.headers['x-seq']) >= 10_000)).toBe(false);
+    expect(
+      received.every((m) => m.headers['x-seq'] === String((JSON.parse(m.value!.toString()) as { seq: number }).seq)),
+    ).toBe(true);
+
+    const metrics = await service.get(MetricsRegistry).registry.getSingleMetricAsString('outbox_published_total');
+    expect(metrics).toContain('outbox_published_total 300');
+  });
+
+  it('runs one relay per schema: a second replica waits, and takes over when the first stops', async () => {
+    const second = await startService();
+    const [first] = contexts as [INestApplicationContext];
+    await append(second, ['d'], 0, 20);
+    await waitFor('20 more messages', async () => received.length >= 320, 30_000);
+
+    await first.close();
+    contexts.splice(0, 1);
+    await append(second, ['d'], 20, 20);
+    await waitFor('the second replica relays after the first stopped', async () => received.length >= 340, 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    expect(received).toHaveLength(340);
+    expect(
+      received.filter((m) => m.key === 'd').map((m) => (JSON.parse(m.value!.toString()) as { seq: number }).seq),
+    ).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    expect(await unpublished(second)).toBe(0);
+  }, 60_000);
+});
