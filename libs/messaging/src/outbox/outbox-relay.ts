@@ -98,11 +98,11 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     try {
       if (!(await this.acquireLeadership(runner, lockKey))) return;
       while (!this.stopped) {
-        const rows: OutboxRow[] = await runner.query(
+        const rows = (await runner.query(
           `SELECT position, topic, message_key, value, headers, created_at
              FROM outbox WHERE published_at IS NULL ORDER BY position LIMIT $1`,
           [this.options.batchSize],
-        );
+        )) as OutboxRow[];
         const oldest = rows[0];
         this.oldestAge.set(oldest ? Math.max(0, (Date.now() - oldest.created_at.getTime()) / 1000) : 0);
         if (!oldest) {
