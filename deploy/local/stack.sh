@@ -47,6 +47,11 @@ start_service() {
     # shellcheck disable=SC1090
     source "$LX_ENV_FILE"
     set +a
+    if [[ "$name" == auth ]]; then
+      export ADMIN_BOOTSTRAP_CLIENT_ID=${ADMIN_CLIENT_ID:?} ADMIN_BOOTSTRAP_CLIENT_SECRET=${ADMIN_CLIENT_SECRET:?}
+    else
+      unset AUTH_ENCRYPTION_KEY ADMIN_CLIENT_ID ADMIN_CLIENT_SECRET
+    fi
     export HTTP_PORT=$port HTTP_HOST=127.0.0.1
     cd "$LX_REPO_ROOT"
     exec node "dist/services/$name/services/$name/src/main.js"
@@ -63,6 +68,20 @@ wait_ready() {
     sleep 0.5
   done
   lx_ok "$name ready on port $(port_of "$name")"
+}
+
+# The local stack's auth secrets, generated once and kept in $LX_ENV_FILE: the key that encrypts signing keys and
+# webhook secrets at rest, and the first admin client, which auth creates at its first start (in production both
+# come from a Kubernetes Secret).
+ensure_auth_secrets() {
+  local id secret key
+  id=$(lx_env_get ADMIN_CLIENT_ID)
+  secret=$(lx_env_get ADMIN_CLIENT_SECRET)
+  key=$(lx_env_get AUTH_ENCRYPTION_KEY)
+  [[ -n "$id" ]] || id=$(node -e 'process.stdout.write(require("crypto").randomUUID())')
+  [[ -n "$secret" ]] || secret=$(node -e 'process.stdout.write(require("crypto").randomBytes(32).toString("base64url"))')
+  [[ -n "$key" ]] || key=$(node -e 'process.stdout.write(require("crypto").randomBytes(32).toString("base64"))')
+  lx_env_set ADMIN_CLIENT_ID "$id" ADMIN_CLIENT_SECRET "$secret" AUTH_ENCRYPTION_KEY "$key"
 }
 
 stop_services() {
@@ -85,6 +104,7 @@ up() {
     lx_info "building the services"
     (cd "$LX_REPO_ROOT" && npx nx run-many -t build --parallel=2 --outputStyle=static >&2)
   fi
+  ensure_auth_secrets
   for name in "${SERVICES[@]}"; do start_service "$name"; done
   for name in "${SERVICES[@]}"; do wait_ready "$name"; done
   for name in "${SERVICES[@]}"; do

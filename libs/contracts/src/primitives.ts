@@ -47,6 +47,11 @@ export function boundedNumberSchema(min: number, max: number) {
   });
 }
 
+/** True for an ISO 8601 calendar date `YYYY-MM-DD` that exists; the check behind `isoDateSchema`. */
+export function isIsoDate(value: string): boolean {
+  return hasCalendarDate(DATE.exec(value));
+}
+
 function hasCalendarDate(match: RegExpExecArray | null): boolean {
   if (match === null) return false;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];

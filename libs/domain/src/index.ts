@@ -4,3 +4,8 @@ export * from './location/location-validity';
 export * from './location/serviceability-lifecycle';
 export * from './location/modified-fields';
 export * from './location/location-type';
+export * from './merge-patch';
+export * from './location/group-references';
+export * from './location/location.aggregate';
+export * from './group/group.aggregate';
+export * from './query/query-parameters';

@@ -2,3 +2,4 @@ export * from './event-bus';
 export * from './kafka-event-bus';
 export * from './messaging.module';
 export * from './outbox';
+export * from './projection';

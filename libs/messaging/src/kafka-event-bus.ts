@@ -4,6 +4,7 @@ import {
   type Consumer,
   type IHeaders,
   Kafka,
+  type KafkaMessage,
   logLevel,
   type LogEntry,
   Partitioners,
@@ -11,7 +12,16 @@ import {
 } from 'kafkajs';
 import type { TopicSpec } from '@lx/contracts';
 import type { KafkaConfig } from '@lx/platform';
-import { EventBus, type OutgoingMessage, type Subscription } from './event-bus';
+import {
+  type AssignedPartition,
+  type BatchSubscription,
+  type ConsumerHandle,
+  EventBus,
+  type IncomingMessage,
+  type OutgoingMessage,
+  type PartitionBounds,
+  type Subscription,
+} from './event-bus';
 
 function headersOf(headers: IHeaders | undefined): Record<string, string> {
   const result: Record<string, string> = {};
@@ -21,6 +31,29 @@ function headersOf(headers: IHeaders | undefined): Record<string, string> {
   }
   return result;
 }
+
+function incoming(topic: string, partition: number, message: KafkaMessage): IncomingMessage {
+  return {
+    topic,
+    partition,
+    offset: message.offset,
+    key: message.key?.toString() ?? null,
+    value: message.value,
+    headers: headersOf(message.headers),
+  };
+}
+
+/**
+ * Consumer settings of batch subscriptions. A killed member's partitions move after the session timeout, so it is
+ * shorter than kafkajs' 30 s; retries of a failing batch back off up to 5 s, so a projection recovers within seconds
+ * of its database coming back, and after the last retry the consumer restarts (and rejoins) instead of giving up.
+ */
+const BATCH_CONSUMER = {
+  sessionTimeout: 10_000,
+  heartbeatInterval: 1_000,
+  maxWaitTimeInMs: 500,
+  retry: { initialRetryTime: 300, maxRetryTime: 5_000, retries: 8 },
+} as const;
 
 function kafkaLogger(entry: LogEntry, logger: Logger): void {
   const { message, ...fields } = entry.log;
@@ -78,16 +111,76 @@ export class KafkaEventBus extends EventBus {
     await consumer.connect();
     await consumer.subscribe({ topics: [...subscription.topics], fromBeginning: subscription.fromBeginning });
     await consumer.run({
-      eachMessage: async ({ topic, partition, message }) =>
-        subscription.handle({
-          topic,
-          partition,
-          offset: message.offset,
-          key: message.key?.toString() ?? null,
-          value: message.value,
-          headers: headersOf(message.headers),
-        }),
+      eachMessage: async ({ topic, partition, message }) => subscription.handle(incoming(topic, partition, message)),
     });
+  }
+
+  async subscribeBatches(subscription: BatchSubscription): Promise<ConsumerHandle> {
+    const consumer = this.kafka.consumer({ groupId: subscription.groupId, ...BATCH_CONSUMER });
+    this.consumers.push(consumer);
+    const report = subscription.onEvent ?? (() => undefined);
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      const assigned: AssignedPartition[] = Object.entries(payload.memberAssignment).flatMap(([topic, partitions]) =>
+        partitions.map((partition) => ({ topic, partition })),
+      );
+      report({ type: 'joined', assigned });
+      if (subscription.positionsFor && assigned.length > 0) {
+        // seek() applies before the next fetch of the partition and discards batches fetched before it (isStale).
+        subscription.positionsFor(assigned).then(
+          (positions) => positions.forEach((position) => consumer.seek(position)),
+          (error: unknown) =>
+            this.logger.warn({ groupId: subscription.groupId, err: String(error) }, 'Could not position consumer'),
+        );
+      }
+    });
+    consumer.on(consumer.events.CRASH, ({ payload }) =>
+      report({ type: 'crashed', error: payload.error, restarting: payload.restart }),
+    );
+    consumer.on(consumer.events.STOP, () => report({ type: 'stopped' }));
+    await consumer.connect();
+    await consumer.subscribe({ topics: [...subscription.topics], fromBeginning: subscription.fromBeginning });
+    await consumer.run({
+      // Only what the handler marks counts as consumed: a batch cut short by shutdown is fetched again.
+      eachBatchAutoResolve: false,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {
+        await subscription.handleBatch(
+          {
+            topic: batch.topic,
+            partition: batch.partition,
+            messages: batch.messages.map((message) => incoming(batch.topic, batch.partition, message)),
+          },
+          { markConsumed: resolveOffset, heartbeat, isActive: () => isRunning() && !isStale() },
+        );
+        await commitOffsetsIfNecessary();
+      },
+    });
+    let stopped: Promise<void> | undefined;
+    return {
+      stop: () => {
+        stopped ??= consumer.disconnect().finally(() => {
+          const index = this.consumers.indexOf(consumer);
+          if (index >= 0) this.consumers.splice(index, 1);
+        });
+        return stopped;
+      },
+    };
+  }
+
+  async partitionBounds(topic: string): Promise<readonly PartitionBounds[]> {
+    await this.connect();
+    const offsets = await this.admin.fetchTopicOffsets(topic);
+    return offsets.map(({ partition, low, high }) => ({ topic, partition, low, high }));
+  }
+
+  async deleteGroups(groupIds: readonly string[]): Promise<void> {
+    if (groupIds.length === 0) return;
+    await this.connect();
+    try {
+      await this.admin.deleteGroups([...groupIds]);
+    } catch (error) {
+      // GROUP_ID_NOT_FOUND for groups that never committed; nothing to clean up then.
+      this.logger.debug({ groupIds, err: String(error) }, 'Consumer groups not deleted');
+    }
   }
 
   async ensureTopics(topics: readonly TopicSpec[]): Promise<void> {

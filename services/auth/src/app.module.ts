@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { EventBusReadinessCheck, MessagingModule } from '@lx/messaging';
+import { EventBusReadinessCheck, MessagingModule, OutboxModule } from '@lx/messaging';
 import {
   AuthenticationModule,
   DatabaseModule,
@@ -7,8 +7,21 @@ import {
   HealthModule,
   MetricsModule,
 } from '@lx/platform';
+import { BootstrapAdminOnStart } from './clients/bootstrap-admin.on-start';
+import { ClientsModule } from './clients/clients.module';
+import { ClientsController } from './clients/http/clients.controller';
+import { CommonModule } from './common/common.module';
 import type { AuthConfig } from './config/auth.config';
+import { ENTITIES } from './database/entities';
 import { MIGRATIONS } from './database/migrations';
+import { EnsureSigningKeyOnStart } from './keys/ensure-signing-key.on-start';
+import { JWKS_PATH, JwksController } from './keys/http/jwks.controller';
+import { SigningKeysController } from './keys/http/signing-keys.controller';
+import { LocalAccessTokenVerifier } from './keys/infrastructure/local-access-token.verifier';
+import { KeysModule } from './keys/keys.module';
+import { TokenContentTypes } from './tokens/http/token-content-types';
+import { TOKEN_PATH, TokenController } from './tokens/http/token.controller';
+import { TokensModule } from './tokens/tokens.module';
 
 @Module({})
 export class AppModule {
@@ -16,12 +29,25 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
+        CommonModule.forRoot(config),
         MetricsModule,
-        AuthenticationModule.forRoot({ config: config.auth, publicPaths: ['/oauth/token', '/.well-known/jwks.json'] }),
-        DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
+        AuthenticationModule.forRoot({
+          config: config.auth,
+          publicPaths: [TOKEN_PATH, JWKS_PATH],
+          // Its own admin API trusts its own key store; other services fetch the JWKS.
+          verifier: LocalAccessTokenVerifier,
+          imports: [KeysModule],
+        }),
+        DatabaseModule.forRoot({ config: config.database, entities: ENTITIES, migrations: MIGRATIONS }),
         MessagingModule.forRoot(config.kafka),
+        OutboxModule.forRoot(),
         HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck]),
+        ClientsModule,
+        KeysModule,
+        TokensModule,
       ],
+      controllers: [TokenController, JwksController, ClientsController, SigningKeysController],
+      providers: [TokenContentTypes, EnsureSigningKeyOnStart, BootstrapAdminOnStart],
     };
   }
 }

@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { EventBusReadinessCheck, MessagingModule } from '@lx/messaging';
+import { EventBusReadinessCheck, MessagingModule, OutboxModule } from '@lx/messaging';
 import {
   AuthenticationModule,
   DatabaseModule,
@@ -9,6 +9,11 @@ import {
 } from '@lx/platform';
 import type { LocationCommandConfig } from './config/location-command.config';
 import { MIGRATIONS } from './database/migrations';
+import { EventStoreModule } from './event-store/event-store.module';
+import { GroupModule } from './group/group.module';
+import { ImportModule } from './import/import.module';
+import { LocationModule } from './location/location.module';
+import { BodyParsers } from './shared/http/body-parsers';
 
 @Module({})
 export class AppModule {
@@ -20,8 +25,14 @@ export class AppModule {
         AuthenticationModule.forRoot({ config: config.auth }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
         MessagingModule.forRoot(config.kafka),
+        OutboxModule.forRoot(config.outbox),
+        EventStoreModule.forRoot({ source: config.events.source }),
         HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck]),
+        LocationModule,
+        GroupModule,
+        ImportModule.forRoot(config.imports),
       ],
+      providers: [BodyParsers],
     };
   }
 }

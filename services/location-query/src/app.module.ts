@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { EventBusReadinessCheck, MessagingModule } from '@lx/messaging';
+import { EventBusReadinessCheck, MessagingModule, ProjectionModule, ProjectionReadinessCheck } from '@lx/messaging';
 import {
   AuthenticationModule,
   DatabaseModule,
@@ -7,8 +7,12 @@ import {
   HealthModule,
   MetricsModule,
 } from '@lx/platform';
+import { CachingJwksAccessTokenVerifier, VerifierConfigModule } from './auth/caching-access-token.verifier';
 import type { LocationQueryConfig } from './config/location-query.config';
 import { MIGRATIONS } from './database/migrations';
+import { GroupModule } from './group/group.module';
+import { LocationModule } from './location/location.module';
+import { LocationReadModelProjection } from './read-model/location-read-model.projection';
 
 @Module({})
 export class AppModule {
@@ -17,10 +21,17 @@ export class AppModule {
       module: AppModule,
       imports: [
         MetricsModule,
-        AuthenticationModule.forRoot({ config: config.auth }),
+        AuthenticationModule.forRoot({
+          config: config.auth,
+          verifier: CachingJwksAccessTokenVerifier,
+          imports: [VerifierConfigModule.forRoot(config.auth)],
+        }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
         MessagingModule.forRoot(config.kafka),
-        HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck]),
+        ProjectionModule.forRoot({ ...config.projection, projection: LocationReadModelProjection }),
+        HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck, ProjectionReadinessCheck]),
+        LocationModule.register(config.snapshot),
+        GroupModule,
       ],
     };
   }

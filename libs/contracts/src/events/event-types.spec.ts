@@ -19,6 +19,7 @@ const updated: EventOf<'LOCATION_UPDATED'> = {
 const client = {
   clientId: 'rsp-acme',
   name: 'Acme Fiber',
+  kind: 'RSP',
   scopes: ['locations:read'],
   enabled: true,
   webhookUrl: 'https://hooks.acme.example/lx',
@@ -172,11 +173,17 @@ describe('validateEvent', () => {
     ]);
   });
 
-  it('given client data without webhookSecret, when validated, then it is required', () => {
-    const { webhookSecret: _secret, ...withoutSecret } = client;
-    const result = validateEvent({ ...envelope, type: 'CLIENT_REGISTERED', data: withoutSecret });
+  it('given client data of an admin client without webhook, when validated, then it is accepted', () => {
+    const { webhookSecret: _secret, webhookUrl: _url, ...admin } = client;
+    const data = { ...admin, kind: 'ADMIN', scopes: ['auth:admin'] };
+    expect(validateEvent({ ...envelope, type: 'CLIENT_REGISTERED', data }).ok).toBe(true);
+  });
+
+  it('given client data without kind, when validated, then kind is required', () => {
+    const { kind: _kind, ...withoutKind } = client;
+    const result = validateEvent({ ...envelope, type: 'CLIENT_REGISTERED', data: withoutKind });
     expect(!result.ok && result.issues).toEqual([
-      { field: 'data.webhookSecret', rule: 'required', message: 'data.webhookSecret is required' },
+      { field: 'data.kind', rule: 'required', message: 'data.kind is required' },
     ]);
   });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { clientKindSchema } from '../auth/clients';
 import { httpUrlSchema, nonEmptyStringSchema, utcDateTimeSchema, uuidSchema } from '../primitives';
 import {
   exportCompletedNotificationSchema,
@@ -34,17 +35,18 @@ export type ExportFailedData = z.infer<typeof exportFailedDataSchema>;
 
 /**
  * data of every CLIENT_* event: the full client as the webhook dispatcher needs it (client.events.v1 is compacted, so
- * each event must stand alone). `webhookSecret` is the HMAC key for signing deliveries, not the OAuth client secret,
- * which auth keeps only hashed.
+ * each event must stand alone). `webhookSecret` is the HMAC key for signing deliveries, present for RSP clients only;
+ * it is not the OAuth client secret, which auth keeps only hashed and never publishes.
  */
 export const clientDataSchema = z
   .object({
     clientId: nonEmptyStringSchema,
     name: nonEmptyStringSchema,
+    kind: clientKindSchema,
     scopes: z.array(nonEmptyStringSchema),
     enabled: z.boolean(),
     webhookUrl: httpUrlSchema.optional(),
-    webhookSecret: nonEmptyStringSchema,
+    webhookSecret: nonEmptyStringSchema.optional(),
   })
   .strict();
 /** data of every CLIENT_* event. */

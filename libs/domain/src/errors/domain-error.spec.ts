@@ -1,9 +1,12 @@
 import {
+  ConflictError,
   DomainError,
+  InvalidGroupReferenceError,
   InvalidRequestError,
   InvalidStatusTransitionError,
   ResourceNotFoundError,
   ValidationFailedError,
+  VersionMismatchError,
 } from './domain-error';
 
 describe('ValidationFailedError', () => {
@@ -62,5 +65,38 @@ describe('InvalidRequestError', () => {
 
   it('given no details, when created, then details is absent', () => {
     expect('details' in new InvalidRequestError('bad')).toBe(false);
+  });
+});
+
+describe('InvalidGroupReferenceError', () => {
+  it('given an issue per field, when created, then INVALID_GROUP_REFERENCE lists them', () => {
+    const issues = [{ field: 'locationGroupId', rule: 'groupExists', message: 'locationGroupId names no group' }];
+    const error = new InvalidGroupReferenceError(issues);
+    expect(error).toMatchObject({ code: 'INVALID_GROUP_REFERENCE', message: 'locationGroupId names no group' });
+    expect(error.details).toEqual({ issues });
+  });
+});
+
+describe('ConflictError', () => {
+  it('given a message and details, when created, then it is a CONFLICT carrying both', () => {
+    expect(new ConflictError('in use', { resourceId: 'x' })).toMatchObject({
+      code: 'CONFLICT',
+      message: 'in use',
+      details: { resourceId: 'x' },
+    });
+  });
+});
+
+describe('VersionMismatchError', () => {
+  it('given an expected and a current version, when created, then PRECONDITION_FAILED names both', () => {
+    expect(new VersionMismatchError('"2"', 3)).toMatchObject({
+      code: 'PRECONDITION_FAILED',
+      message: 'If-Match "2" does not match the current version 3',
+      details: { expected: '"2"', current: 3 },
+    });
+  });
+
+  it('given no current resource, when created, then the message says it does not exist', () => {
+    expect(new VersionMismatchError('*', null).message).toBe('If-Match * does not match: the resource does not exist');
   });
 });

@@ -71,3 +71,40 @@ export class InvalidRequestError extends DomainError {
     super(message, details);
   }
 }
+
+/** A write names a location group or address group that does not exist; details.issues name each field. */
+export class InvalidGroupReferenceError extends DomainError {
+  readonly code = 'INVALID_GROUP_REFERENCE';
+  declare readonly details: { issues: ValidationIssue[] };
+
+  constructor(issues: ValidationIssue[]) {
+    super(issues.map((issue) => issue.message).join('; '), { issues });
+  }
+}
+
+/** The write cannot apply to the resource in its current state, such as deleting a group that locations still use. */
+export class ConflictError extends DomainError {
+  readonly code = 'CONFLICT';
+
+  constructor(message: string, details?: Record<string, unknown>) {
+    super(message, details);
+  }
+}
+
+/**
+ * The caller's If-Match names another version than the current one, so applying the write would silently overwrite a
+ * change the caller has not seen. `current` is `null` when the resource does not exist.
+ */
+export class VersionMismatchError extends DomainError {
+  readonly code = 'PRECONDITION_FAILED';
+  declare readonly details: { expected: string; current: number | null };
+
+  constructor(expected: string, current: number | null) {
+    super(
+      current === null
+        ? `If-Match ${expected} does not match: the resource does not exist`
+        : `If-Match ${expected} does not match the current version ${current}`,
+      { expected, current },
+    );
+  }
+}

@@ -6,6 +6,7 @@ import { exportJWK, generateKeyPair, type JWK, type KeyLike, SignJWT } from 'jos
 import { MetricsModule } from '../metrics/metrics';
 import { createServiceApp } from '../http/service-app';
 import { AuthenticationModule } from './authentication';
+import { RequireScope } from './scope.guard';
 
 const ISSUER = 'location-exchange';
 const AUDIENCE = 'location-exchange-api';
@@ -13,8 +14,20 @@ const AUDIENCE = 'location-exchange-api';
 @Controller('things')
 class ThingsController {
   @Get()
+  @RequireScope('locations:read')
   list(@Req() request: FastifyRequest) {
     return { principal: request.principal };
+  }
+
+  @Get('written')
+  @RequireScope('locations:write')
+  write() {
+    return { ok: true };
+  }
+
+  @Get('undeclared')
+  undeclared() {
+    return { ok: true };
   }
 }
 
@@ -27,17 +40,30 @@ describe('authentication before routing, against a JWKS', () => {
   const get = (url: string, authorization?: string) =>
     inject({ method: 'GET', url, headers: authorization ? { authorization } : {} });
 
-  async function token(overrides: { iss?: string; aud?: string; exp?: number; key?: KeyLike; kid?: string } = {}) {
+  let jwksRequests = 0;
+
+  async function token(
+    overrides: {
+      iss?: string;
+      aud?: string;
+      exp?: number;
+      iat?: number;
+      nbf?: number;
+      key?: KeyLike;
+      kid?: string;
+    } = {},
+  ) {
     const now = Math.floor(Date.now() / 1000);
-    return new SignJWT({ scope: 'locations:read' })
+    const jwt = new SignJWT({ scope: 'locations:read' })
       .setProtectedHeader({ alg: 'ES256', kid: overrides.kid ?? 'key-1' })
       .setIssuer(overrides.iss ?? ISSUER)
       .setAudience(overrides.aud ?? AUDIENCE)
       .setSubject('rsp-client-1')
       .setJti('token-1')
-      .setIssuedAt(now - 10)
-      .setExpirationTime(overrides.exp ?? now + 600)
-      .sign(overrides.key ?? signingKey);
+      .setIssuedAt(overrides.iat ?? now - 10)
+      .setExpirationTime(overrides.exp ?? now + 600);
+    if (overrides.nbf !== undefined) jwt.setNotBefore(overrides.nbf);
+    return jwt.sign(overrides.key ?? signingKey);
   }
 
   beforeAll(async () => {
@@ -46,6 +72,7 @@ describe('authentication before routing, against a JWKS', () => {
     otherKey = (await generateKeyPair('ES256')).privateKey;
     const jwk: JWK = { ...(await exportJWK(pair.publicKey)), kid: 'key-1', alg: 'ES256', use: 'sig' };
     jwksServer = createServer((_, response) => {
+      jwksRequests += 1;
       response.setHeader('content-type', 'application/json');
       response.end(JSON.stringify({ keys: [jwk] }));
     });
@@ -122,6 +149,16 @@ describe('authentication before routing, against a JWKS', () => {
       'The access token algorithm is not accepted',
     ],
     ['garbage', async () => 'not.a.jwt', 'The access token is malformed or invalid'],
+    [
+      'a token that is not valid before a future time (nbf)',
+      () => token({ nbf: Math.floor(Date.now() / 1000) + 120 }),
+      'The access token is not yet valid',
+    ],
+    [
+      'a token issued in the future (iat)',
+      () => token({ iat: Math.floor(Date.now() / 1000) + 120 }),
+      'The access token is not yet valid',
+    ],
   ])('given %s, answers 401 invalid_token saying why', async (_, makeToken, reason) => {
     const response = await get('/things', `Bearer ${await makeToken()}`);
     expect(response.statusCode).toBe(401);
@@ -129,6 +166,43 @@ describe('authentication before routing, against a JWKS', () => {
     expect(response.headers['www-authenticate']).toBe(
       `Bearer realm="location-exchange", error="invalid_token", error_description="${reason.replace(/"/g, "'")}"`,
     );
+  });
+
+  it('given a malformed Bearer header, answers 401 invalid_request', async () => {
+    const response = await get('/things', 'Bearer two parts');
+    expect(response.statusCode).toBe(401);
+    expect(response.headers['www-authenticate']).toContain('error="invalid_request"');
+  });
+
+  it('given a valid token without the scope the route needs, answers 403 FORBIDDEN with an insufficient_scope challenge', async () => {
+    const response = await get('/things/written', `Bearer ${await token()}`);
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toEqual({
+      error: {
+        code: 'FORBIDDEN',
+        message: 'The access token lacks the scope locations:write this operation needs',
+        details: { requiredScope: 'locations:write' },
+      },
+    });
+    expect(response.headers['www-authenticate']).toBe(
+      'Bearer realm="location-exchange", error="insufficient_scope", error_description="The access token lacks the scope locations:write this operation needs", scope="locations:write"',
+    );
+  });
+
+  it('denies by default: a route without @RequireScope answers 403 to any token', async () => {
+    const response = await get('/things/undeclared', `Bearer ${await token()}`);
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toEqual({
+      error: { code: 'FORBIDDEN', message: 'This operation is not open to access tokens' },
+    });
+  });
+
+  it('refetches the key set for an unknown key id at most once per cooldown', async () => {
+    const before = jwksRequests;
+    await get('/things', `Bearer ${await token({ kid: 'key-unknown-1' })}`);
+    await get('/things', `Bearer ${await token({ kid: 'key-unknown-2' })}`);
+    await get('/things', `Bearer ${await token({ kid: 'key-unknown-3' })}`);
+    expect(jwksRequests - before).toBeLessThanOrEqual(1);
   });
 
   it('authenticates before routing: an unknown path is 401 without a token and 404 with one', async () => {

@@ -2,7 +2,6 @@ import { HttpException, HttpStatus } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { errorBody as body, type ErrorBody, type ErrorCode, httpStatusOf } from '@lx/contracts';
 import { DomainError } from '@lx/domain';
-import { AuthenticationError, bearerChallenge } from '../auth/authentication';
 
 /** What the edge answers for a failure: status, the spec's error body, extra headers. */
 export interface ErrorResponse {
@@ -58,8 +57,9 @@ function fromHttpException(exception: HttpException): ErrorResponse {
 export function toErrorResponse(exception: unknown): ErrorResponse {
   if (exception instanceof DomainError) {
     const status = httpStatusOf(exception.code);
-    const headers: Record<string, string> =
-      exception instanceof AuthenticationError ? { 'www-authenticate': bearerChallenge(exception) } : {};
+    // Authentication and scope errors carry their RFC 6750 WWW-Authenticate challenge.
+    const challenge: unknown = (exception as { challenge?: unknown }).challenge;
+    const headers: Record<string, string> = typeof challenge === 'string' ? { 'www-authenticate': challenge } : {};
     return { status, body: body(exception.code, exception.message, exception.details), headers };
   }
   if (exception instanceof HttpException) return fromHttpException(exception);

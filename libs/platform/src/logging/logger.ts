@@ -45,9 +45,11 @@ export class PinoNestLogger implements LoggerService {
     const context = typeof params[params.length - 1] === 'string' ? (params.pop() as string) : undefined;
     const extra = params.find((p): p is object => typeof p === 'object' && p !== null);
     const stack = params.find((p): p is string => typeof p === 'string' && p.includes('\n    at '));
+    // logger.log({ fields }, 'text'): the text arrives as the first remaining string parameter.
+    const text = params.find((p): p is string => typeof p === 'string' && p !== stack);
     if (typeof message === 'object' && message !== null) {
       const { msg, ...fields } = message as { msg?: unknown } & Record<string, unknown>;
-      this.pino[level]({ context, ...fields, ...extra }, typeof msg === 'string' ? msg : undefined);
+      this.pino[level]({ context, ...fields, ...extra }, typeof msg === 'string' ? msg : text);
     } else {
       this.pino[level]({ context, ...extra, ...(stack ? { stack } : {}) }, String(message));
     }

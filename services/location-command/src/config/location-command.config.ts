@@ -11,12 +11,36 @@ import {
   loadConfig,
 } from '@lx/platform';
 
-const schema = z.object({ ...httpEnv(3002), ...databaseEnv, ...authEnv, ...kafkaEnv }).transform((env) => ({
-  http: httpConfig(env),
-  auth: authConfig(env),
-  database: databaseConfig(env, 'location_command'),
-  kafka: kafkaConfig(env, 'location-command'),
-}));
+const writeSideEnv = {
+  EVENT_SOURCE: z.string().min(1).default('location-command'),
+  IMPORT_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(2_000),
+  IMPORT_MAX_ROW_BYTES: z.coerce.number().int().min(1_024).max(16_777_216).default(1_048_576),
+  IMPORT_MAX_REPORTED_REJECTIONS: z.coerce.number().int().min(0).max(100_000).default(1_000),
+  OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(1_000),
+  OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(1).max(60_000).default(50),
+};
+
+const schema = z
+  .object({ ...httpEnv(3002), ...databaseEnv, ...authEnv, ...kafkaEnv, ...writeSideEnv })
+  .transform((env) => ({
+    http: httpConfig(env),
+    auth: authConfig(env),
+    database: databaseConfig(env, 'location_command'),
+    kafka: kafkaConfig(env, 'location-command'),
+    events: {
+      /** `source` of every event envelope: the name of the emitting system (OAF-100). */
+      source: env.EVENT_SOURCE,
+    },
+    imports: {
+      /** Rows decided and written per transaction. */
+      batchSize: env.IMPORT_BATCH_SIZE,
+      /** Longest accepted NDJSON line or CSV record; longer ones are rejected without being buffered. */
+      maxRowBytes: env.IMPORT_MAX_ROW_BYTES,
+      /** Rejections listed one by one in an import report; further ones are only counted, so memory stays flat. */
+      maxReportedRejections: env.IMPORT_MAX_REPORTED_REJECTIONS,
+    },
+    outbox: { batchSize: env.OUTBOX_BATCH_SIZE, pollIntervalMs: env.OUTBOX_POLL_INTERVAL_MS },
+  }));
 
 /** The location-command service's whole configuration, validated once at boot. */
 export type LocationCommandConfig = ReturnType<typeof loadLocationCommandConfig>;

@@ -11,12 +11,33 @@ import {
   loadConfig,
 } from '@lx/platform';
 
-const schema = z.object({ ...httpEnv(3003), ...databaseEnv, ...authEnv, ...kafkaEnv }).transform((env) => ({
-  http: httpConfig(env),
-  auth: authConfig(env),
-  database: databaseConfig(env, 'location_query'),
-  kafka: kafkaConfig(env, 'location-query'),
-}));
+const readSideEnv = {
+  PROJECTION_GROUP_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a Kafka group id of letters, digits, ".", "_" and "-"')
+    .default('location-query'),
+  PROJECTION_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+  SNAPSHOT_FETCH_ROWS: z.coerce.number().int().min(1).max(100_000).default(1_000),
+};
+
+const schema = z
+  .object({ ...httpEnv(3003), ...databaseEnv, ...authEnv, ...kafkaEnv, ...readSideEnv })
+  .transform((env) => ({
+    http: httpConfig(env),
+    auth: authConfig(env),
+    database: databaseConfig(env, 'location_query'),
+    kafka: kafkaConfig(env, 'location-query'),
+    projection: {
+      /** Consumer group of the read model; its offsets are stored beside the tables it feeds. */
+      groupId: env.PROJECTION_GROUP_ID,
+      /** Most events applied per transaction. */
+      batchSize: env.PROJECTION_BATCH_SIZE,
+    },
+    snapshot: {
+      /** Rows fetched from the snapshot cursor per round: the stream's memory bound. */
+      fetchRows: env.SNAPSHOT_FETCH_ROWS,
+    },
+  }));
 
 /** The location-query service's whole configuration, validated once at boot. */
 export type LocationQueryConfig = ReturnType<typeof loadLocationQueryConfig>;

@@ -1,17 +1,30 @@
+import { TOPICS } from '@lx/contracts';
 import { createServiceApp } from '@lx/platform';
-import { describeServiceSmoke } from '@lx/testing';
+import { describeServiceSmoke, requireEnv, uniqueSuffix } from '@lx/testing';
 import { AppModule } from '../../src/app.module';
 import { loadLocationQueryConfig } from '../../src/config/location-query.config';
+import { MIGRATIONS } from '../../src/database/migrations';
+import { positionAtLogEnd } from '../support/projection-position';
 
 describeServiceSmoke({
   name: 'location-query',
   schema: 'location_query',
   tables: ['address_groups', 'consumer_offsets', 'location_groups', 'locations'],
-  readiness: ['database', 'kafka'],
+  readiness: ['database', 'kafka', 'projection'],
   required: ['DATABASE_URL', 'KAFKA_BROKERS'],
   loadConfig: loadLocationQueryConfig,
   createApp: async (env) => {
-    const config = loadLocationQueryConfig(env);
+    // A group of its own, positioned at the end of the shared topics: the smoke test reads no history.
+    const groupId = `it-lq-smoke-${uniqueSuffix()}`;
+    await positionAtLogEnd({
+      databaseUrl: env['DATABASE_URL']!,
+      brokers: requireEnv('KAFKA_BROKERS').split(','),
+      schema: 'location_query',
+      groupId,
+      topics: [TOPICS.locationEvents.name, TOPICS.locationGroupEvents.name, TOPICS.addressGroupEvents.name],
+      migrations: MIGRATIONS,
+    });
+    const config = loadLocationQueryConfig({ ...env, PROJECTION_GROUP_ID: groupId });
     return createServiceApp('location-query', AppModule.register(config), config.http);
   },
 });

@@ -1,4 +1,5 @@
 import { CreateClientsAndSigningKeys1795824000000 } from './1795824000000-CreateClientsAndSigningKeys';
+import { AddTokenIssuanceAndOutbox1795824100000 } from './1795824100000-AddTokenIssuanceAndOutbox';
 
 /** Every migration of this service, oldest first. */
-export const MIGRATIONS = [CreateClientsAndSigningKeys1795824000000];
+export const MIGRATIONS = [CreateClientsAndSigningKeys1795824000000, AddTokenIssuanceAndOutbox1795824100000];

@@ -1,0 +1,220 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Kafka, logLevel } from 'kafkajs';
+import { Client } from 'pg';
+import { LOCATION_CSV_COLUMNS, TOPICS } from '@lx/contracts';
+import { freePort, loadInfraEnv, REPO_ROOT, requireEnv, startTestTokenIssuer, waitFor } from '@lx/testing';
+import { uploadImportFile } from '../../services/location-command/src/cli/import-upload';
+import { generateGroups, writeLocationsCsv } from './generate-locations';
+
+/**
+ * Import benchmark of location-command, with its baseline measured in the same run:
+ *   1. generate N realistic locations as a CSV file in the export layout (not timed);
+ *   2. baseline: Postgres COPY of that file into a plain table (psql \copy, client-side like an upload);
+ *   3. start the built service as its own process on a fresh schema, create the groups the rows reference;
+ *   4. stream the file to POST /operator/imports: rows/s into the event store;
+ *   5. wait until the relay has put every event into Kafka (topic high watermarks) and marked the outbox: events/s;
+ *   6. import the same file again: every row unchanged, no event (idempotency at scale);
+ *   7. peak RSS of the service process (VmHWM).
+ * Usage: bash bench/location-command/run.sh [rows]   (default 1,000,000; loopback only, bounded by the row count)
+ */
+const run = promisify(execFile);
+const rows = Number(process.argv[2] ?? 1_000_000);
+const PSQL = process.env['PSQL'] ?? 'psql';
+const SERVICE_MAIN = join(REPO_ROOT, 'dist/services/location-command/services/location-command/src/main.js');
+
+interface Measurement {
+  label: string;
+  rows: number;
+  seconds: number;
+}
+
+async function main(): Promise<void> {
+  if (!Number.isInteger(rows) || rows < 1) throw new Error('rows must be a positive integer');
+  loadInfraEnv();
+  const databaseUrl = requireEnv('DATABASE_URL');
+  const brokers = requireEnv('KAFKA_BROKERS').split(',');
+  const suffix = `${Date.now().toString(36)}${randomInt(1_000_000).toString(36)}`;
+  const schema = `bench_lc_${suffix}`;
+  const dir = await mkdtemp(join(tmpdir(), 'lx-import-bench-'));
+  const file = join(dir, 'locations.csv');
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  const issuer = await startTestTokenIssuer();
+  let service: ChildProcess | undefined;
+
+  try {
+    log(`generating ${rows.toLocaleString('en-US')} locations`);
+    const groups = generateGroups(rows);
+    await writeLocationsCsv(file, rows, rows, groups);
+    const size = (await stat(file)).size;
+    log(`file: ${(size / 1e6).toFixed(0)} MB`);
+
+    const copy = await copyBaseline(db, databaseUrl, schema, file);
+
+    const port = await freePort();
+    service = spawn(process.execPath, [SERVICE_MAIN], {
+      env: {
+        ...process.env,
+        ...issuer.env,
+        HTTP_PORT: String(port),
+        HTTP_HOST: '127.0.0.1',
+        DATABASE_SCHEMA: schema,
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    const baseUrl = `http://127.0.0.1:${port}`;
+    await waitFor('the service to be ready', async () => (await fetch(`${baseUrl}/health/ready`)).ok, 60_000);
+    const token = await issuer.token({ scopes: ['locations:write'] });
+    await createGroups(baseUrl, token, groups);
+
+    const kafka = new Kafka({ brokers, clientId: `bench-${suffix}`, logLevel: logLevel.NOTHING });
+    const admin = kafka.admin();
+    await admin.connect();
+    const topicEnd = async () =>
+      (await admin.fetchTopicOffsets(TOPICS.locationEvents.name)).reduce((sum, p) => sum + Number(p.high), 0);
+    const before = await topicEnd();
+    const unpublished = async () =>
+      Number(
+        (await db.query(`SELECT count(*) AS n FROM ${schema}.outbox WHERE published_at IS NULL`)).rows[0].n as string,
+      );
+
+    log('importing');
+    const started = performance.now();
+    let kafkaDoneAt: number | undefined;
+    const kafkaWatch = (async () => {
+      while ((await topicEnd()) - before < rows) await sleep(100);
+      kafkaDoneAt = performance.now();
+    })();
+    const first = await uploadImportFile({ baseUrl, file, token, mode: 'merge', format: 'csv' });
+    const importSeconds = (performance.now() - started) / 1000;
+    assertReport(first, { created: rows });
+    log(`imported in ${importSeconds.toFixed(1)} s; waiting for Kafka`);
+    await kafkaWatch;
+    await waitFor('every outbox row marked published', async () => (await unpublished()) === 0, 600_000);
+    const kafkaSeconds = ((kafkaDoneAt ?? performance.now()) - started) / 1000;
+
+    log('importing the same file again');
+    const eventsBefore = await eventCount(db, schema);
+    const againStarted = performance.now();
+    const again = await uploadImportFile({ baseUrl, file, token, mode: 'merge', format: 'csv' });
+    const againSeconds = (performance.now() - againStarted) / 1000;
+    assertReport(again, { unchanged: rows });
+    const newEvents = (await eventCount(db, schema)) - eventsBefore;
+
+    const status = await readFile(`/proc/${service.pid}/status`, 'utf8');
+    const peakRssMb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+    await admin.disconnect();
+
+    const results: Measurement[] = [
+      { label: 'baseline: COPY into a plain table', rows, seconds: copy },
+      { label: 'import: rows into the event store', rows, seconds: importSeconds },
+      { label: 'relay: events reaching Kafka (from import start)', rows, seconds: kafkaSeconds },
+      { label: 're-import of the same file (all unchanged)', rows, seconds: againSeconds },
+    ];
+    printTable(results, copy, importSeconds, peakRssMb, newEvents, size);
+  } finally {
+    service?.kill('SIGTERM');
+    await issuer.close();
+    if (process.env['BENCH_KEEP'] !== '1') {
+      await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+    }
+    await db.end();
+  }
+}
+
+/** COPY of the same CSV into a plain table of text columns, no constraints: the raw ingest rate of this Postgres. */
+async function copyBaseline(db: Client, databaseUrl: string, schema: string, file: string): Promise<number> {
+  await db.query(`CREATE SCHEMA ${schema}`);
+  const columns = LOCATION_CSV_COLUMNS.map((column) => `"${column}" text`).join(', ');
+  await db.query(`CREATE TABLE ${schema}.copy_baseline (${columns})`);
+  log('baseline: COPY');
+  const started = performance.now();
+  await run(PSQL, [
+    databaseUrl,
+    '-v',
+    'ON_ERROR_STOP=1',
+    '-c',
+    `\\copy ${schema}.copy_baseline FROM '${file}' WITH (FORMAT csv, HEADER true)`,
+  ]);
+  const seconds = (performance.now() - started) / 1000;
+  const copied = Number((await db.query(`SELECT count(*) AS n FROM ${schema}.copy_baseline`)).rows[0].n as string);
+  if (copied !== rows) throw new Error(`COPY loaded ${copied} rows, expected ${rows}`);
+  await db.query(`DROP TABLE ${schema}.copy_baseline`);
+  return seconds;
+}
+
+async function createGroups(
+  baseUrl: string,
+  token: string,
+  groups: { locationGroupIds: string[]; addressGroupIds: string[] },
+): Promise<void> {
+  const put = async (path: string, body: unknown) => {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`PUT ${path}: ${response.status} ${await response.text()}`);
+  };
+  for (const [n, id] of groups.locationGroupIds.entries()) {
+    await put(`/operator/location-groups/${id}`, { name: `Deployment phase ${n + 1}`, type: 'OTHER' });
+  }
+  for (const [n, id] of groups.addressGroupIds.entries()) {
+    await put(`/operator/address-groups/${id}`, { name: `MDU complex ${n + 1}`, type: 'MDU_COMPLEX' });
+  }
+}
+
+function assertReport(result: { status: number; body: unknown }, expected: Record<string, number>): void {
+  const report = result.body as Record<string, unknown>;
+  const wrong = Object.entries(expected).filter(([key, value]) => report[key] !== value);
+  if (result.status !== 200 || wrong.length > 0 || report['rejected'] !== 0) {
+    throw new Error(`unexpected import result ${result.status}: ${JSON.stringify(report).slice(0, 2_000)}`);
+  }
+}
+
+async function eventCount(db: Client, schema: string): Promise<number> {
+  return Number((await db.query(`SELECT count(*) AS n FROM ${schema}.events`)).rows[0].n as string);
+}
+
+function printTable(
+  results: Measurement[],
+  copySeconds: number,
+  importSeconds: number,
+  peakRssMb: number,
+  newEvents: number,
+  bytes: number,
+): void {
+  const rate = (m: Measurement) => Math.round(m.rows / m.seconds);
+  const lines = [
+    `| measurement (${rows.toLocaleString('en-US')} rows, ${(bytes / 1e6).toFixed(0)} MB CSV) | seconds | rows/s |`,
+    '|---|---:|---:|',
+    ...results.map((m) => `| ${m.label} | ${m.seconds.toFixed(1)} | ${rate(m).toLocaleString('en-US')} |`),
+    '',
+    `import / COPY throughput ratio: ${(copySeconds / importSeconds).toFixed(2)} (target ≥ 0.33)`,
+    `peak RSS of the service process (VmHWM): ${peakRssMb.toFixed(0)} MB (target < 300 MB)`,
+    `events emitted by the re-import: ${newEvents}`,
+  ];
+  process.stdout.write(`\n${lines.join('\n')}\n`);
+}
+
+function log(message: string): void {
+  process.stderr.write(`[import-bench] ${message}\n`);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `[import-bench] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
+});

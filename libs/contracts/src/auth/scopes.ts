@@ -1,0 +1,28 @@
+import { z } from 'zod';
+
+/**
+ * Every OAuth scope an access token may carry. The spec shows `locations:read` and `locations:write`; the
+ * administrative scope is this project's own.
+ */
+export const SCOPES = {
+  /** RSP reads: locations, groups, statistics, exports. */
+  locationsRead: 'locations:read',
+  /** The operator's write API. */
+  locationsWrite: 'locations:write',
+  /** Administration of the auth service: API clients and signing keys. */
+  authAdmin: 'auth:admin',
+} as const;
+
+/** One OAuth scope. */
+export type Scope = (typeof SCOPES)[keyof typeof SCOPES];
+
+/** Every scope, in table order. */
+export const ALL_SCOPES = Object.values(SCOPES) as [Scope, ...Scope[]];
+
+/** One of the known scopes. */
+export const scopeSchema = z.enum(ALL_SCOPES);
+
+/** Whether a string names a known scope. */
+export function isScope(value: string): value is Scope {
+  return (ALL_SCOPES as readonly string[]).includes(value);
+}

@@ -1,0 +1,157 @@
+import { sampleLocation } from '../testing/fixtures';
+import { validate } from '../validation';
+import { locationInputSchema, type Location } from './location';
+import { csvHeaderIssues, csvRowToLocationInput, LOCATION_CSV_COLUMNS, locationToCsvRow } from './location-csv';
+
+const { id: _id, createdAt: _createdAt, updatedAt: _updatedAt, ...sampleInput } = sampleLocation;
+const keyed = (cells: readonly string[], header: readonly string[] = LOCATION_CSV_COLUMNS) =>
+  Object.fromEntries(header.map((name, index) => [name, cells[index] ?? '']));
+
+describe('LOCATION_CSV_COLUMNS', () => {
+  it('given the layout, when listed, then it starts with the root fields and ends with customFields as one column', () => {
+    expect(LOCATION_CSV_COLUMNS).toEqual([
+      'id',
+      'createdAt',
+      'updatedAt',
+      'notes',
+      'locationGroupId',
+      'geography.country',
+      'geography.region',
+      'geography.locality',
+      'geography.postalCode',
+      'address.streetNumber',
+      'address.streetName',
+      'address.streetDirection',
+      'address.streetType',
+      'address.streetSuffix',
+      'address.subunitType',
+      'address.subunitIdentifier',
+      'address.addressGroupId',
+      'coordinates.latitude',
+      'coordinates.longitude',
+      'fiberAccessDetails.circuitId',
+      'fiberAccessDetails.fda',
+      'fiberAccessDetails.fdh',
+      'fiberAccessDetails.splitterPort',
+      'fiberAccessDetails.layer2AccessProtocol',
+      'fiberAccessDetails.dropStatus',
+      'fiberAccessDetails.serviceability.status',
+      'fiberAccessDetails.serviceability.availableDate',
+      'customFields',
+    ]);
+  });
+
+  it('given every leaf of the Location resource, when flattened, then each has exactly one column', () => {
+    const leaves = (value: object, prefix = ''): string[] =>
+      Object.entries(value).flatMap(([key, field]) =>
+        typeof field === 'object' && !Array.isArray(field) && key !== 'customFields'
+          ? leaves(field as object, `${prefix}${key}.`)
+          : [`${prefix}${key}`],
+      );
+    expect([...leaves(sampleLocation)].sort()).toEqual([...LOCATION_CSV_COLUMNS].sort());
+  });
+});
+
+describe('locationToCsvRow', () => {
+  it('given a Location using every field, when flattened, then cells follow the columns and customFields is JSON', () => {
+    const row = locationToCsvRow(sampleLocation);
+    expect(row).toHaveLength(LOCATION_CSV_COLUMNS.length);
+    expect(keyed(row)).toMatchObject({
+      id: sampleLocation.id,
+      createdAt: '2024-01-15T10:00:00Z',
+      'geography.country': 'US',
+      'address.streetDirection': 'N',
+      'coordinates.latitude': '39.7447',
+      'coordinates.longitude': '-104.9903',
+      'fiberAccessDetails.serviceability.status': 'ACTIVE',
+      customFields: '{"tier":"gold","floors":12,"mdu":true,"tags":["fiber",2,false]}',
+    });
+  });
+
+  it('given a Location without optional parts, when flattened, then their cells are empty', () => {
+    const location: Location = {
+      id: sampleLocation.id,
+      createdAt: sampleLocation.createdAt,
+      updatedAt: sampleLocation.updatedAt,
+      geography: sampleLocation.geography,
+      coordinates: { latitude: 0, longitude: -0.5 },
+    };
+    const cells = keyed(locationToCsvRow(location));
+    expect(cells['coordinates.latitude']).toBe('0');
+    expect(cells['address.streetName']).toBe('');
+    expect(cells['notes']).toBe('');
+    expect(cells['customFields']).toBe('');
+  });
+});
+
+describe('csvRowToLocationInput', () => {
+  it('given the row of a Location, when decoded, then the id and the exact input come back (round trip)', () => {
+    const record = csvRowToLocationInput(keyed(locationToCsvRow(sampleLocation)));
+    expect(record).toEqual({ id: sampleLocation.id, input: sampleInput, issues: [] });
+    expect(validate(locationInputSchema, record.input).ok).toBe(true);
+  });
+
+  it('given empty cells, when decoded, then their fields and empty objects are absent', () => {
+    const record = csvRowToLocationInput({
+      id: '',
+      'geography.country': 'US',
+      'geography.region': 'CO',
+      'geography.locality': 'Denver',
+      'geography.postalCode': '80202',
+      'address.streetName': '',
+      'coordinates.latitude': '1.5',
+      'coordinates.longitude': '-2',
+      'fiberAccessDetails.serviceability.status': '',
+    });
+    expect(record).toEqual({
+      id: undefined,
+      input: {
+        geography: { country: 'US', region: 'CO', locality: 'Denver', postalCode: '80202' },
+        coordinates: { latitude: 1.5, longitude: -2 },
+      },
+      issues: [],
+    });
+  });
+
+  it('given createdAt and updatedAt cells, when decoded, then they are ignored (the server owns them)', () => {
+    const record = csvRowToLocationInput({ id: sampleLocation.id, createdAt: 'yesterday', updatedAt: 'now' });
+    expect(record.input).toEqual({});
+  });
+
+  it('given a coordinate that is not a number, when decoded, then the text is kept for the location rules to name', () => {
+    const record = csvRowToLocationInput({ 'coordinates.latitude': 'north', 'coordinates.longitude': '1e2' });
+    expect(record.input).toEqual({ coordinates: { latitude: 'north', longitude: 100 } });
+  });
+
+  it('given text in a string column that looks like a number, when decoded, then it stays text', () => {
+    expect(csvRowToLocationInput({ 'address.streetNumber': '1600' }).input).toEqual({
+      address: { streetNumber: '1600' },
+    });
+  });
+
+  it.each(['{"a":', '[1,2]', '"text"', 'null'])(
+    'given customFields %p that is not a JSON object, when decoded, then an issue names the column',
+    (cell) => {
+      expect(csvRowToLocationInput({ id: sampleLocation.id, customFields: cell })).toEqual({
+        id: sampleLocation.id,
+        input: {},
+        issues: [{ field: 'customFields', rule: 'json', message: 'customFields must be a JSON object' }],
+      });
+    },
+  );
+});
+
+describe('csvHeaderIssues', () => {
+  it('given the full layout or any subset with id in any order, when checked, then it is accepted', () => {
+    expect(csvHeaderIssues(LOCATION_CSV_COLUMNS)).toEqual([]);
+    expect(csvHeaderIssues(['geography.country', 'id', 'coordinates.latitude'])).toEqual([]);
+  });
+
+  it('given unknown, repeated and missing id columns, when checked, then each is named', () => {
+    expect(csvHeaderIssues(['notes', 'colour', 'notes'])).toEqual([
+      { field: 'colour', rule: 'unknownColumn', message: 'unknown column "colour"' },
+      { field: 'notes', rule: 'duplicateColumn', message: 'column "notes" repeats' },
+      { field: 'id', rule: 'required', message: 'column "id" is required' },
+    ]);
+  });
+});

@@ -1,0 +1,125 @@
+import { decideGroup, evolveGroup, type GroupCommand, type GroupEvent, type GroupState } from './group.aggregate';
+
+const groupId = '5a2d9c7e-1f3b-4c6a-8e9d-0b1c2d3e4f50';
+const phase1 = { id: groupId, name: 'Phase 1', type: 'OTHER' } as const;
+const created: GroupEvent = { type: 'LOCATION_GROUP_CREATED', data: phase1 };
+const deleted: GroupEvent = { type: 'LOCATION_GROUP_DELETED', data: phase1 };
+
+/** Given these events happened, when the command is decided: the events it records, or its error. */
+function given(...events: GroupEvent[]) {
+  const state = events.reduce<GroupState>(evolveGroup, undefined);
+  return {
+    when(command: GroupCommand) {
+      const result = decideGroup(command, state);
+      return result.ok ? { events: result.value } : { error: result.error };
+    },
+  };
+}
+
+const replace = (body: unknown): GroupCommand => ({ type: 'ReplaceGroup', kind: 'locationGroup', groupId, body });
+const patch = (body: unknown): GroupCommand => ({ type: 'PatchGroup', kind: 'locationGroup', groupId, patch: body });
+const remove = (referencingLocations = 0): GroupCommand => ({
+  type: 'DeleteGroup',
+  kind: 'locationGroup',
+  groupId,
+  referencingLocations,
+});
+
+describe('group aggregate', () => {
+  it('given nothing, when a location group is created, then LOCATION_GROUP_CREATED with the full group', () => {
+    const command: GroupCommand = {
+      type: 'CreateGroup',
+      kind: 'locationGroup',
+      groupId,
+      body: { name: 'Phase 1', type: 'OTHER' },
+    };
+    expect(given().when(command)).toEqual({ events: [created] });
+  });
+
+  it('given nothing, when an address group is replaced, then ADDRESS_GROUP_CREATED', () => {
+    const command: GroupCommand = {
+      type: 'ReplaceGroup',
+      kind: 'addressGroup',
+      groupId: groupId.toUpperCase(),
+      body: { name: 'Tower A', type: 'MDU_COMPLEX' },
+    };
+    expect(given().when(command)).toEqual({
+      events: [{ type: 'ADDRESS_GROUP_CREATED', data: { id: groupId, name: 'Tower A', type: 'MDU_COMPLEX' } }],
+    });
+  });
+
+  it('given the group, when the same body is replayed, then nothing is recorded', () => {
+    expect(given(created).when(replace({ id: groupId, name: 'Phase 1', type: 'OTHER' }))).toEqual({ events: [] });
+  });
+
+  it('given the group, when renamed, then LOCATION_GROUP_UPDATED', () => {
+    expect(given(created).when(patch({ name: 'Phase 2' }))).toEqual({
+      events: [{ type: 'LOCATION_GROUP_UPDATED', data: { ...phase1, name: 'Phase 2' } }],
+    });
+  });
+
+  it.each([
+    ['a wrong type', { name: 'x', type: 'MDU_COMPLEX' }, 'type'],
+    ['no name', { type: 'OTHER' }, 'name'],
+    ['a blank name', { name: ' ', type: 'OTHER' }, 'name'],
+    ['an unknown field', { name: 'x', type: 'OTHER', colour: 'red' }, 'colour'],
+    ['another id', { id: '9e8d7c6b-5a4f-4e3d-9c2b-1a0f9e8d7c6b', name: 'x', type: 'OTHER' }, 'id'],
+  ])(
+    'given nothing, when a location group with %s is written, then VALIDATION_ERROR names %s',
+    (_case, body, field) => {
+      expect(given().when(replace(body)).error).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        details: { issues: [expect.objectContaining({ field })] },
+      });
+    },
+  );
+
+  it('given the group, when a patch sets the name to null, then VALIDATION_ERROR: name is required', () => {
+    expect(given(created).when(patch({ name: null })).error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { issues: [{ field: 'name', rule: 'required' }] },
+    });
+  });
+
+  it('given nothing, when patched, then RESOURCE_NOT_FOUND for the kind', () => {
+    expect(given().when(patch({ name: 'x' })).error).toMatchObject({
+      code: 'RESOURCE_NOT_FOUND',
+      details: { resourceType: 'locationGroup', resourceId: groupId },
+    });
+  });
+
+  it('given an unreferenced group, when deleted, then LOCATION_GROUP_DELETED with its last state', () => {
+    expect(given(created).when(remove())).toEqual({ events: [deleted] });
+  });
+
+  it('given a group referenced by 2 locations, when deleted, then CONFLICT', () => {
+    expect(given(created).when(remove(2)).error).toMatchObject({
+      code: 'CONFLICT',
+      message: `location group ${groupId} is referenced by 2 location(s) and cannot be deleted`,
+      details: { resourceType: 'locationGroup', resourceId: groupId, referencingLocations: 2 },
+    });
+  });
+
+  it('given a deleted group, when deleted or patched again, then RESOURCE_NOT_FOUND', () => {
+    expect(given(created, deleted).when(remove()).error).toMatchObject({ code: 'RESOURCE_NOT_FOUND' });
+    expect(given(created, deleted).when(patch({ name: 'x' })).error).toMatchObject({ code: 'RESOURCE_NOT_FOUND' });
+  });
+
+  it('given a deleted group, when its id is PUT again, then LOCATION_GROUP_CREATED', () => {
+    expect(given(created, deleted).when(replace({ name: 'Phase 1', type: 'OTHER' }))).toEqual({ events: [created] });
+  });
+
+  it('given the group exists, when created by POST under its id, then CONFLICT', () => {
+    const command: GroupCommand = {
+      type: 'CreateGroup',
+      kind: 'locationGroup',
+      groupId,
+      body: { name: 'x', type: 'OTHER' },
+    };
+    expect(given(created).when(command).error).toMatchObject({ code: 'CONFLICT' });
+  });
+
+  it('given created then deleted, when folded, then the state is the last group marked deleted', () => {
+    expect([created, deleted].reduce<GroupState>(evolveGroup, undefined)).toEqual({ group: phase1, deleted: true });
+  });
+});

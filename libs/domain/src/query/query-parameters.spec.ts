@@ -1,0 +1,244 @@
+import { ValidationFailedError } from '../errors/domain-error';
+import type { Result } from '../result';
+import {
+  parseGroupListQuery,
+  parseLocationListQuery,
+  parseSnapshotQuery,
+  parseStatisticsQuery,
+  type QueryParameters,
+} from './query-parameters';
+
+const groupId = '5a2d9c7e-1f3b-4c6a-8e9d-0b1c2d3e4f50';
+
+function failure<T>(result: Result<T, ValidationFailedError>): { code: string; fields: string[]; messages: string[] } {
+  if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result.value)}`);
+  expect(result.error).toBeInstanceOf(ValidationFailedError);
+  return {
+    code: result.error.code,
+    fields: result.error.details.issues.map((issue) => issue.field),
+    messages: result.error.details.issues.map((issue) => issue.message),
+  };
+}
+
+function value<T>(result: Result<T, ValidationFailedError>): T {
+  if (!result.ok) throw new Error(`expected a value, got ${result.error.message}`);
+  return result.value;
+}
+
+describe('parseLocationListQuery', () => {
+  it('given no parameters, when parsed, then the page is limit 100 offset 0', () => {
+    expect(value(parseLocationListQuery({}))).toEqual({ page: { limit: 100, offset: 0 } });
+  });
+
+  it('given group filters in upper case, when parsed, then they are kept in canonical lower case', () => {
+    const query = { locationGroupId: groupId.toUpperCase(), addressGroupId: groupId, limit: '1000', offset: '20' };
+    expect(value(parseLocationListQuery(query))).toEqual({
+      page: { limit: 1000, offset: 20 },
+      locationGroupId: groupId,
+      addressGroupId: groupId,
+    });
+  });
+
+  it.each(['0', '1001', '-1', '1.5', 'ten', '', '1e2', ' 5'])(
+    'given limit %j, when parsed, then INVALID_LIMIT names limit',
+    (limit) => {
+      expect(failure(parseLocationListQuery({ limit }))).toMatchObject({ code: 'INVALID_LIMIT', fields: ['limit'] });
+    },
+  );
+
+  it.each(['-1', '1.5', 'x', '', '99999999999999999'])(
+    'given offset %j, when parsed, then INVALID_OFFSET names offset',
+    (offset) => {
+      expect(failure(parseLocationListQuery({ offset }))).toMatchObject({ code: 'INVALID_OFFSET', fields: ['offset'] });
+    },
+  );
+
+  it('given limit 1 and a large offset, when parsed, then both are accepted', () => {
+    expect(value(parseLocationListQuery({ limit: '1', offset: '5000000' })).page).toEqual({
+      limit: 1,
+      offset: 5_000_000,
+    });
+  });
+
+  it('given a repeated limit, when parsed, then INVALID_LIMIT says it must be given once', () => {
+    expect(failure(parseLocationListQuery({ limit: ['1', '2'] }))).toMatchObject({
+      code: 'INVALID_LIMIT',
+      messages: ['limit must be given once'],
+    });
+  });
+
+  it('given a malformed group id, when parsed, then INVALID_FILTER names the parameter', () => {
+    expect(failure(parseLocationListQuery({ locationGroupId: 'abc' }))).toEqual({
+      code: 'INVALID_FILTER',
+      fields: ['locationGroupId'],
+      messages: ['locationGroupId must be a UUID'],
+    });
+  });
+
+  it('given an unknown parameter, when parsed, then INVALID_FILTER names it', () => {
+    expect(failure(parseLocationListQuery({ status: 'ACTIVE' }))).toMatchObject({
+      code: 'INVALID_FILTER',
+      fields: ['status'],
+    });
+  });
+
+  it('given several problems, when parsed, then every one is named and the first decides the code', () => {
+    expect(failure(parseLocationListQuery({ limit: '0', offset: '-1', addressGroupId: 'x' }))).toEqual({
+      code: 'INVALID_LIMIT',
+      fields: ['limit', 'offset', 'addressGroupId'],
+      messages: ['limit must be an integer from 1 to 1000', 'offset must be an integer of 0 or more', expect.any(String)],
+    });
+  });
+});
+
+describe('parseGroupListQuery', () => {
+  it('given type and name, when parsed, then both are kept as sent', () => {
+    expect(value(parseGroupListQuery({ type: 'OTHER', name: 'Phase 1', limit: '5' }, 'OTHER'))).toEqual({
+      page: { limit: 5, offset: 0 },
+      type: 'OTHER',
+      name: 'Phase 1',
+    });
+  });
+
+  it.each([
+    ['OTHER', 'MDU_COMPLEX'],
+    ['MDU_COMPLEX', 'OTHER'],
+    ['other', 'OTHER'],
+  ] as const)('given type %s for groups of type %s, when parsed, then INVALID_FILTER', (type, groupType) => {
+    expect(failure(parseGroupListQuery({ type }, groupType))).toEqual({
+      code: 'INVALID_FILTER',
+      fields: ['type'],
+      messages: [`type must be ${groupType}`],
+    });
+  });
+
+  it('given an empty name, when parsed, then INVALID_FILTER', () => {
+    expect(failure(parseGroupListQuery({ name: ' ' }, 'OTHER'))).toMatchObject({
+      code: 'INVALID_FILTER',
+      fields: ['name'],
+    });
+  });
+
+  it('given a bad offset, when parsed, then INVALID_OFFSET', () => {
+    expect(failure(parseGroupListQuery({ offset: 'last' }, 'MDU_COMPLEX')).code).toBe('INVALID_OFFSET');
+  });
+});
+
+describe('parseStatisticsQuery', () => {
+  it('given no parameters, when parsed, then there is no filter', () => {
+    expect(value(parseStatisticsQuery({}))).toEqual({});
+  });
+
+  it('given every parameter, when parsed, then each becomes its filter', () => {
+    const query: QueryParameters = {
+      status: 'ACTIVE, PLANNED',
+      modifiedSince: '2024-01-01T00:00:00Z',
+      modifiedBefore: '2024-02-01T00:00:00.500Z',
+      hasAddress: 'true',
+      hasCoordinates: 'false',
+      hasLocationGroup: 'true',
+      addressGroupId: groupId,
+      locationGroupId: groupId.toUpperCase(),
+      country: 'us',
+      region: 'CO',
+      locality: 'Denver',
+      postalCode: '80202',
+    };
+    expect(value(parseStatisticsQuery(query))).toEqual({
+      statuses: ['ACTIVE', 'PLANNED'],
+      modifiedSince: '2024-01-01T00:00:00Z',
+      modifiedBefore: '2024-02-01T00:00:00.500Z',
+      hasAddress: true,
+      hasCoordinates: false,
+      hasLocationGroup: true,
+      addressGroupId: groupId,
+      locationGroupId: groupId,
+      country: 'US',
+      region: 'CO',
+      locality: 'Denver',
+      postalCode: '80202',
+    });
+  });
+
+  it('given status repeated and duplicated, when parsed, then the statuses are combined once each', () => {
+    expect(value(parseStatisticsQuery({ status: ['ACTIVE,RETIRED', 'ACTIVE'] })).statuses).toEqual([
+      'ACTIVE',
+      'RETIRED',
+    ]);
+  });
+
+  it.each(['UNKNOWN', 'active', '', 'ACTIVE,', 'ACTIVE,,PLANNED'])(
+    'given status %j, when parsed, then INVALID_STATUS names status',
+    (status) => {
+      expect(failure(parseStatisticsQuery({ status }))).toMatchObject({ code: 'INVALID_STATUS', fields: ['status'] });
+    },
+  );
+
+  it.each([
+    ['modifiedSince', '2024-01-01'],
+    ['modifiedSince', '2024-01-01T00:00:00+01:00'],
+    ['modifiedBefore', '2023-02-29T00:00:00Z'],
+    ['modifiedBefore', 'yesterday'],
+    ['hasAddress', 'yes'],
+    ['hasCoordinates', 'TRUE'],
+    ['hasLocationGroup', '1'],
+    ['addressGroupId', 'not-a-uuid'],
+    ['locationGroupId', '5a2d9c7e1f3b4c6a8e9d0b1c2d3e4f50'],
+    ['country', 'USA'],
+    ['region', ''],
+    ['locality', '   '],
+    ['postalCode', ''],
+    ['city', 'Denver'],
+    ['limit', '10'],
+  ])('given %s=%j, when parsed, then INVALID_FILTER names the parameter', (name, raw) => {
+    expect(failure(parseStatisticsQuery({ [name]: raw }))).toMatchObject({ code: 'INVALID_FILTER', fields: [name] });
+  });
+
+  it('given a filter repeated, when parsed, then INVALID_FILTER says it must be given once', () => {
+    expect(failure(parseStatisticsQuery({ country: ['US', 'CA'] }))).toEqual({
+      code: 'INVALID_FILTER',
+      fields: ['country'],
+      messages: ['country must be given once'],
+    });
+  });
+
+  it.each([
+    ['2024-02-01T00:00:00Z', '2024-01-01T00:00:00Z'],
+    ['2024-01-01T00:00:00Z', '2024-01-01T00:00:00.000Z'],
+  ])('given modifiedSince %s not before modifiedBefore %s, when parsed, then INVALID_DATE_RANGE', (since, before) => {
+    expect(failure(parseStatisticsQuery({ modifiedSince: since, modifiedBefore: before }))).toMatchObject({
+      code: 'INVALID_DATE_RANGE',
+      fields: ['modifiedSince'],
+    });
+  });
+
+  it('given a bad status and a bad boolean, when parsed, then the status problem decides the code and both are named', () => {
+    expect(failure(parseStatisticsQuery({ hasAddress: 'maybe', status: 'LIVE' }))).toMatchObject({
+      code: 'INVALID_STATUS',
+      fields: ['status', 'hasAddress'],
+    });
+  });
+});
+
+describe('parseSnapshotQuery', () => {
+  it('given no parameter, when parsed, then the whole read model is asked for', () => {
+    expect(value(parseSnapshotQuery({}))).toEqual({});
+  });
+
+  it('given modifiedSince, when parsed, then it is kept', () => {
+    expect(value(parseSnapshotQuery({ modifiedSince: '2024-05-01T00:00:00Z' }))).toEqual({
+      modifiedSince: '2024-05-01T00:00:00Z',
+    });
+  });
+
+  it('given a modifiedSince that is not a UTC date-time, when parsed, then INVALID_DATE_RANGE as for exports', () => {
+    expect(failure(parseSnapshotQuery({ modifiedSince: '2024-05-01' }))).toMatchObject({
+      code: 'INVALID_DATE_RANGE',
+      fields: ['modifiedSince'],
+    });
+  });
+
+  it('given an unknown parameter, when parsed, then INVALID_FILTER', () => {
+    expect(failure(parseSnapshotQuery({ format: 'csv' })).code).toBe('INVALID_FILTER');
+  });
+});

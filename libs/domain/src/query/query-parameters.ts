@@ -1,0 +1,282 @@
+import {
+  GROUP_LIST_PARAMETERS,
+  LOCATION_LIST_PARAMETERS,
+  LOCATION_SNAPSHOT,
+  PAGINATION,
+  SERVICEABILITY_STATUSES,
+  type ServiceabilityStatus,
+  STATISTICS_PARAMETERS,
+  utcDateTimeSchema,
+  type ValidationIssue,
+} from '@lx/contracts';
+import { ValidationFailedError, type ValidationErrorCode } from '../errors/domain-error';
+import type { Result } from '../result';
+
+/** A parsed query string: each parameter once (a string) or repeated (an array), as HTTP frameworks hand it over. */
+export type QueryParameters = Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/** limit and offset of a list. */
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+/** GET /locations: optional group filters and the page. */
+export interface LocationListQuery {
+  page: Page;
+  locationGroupId?: string;
+  addressGroupId?: string;
+}
+
+/** GET /location-groups and /address-groups: optional exact type, partial case-insensitive name, the page. */
+export interface GroupListQuery {
+  page: Page;
+  type?: string;
+  name?: string;
+}
+
+/**
+ * GET /locations/statistics filters, combined with AND. `statuses` matches locations whose serviceability status is
+ * one of them (a location without serviceability matches no status); the times are exclusive bounds on updatedAt.
+ */
+export interface StatisticsFilter {
+  statuses?: ServiceabilityStatus[];
+  modifiedSince?: string;
+  modifiedBefore?: string;
+  hasAddress?: boolean;
+  hasCoordinates?: boolean;
+  hasLocationGroup?: boolean;
+  addressGroupId?: string;
+  locationGroupId?: string;
+  country?: string;
+  region?: string;
+  locality?: string;
+  postalCode?: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const INTEGER = /^(0|[1-9]\d{0,15})$/;
+const COUNTRY = /^[A-Za-z]{2}$/;
+const STATUSES: ReadonlySet<string> = new Set(SERVICEABILITY_STATUSES);
+
+/**
+ * Collects problems parameter by parameter; the reply's code is the first problem's, and details.issues name every
+ * problem with its parameter as `field`.
+ */
+class Problems {
+  private readonly found: { code: ValidationErrorCode; issue: ValidationIssue }[] = [];
+
+  add(code: ValidationErrorCode, field: string, rule: string, message: string): undefined {
+    this.found.push({ code, issue: { field, rule, message } });
+    return undefined;
+  }
+
+  result<T>(value: T): Result<T, ValidationFailedError> {
+    const first = this.found[0];
+    if (first === undefined) return { ok: true, value };
+    return {
+      ok: false,
+      error: new ValidationFailedError(
+        this.found.map((problem) => problem.issue),
+        first.code,
+      ),
+    };
+  }
+}
+
+function unknownParameters(query: QueryParameters, known: readonly string[], problems: Problems): void {
+  for (const name of Object.keys(query)) {
+    if (!known.includes(name)) {
+      problems.add('INVALID_FILTER', name, 'unknownParameter', `${name} is not a known query parameter`);
+    }
+  }
+}
+
+/** The single value of a parameter; a repeated parameter is a problem reported under `code`. */
+function single(query: QueryParameters, name: string, code: ValidationErrorCode, problems: Problems) {
+  const value = query[name];
+  if (value === undefined || typeof value === 'string') return value;
+  return problems.add(code, name, 'single', `${name} must be given once`);
+}
+
+function integer(
+  query: QueryParameters,
+  name: 'limit' | 'offset',
+  code: ValidationErrorCode,
+  accept: (value: number) => boolean,
+  requirement: string,
+  fallback: number,
+  problems: Problems,
+): number {
+  const raw = single(query, name, code, problems);
+  if (raw === undefined) return fallback;
+  const value = INTEGER.test(raw) ? Number(raw) : NaN;
+  if (Number.isSafeInteger(value) && accept(value)) return value;
+  problems.add(code, name, 'range', `${name} must be ${requirement}`);
+  return fallback;
+}
+
+function parsePage(query: QueryParameters, problems: Problems): Page {
+  const limit = integer(
+    query,
+    'limit',
+    'INVALID_LIMIT',
+    (value) => value >= 1 && value <= PAGINATION.maxLimit,
+    `an integer from 1 to ${PAGINATION.maxLimit}`,
+    PAGINATION.defaultLimit,
+    problems,
+  );
+  const offset = integer(
+    query,
+    'offset',
+    'INVALID_OFFSET',
+    (value) => value >= 0,
+    'an integer of 0 or more',
+    PAGINATION.defaultOffset,
+    problems,
+  );
+  return { limit, offset };
+}
+
+function uuid(query: QueryParameters, name: string, problems: Problems): string | undefined {
+  const raw = single(query, name, 'INVALID_FILTER', problems);
+  if (raw === undefined) return undefined;
+  if (UUID.test(raw)) return raw.toLowerCase();
+  return problems.add('INVALID_FILTER', name, 'uuid', `${name} must be a UUID`);
+}
+
+function text(query: QueryParameters, name: string, problems: Problems): string | undefined {
+  const raw = single(query, name, 'INVALID_FILTER', problems);
+  if (raw === undefined) return undefined;
+  if (raw.trim() !== '') return raw;
+  return problems.add('INVALID_FILTER', name, 'nonEmpty', `${name} must not be empty`);
+}
+
+function boolean(query: QueryParameters, name: string, problems: Problems): boolean | undefined {
+  const raw = single(query, name, 'INVALID_FILTER', problems);
+  if (raw === undefined) return undefined;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  return problems.add('INVALID_FILTER', name, 'boolean', `${name} must be true or false`);
+}
+
+function dateTime(query: QueryParameters, name: string, problems: Problems): string | undefined {
+  const raw = single(query, name, 'INVALID_FILTER', problems);
+  if (raw === undefined) return undefined;
+  if (utcDateTimeSchema.safeParse(raw).success) return raw;
+  return problems.add(
+    'INVALID_FILTER',
+    name,
+    'dateTime',
+    `${name} must be an ISO 8601 UTC date-time ending in Z, like 2024-01-31T09:30:00Z`,
+  );
+}
+
+/**
+ * Statuses from one or more comma-separated lists (`status=ACTIVE,PLANNED`, or the parameter repeated): each must
+ * be one of the six, exactly as spelled in the spec; blanks around commas are ignored, empty items are not.
+ */
+function statuses(query: QueryParameters, problems: Problems): ServiceabilityStatus[] | undefined {
+  const raw = query['status'];
+  if (raw === undefined) return undefined;
+  const items = (typeof raw === 'string' ? [raw] : raw).flatMap((list) => list.split(',')).map((item) => item.trim());
+  const unknown = items.filter((item) => !STATUSES.has(item));
+  if (unknown.length > 0) {
+    return problems.add(
+      'INVALID_STATUS',
+      'status',
+      'enum',
+      `status must be a comma-separated list of ${SERVICEABILITY_STATUSES.join(', ')}; not ${unknown
+        .map((item) => JSON.stringify(item))
+        .join(', ')}`,
+    );
+  }
+  return [...new Set(items as ServiceabilityStatus[])];
+}
+
+/** Parses GET /locations parameters; problems: INVALID_LIMIT, INVALID_OFFSET, INVALID_FILTER. */
+export function parseLocationListQuery(query: QueryParameters): Result<LocationListQuery, ValidationFailedError> {
+  const problems = new Problems();
+  unknownParameters(query, LOCATION_LIST_PARAMETERS, problems);
+  const parsed: LocationListQuery = { page: parsePage(query, problems) };
+  const locationGroupId = uuid(query, 'locationGroupId', problems);
+  const addressGroupId = uuid(query, 'addressGroupId', problems);
+  if (locationGroupId !== undefined) parsed.locationGroupId = locationGroupId;
+  if (addressGroupId !== undefined) parsed.addressGroupId = addressGroupId;
+  return problems.result(parsed);
+}
+
+/**
+ * Parses the group list parameters. `type` must be the one type of the kind (OTHER for location groups,
+ * MDU_COMPLEX for address groups); anything else is INVALID_FILTER rather than an empty list, so a typo shows.
+ */
+export function parseGroupListQuery(
+  query: QueryParameters,
+  groupType: 'OTHER' | 'MDU_COMPLEX',
+): Result<GroupListQuery, ValidationFailedError> {
+  const problems = new Problems();
+  unknownParameters(query, GROUP_LIST_PARAMETERS, problems);
+  const parsed: GroupListQuery = { page: parsePage(query, problems) };
+  const type = single(query, 'type', 'INVALID_FILTER', problems);
+  if (type !== undefined) {
+    if (type === groupType) parsed.type = type;
+    else problems.add('INVALID_FILTER', 'type', 'enum', `type must be ${groupType}`);
+  }
+  const name = text(query, 'name', problems);
+  if (name !== undefined) parsed.name = name;
+  return problems.result(parsed);
+}
+
+/** The internal snapshot stream's one parameter: modifiedSince, invalid as in the export request (INVALID_DATE_RANGE). */
+export function parseSnapshotQuery(query: QueryParameters): Result<{ modifiedSince?: string }, ValidationFailedError> {
+  const problems = new Problems();
+  unknownParameters(query, [LOCATION_SNAPSHOT.modifiedSinceParameter], problems);
+  const raw = single(query, 'modifiedSince', 'INVALID_DATE_RANGE', problems);
+  if (raw === undefined) return problems.result({});
+  if (utcDateTimeSchema.safeParse(raw).success) return problems.result({ modifiedSince: raw });
+  problems.add(
+    'INVALID_DATE_RANGE',
+    'modifiedSince',
+    'dateTime',
+    'modifiedSince must be an ISO 8601 UTC date-time ending in Z, like 2024-01-31T09:30:00Z',
+  );
+  return problems.result({});
+}
+
+/**
+ * Parses GET /locations/statistics parameters. Problems: INVALID_STATUS for a status that is not one of the six;
+ * INVALID_FILTER for an unknown parameter, a date-time, boolean, UUID or country code that does not parse, an empty
+ * value, or a repeated parameter other than status; INVALID_DATE_RANGE when modifiedSince is not before
+ * modifiedBefore (the OAF-100 meaning of that code).
+ */
+export function parseStatisticsQuery(query: QueryParameters): Result<StatisticsFilter, ValidationFailedError> {
+  const problems = new Problems();
+  unknownParameters(query, STATISTICS_PARAMETERS, problems);
+  const filter: StatisticsFilter = {};
+  const set = <K extends keyof StatisticsFilter>(key: K, value: StatisticsFilter[K] | undefined) => {
+    if (value !== undefined) filter[key] = value;
+  };
+  set('statuses', statuses(query, problems));
+  set('modifiedSince', dateTime(query, 'modifiedSince', problems));
+  set('modifiedBefore', dateTime(query, 'modifiedBefore', problems));
+  set('hasAddress', boolean(query, 'hasAddress', problems));
+  set('hasCoordinates', boolean(query, 'hasCoordinates', problems));
+  set('hasLocationGroup', boolean(query, 'hasLocationGroup', problems));
+  set('addressGroupId', uuid(query, 'addressGroupId', problems));
+  set('locationGroupId', uuid(query, 'locationGroupId', problems));
+  const country = single(query, 'country', 'INVALID_FILTER', problems);
+  if (country !== undefined) {
+    if (COUNTRY.test(country)) filter.country = country.toUpperCase();
+    else problems.add('INVALID_FILTER', 'country', 'countryCode', 'country must be an ISO 3166-1 alpha-2 code');
+  }
+  set('region', text(query, 'region', problems));
+  set('locality', text(query, 'locality', problems));
+  set('postalCode', text(query, 'postalCode', problems));
+  if (
+    filter.modifiedSince !== undefined &&
+    filter.modifiedBefore !== undefined &&
+    !(Date.parse(filter.modifiedSince) < Date.parse(filter.modifiedBefore))
+  ) {
+    problems.add('INVALID_DATE_RANGE', 'modifiedSince', 'dateRange', 'modifiedSince must be before modifiedBefore');
+  }
+  return problems.result(filter);
+}

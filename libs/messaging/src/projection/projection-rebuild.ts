@@ -1,0 +1,245 @@
+import { Logger } from '@nestjs/common';
+import type { Pool, PoolClient } from 'pg';
+import type { EventBus, PartitionPosition } from '../event-bus';
+import { storedPositions } from './consumer-offsets';
+import { checkOut } from './pg-pool';
+import type { Projection } from './projection';
+import { ProjectionConsumer } from './projection-consumer';
+
+/** Suffix of the tables a rebuild writes into before they replace the live ones. */
+export const REBUILD_SUFFIX = '_rebuild';
+
+export interface RebuildOptions {
+  pool: Pool;
+  bus: EventBus;
+  /** The consumer group of the running service, whose tables are replaced and which continues on the new ones. */
+  liveGroupId: string;
+  /** Tables of the read model (unqualified, in the pool's search_path), locked in this order at the switch. */
+  tables: readonly string[];
+  /** The projection writing into the given tables: `tables[name]` is the table to use for `name`. */
+  projectionFor(tables: Readonly<Record<string, string>>): Projection;
+  batchSize: number;
+  /** Gives up (the live tables stay) when the switch has not happened by then; default one day. */
+  timeoutMs?: number;
+  onProgress?(progress: RebuildProgress): void;
+}
+
+export interface RebuildProgress {
+  /** Messages the rebuild has read past, over all partitions. */
+  applied: bigint;
+  /** What it must read at least: the end of the log when it started, or the live position where that is further. */
+  target: bigint;
+}
+
+export interface RebuildResult {
+  groupId: string;
+  seconds: number;
+  /** Where the new tables stood at the switch; the live group continues from there (or from its own, if further). */
+  positions: PartitionPosition[];
+}
+
+const POLL_MS = 250;
+const SWITCH_LOCK_TIMEOUT = '5s';
+
+/**
+ * Rebuilds a read model from offset 0 without downtime for readers:
+ *  1. creates `<table>_rebuild` for every table (same columns, constraints and indexes: LIKE … INCLUDING ALL);
+ *  2. runs the projection into them under a new consumer group, from the start of the log;
+ *  3. once the new tables have read at least up to the end of the log as it was at the start and at least as far as
+ *     the live group, switches in one transaction: locks the live tables (waiting for the live consumer's transaction
+ *     in flight; readers wait a few milliseconds), re-checks the positions, drops the live tables, renames the new
+ *     ones and their indexes to the live names, and moves the live group's stored offsets forward to the rebuild's.
+ * The live consumer goes on writing into whatever table carries the live name; the events it sees again after the
+ * switch are no-ops by aggregate version. While the rebuild runs, readers and the live consumer use the old tables.
+ * One rebuild per read model at a time (advisory lock); a failed or abandoned rebuild leaves the live tables as they
+ * are and is cleaned up by the next.
+ */
+export async function rebuildProjection(options: RebuildOptions): Promise<RebuildResult> {
+  const logger = new Logger(`Rebuild:${options.liveGroupId}`);
+  const started = Date.now();
+  const groupId = `${options.liveGroupId}.rebuild-${started.toString(36)}`;
+  const shadow = Object.fromEntries(options.tables.map((table) => [table, `${table}${REBUILD_SUFFIX}`]));
+  const lock = await checkOut(options.pool);
+  let consumer: ProjectionConsumer | undefined;
+  try {
+    await acquireRebuildLock(lock.client, options.liveGroupId);
+    await prepareTables(options.pool, options.tables, options.liveGroupId);
+    const projection = options.projectionFor(shadow);
+    const floor = await logEnd(options.bus, projection.topics);
+    consumer = new ProjectionConsumer(options.pool, options.bus, projection, {
+      groupId,
+      batchSize: options.batchSize,
+      deadLetterGroupId: options.liveGroupId,
+    });
+    await consumer.start();
+    logger.log({ groupId, tables: Object.values(shadow) }, 'Rebuilding from offset 0');
+
+    const deadline = started + (options.timeoutMs ?? 86_400_000);
+    let lastLog = 0;
+    for (;;) {
+      const health = consumer.health();
+      if (health.state === 'failing') logger.warn({ failure: health.failure }, 'Rebuild consumer is failing; retrying');
+      const [rebuilt, live] = await Promise.all([
+        storedPositions(options.pool, groupId),
+        storedPositions(options.pool, options.liveGroupId),
+      ]);
+      const progress = progressOf(rebuilt, targetsOf(floor, live));
+      options.onProgress?.(progress);
+      if (Date.now() - lastLog > 5_000) {
+        lastLog = Date.now();
+        logger.log({ applied: String(progress.applied), target: String(progress.target) }, 'Rebuild progress');
+      }
+      if (progress.applied >= progress.target) {
+        const positions = await trySwitch(options, shadow, groupId, floor);
+        if (positions) {
+          await consumer.stop();
+          await options.pool.query(`DELETE FROM consumer_offsets WHERE group_id = $1`, [groupId]);
+          await options.bus.deleteGroups([groupId]);
+          const seconds = (Date.now() - started) / 1000;
+          logger.log({ seconds, positions: positions.length }, 'Switched to the rebuilt tables');
+          return { groupId, seconds, positions };
+        }
+      }
+      if (Date.now() > deadline) throw new Error(`the rebuild did not catch up within ${options.timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  } catch (error) {
+    await consumer?.stop().catch(() => undefined);
+    await cleanUp(options.pool, options.tables, groupId).catch(() => undefined);
+    await options.bus.deleteGroups([groupId]).catch(() => undefined);
+    throw error;
+  } finally {
+    await lock.client
+      .query(`SELECT pg_advisory_unlock(hashtext($1))`, [`rebuild:${options.liveGroupId}`])
+      .catch(() => undefined);
+    lock.release();
+  }
+}
+
+async function acquireRebuildLock(client: PoolClient, liveGroupId: string): Promise<void> {
+  const { rows } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(hashtext($1)) AS locked`, [
+    `rebuild:${liveGroupId}`,
+  ]);
+  if (!rows[0]?.locked) throw new Error(`a rebuild of ${liveGroupId} is already running`);
+}
+
+/** Fresh shadow tables, and no offsets of earlier, abandoned rebuilds. */
+async function prepareTables(pool: Pool, tables: readonly string[], liveGroupId: string): Promise<void> {
+  for (const table of tables) {
+    await pool.query(`DROP TABLE IF EXISTS ${quote(table + REBUILD_SUFFIX)}`);
+    await pool.query(`CREATE TABLE ${quote(table + REBUILD_SUFFIX)} (LIKE ${quote(table)} INCLUDING ALL)`);
+  }
+  await pool.query(`DELETE FROM consumer_offsets WHERE group_id LIKE $1`, [`${liveGroupId}.rebuild-%`]);
+}
+
+async function cleanUp(pool: Pool, tables: readonly string[], groupId: string): Promise<void> {
+  for (const table of tables) await pool.query(`DROP TABLE IF EXISTS ${quote(table + REBUILD_SUFFIX)}`);
+  await pool.query(`DELETE FROM consumer_offsets WHERE group_id = $1`, [groupId]);
+}
+
+async function logEnd(bus: EventBus, topics: readonly string[]): Promise<PartitionPosition[]> {
+  const bounds = await Promise.all(topics.map((topic) => bus.partitionBounds(topic)));
+  return bounds.flat().map(({ topic, partition, high }) => ({ topic, partition, offset: high }));
+}
+
+const keyOf = (position: { topic: string; partition: number }) => `${position.topic}/${position.partition}`;
+
+/** Per partition, the offset the rebuild must reach: the larger of the log end at the start and the live position. */
+function targetsOf(floor: readonly PartitionPosition[], live: readonly PartitionPosition[]): Map<string, bigint> {
+  const targets = new Map<string, bigint>();
+  for (const position of [...floor, ...live]) {
+    const key = keyOf(position);
+    const offset = BigInt(position.offset);
+    if ((targets.get(key) ?? -1n) < offset) targets.set(key, offset);
+  }
+  return targets;
+}
+
+function progressOf(rebuilt: readonly PartitionPosition[], targets: ReadonlyMap<string, bigint>): RebuildProgress {
+  const reached = new Map(rebuilt.map((position) => [keyOf(position), BigInt(position.offset)]));
+  let applied = 0n;
+  let target = 0n;
+  for (const [key, offset] of targets) {
+    target += offset;
+    const at = reached.get(key) ?? 0n;
+    applied += at < offset ? at : offset;
+  }
+  return { applied, target };
+}
+
+/** The switch; undefined (nothing changed) when the live group got ahead again before the locks were taken. */
+async function trySwitch(
+  options: RebuildOptions,
+  shadow: Readonly<Record<string, string>>,
+  groupId: string,
+  floor: readonly PartitionPosition[],
+): Promise<PartitionPosition[] | undefined> {
+  const { client, release } = await checkOut(options.pool);
+  try {
+    await client.query('BEGIN');
+    await client.query(`SET LOCAL lock_timeout = '${SWITCH_LOCK_TIMEOUT}'`);
+    // The live consumer writes its tables before its offsets; holding the tables and then the offset rows freezes it.
+    await client.query(`LOCK TABLE ${options.tables.map(quote).join(', ')} IN ACCESS EXCLUSIVE MODE`);
+    await client.query(`SELECT 1 FROM consumer_offsets WHERE group_id = ANY($1) FOR UPDATE`, [
+      [options.liveGroupId, groupId],
+    ]);
+    const rebuilt = await storedPositions(client, groupId);
+    const live = await storedPositions(client, options.liveGroupId);
+    const progress = progressOf(rebuilt, targetsOf(floor, live));
+    if (progress.applied < progress.target) {
+      await client.query('ROLLBACK');
+      return undefined;
+    }
+    for (const table of options.tables) await replaceTable(client, table, shadow[table]!);
+    await client.query(
+      `INSERT INTO consumer_offsets (group_id, topic, partition, next_offset)
+       SELECT $1, topic, partition, next_offset FROM consumer_offsets WHERE group_id = $2
+       ON CONFLICT (group_id, topic, partition) DO UPDATE
+         SET next_offset = GREATEST(consumer_offsets.next_offset, EXCLUDED.next_offset), updated_at = clock_timestamp()`,
+      [options.liveGroupId, groupId],
+    );
+    await client.query(`DELETE FROM consumer_offsets WHERE group_id = $1`, [groupId]);
+    await client.query('COMMIT');
+    return rebuilt;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    // Lock timeout: readers or the live consumer held the tables too long; try again on the next round.
+    if ((error as { code?: unknown }).code === '55P03') return undefined;
+    throw error;
+  } finally {
+    release();
+  }
+}
+
+/** Drops `live` and gives `rebuilt` its name and the names of its indexes (matched by definition). */
+async function replaceTable(client: PoolClient, live: string, rebuilt: string): Promise<void> {
+  const liveIndexes = await indexesOf(client, live);
+  const rebuiltIndexes = await indexesOf(client, rebuilt);
+  const renames: [string, string][] = [];
+  for (const index of rebuiltIndexes) {
+    const match = liveIndexes.findIndex((candidate) => candidate.shape === index.shape);
+    if (match < 0) continue;
+    renames.push([index.name, liveIndexes[match]!.name]);
+    liveIndexes.splice(match, 1);
+  }
+  await client.query(`DROP TABLE ${quote(live)}`);
+  await client.query(`ALTER TABLE ${quote(rebuilt)} RENAME TO ${quote(live)}`);
+  // Renaming an index that backs a constraint (the primary key) renames the constraint too.
+  for (const [from, to] of renames) await client.query(`ALTER INDEX ${quote(from)} RENAME TO ${quote(to)}`);
+}
+
+async function indexesOf(client: PoolClient, table: string): Promise<{ name: string; shape: string }[]> {
+  const { rows } = await client.query<{ indexname: string; indexdef: string }>(
+    `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1 ORDER BY indexname`,
+    [table],
+  );
+  // "CREATE [UNIQUE] INDEX name ON schema.table USING …": what is left without name and table is the index itself.
+  return rows.map((row) => ({
+    name: row.indexname,
+    shape: row.indexdef.replace(/^(CREATE (?:UNIQUE )?INDEX) \S+ ON \S+ /, '$1 '),
+  }));
+}
+
+function quote(identifier: string): string {
+  return `"${identifier.replace(/"/g, '""')}"`;
+}

@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { ClientView } from '@lx/contracts';
+import type { DataSource } from 'typeorm';
+import { Clock } from '../../../common/clock';
+import { toClientView } from '../../domain/client';
+import { ClientNotFoundError } from '../../domain/client.errors';
+import { ClientEventsPublisher } from '../../infrastructure/client-events.publisher';
+import { ClientRepository } from '../../infrastructure/client.repository';
+
+export interface DisableClientCommand {
+  clientId: string;
+}
+
+/**
+ * Disables a client: it gets no new tokens (tokens already issued stay valid until they expire, at most the token
+ * lifetime) and, through CLIENT_DISABLED, no more webhooks. Disabling a disabled client changes nothing.
+ */
+@Injectable()
+export class DisableClientHandler {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly clients: ClientRepository,
+    private readonly events: ClientEventsPublisher,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(command: DisableClientCommand): Promise<ClientView> {
+    return this.dataSource.transaction(async (manager) => {
+      const client = await this.clients.lockById(manager, command.clientId);
+      if (client === null) throw new ClientNotFoundError(command.clientId);
+      if (!client.enabled) return toClientView(client);
+      const disabled = { ...client, enabled: false, updatedAt: this.clock.now() };
+      await this.clients.save(manager, disabled);
+      await this.events.append(manager, 'CLIENT_DISABLED', disabled);
+      return toClientView(disabled);
+    });
+  }
+}

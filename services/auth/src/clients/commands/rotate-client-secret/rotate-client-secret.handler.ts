@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { ClientSecrets } from '@lx/contracts';
+import type { DataSource } from 'typeorm';
+import { Clock } from '../../../common/clock';
+import { ClientNotFoundError } from '../../domain/client.errors';
+import { ClientEventsPublisher } from '../../infrastructure/client-events.publisher';
+import { ClientRepository } from '../../infrastructure/client.repository';
+import { NewClientFactory } from '../../infrastructure/new-client.factory';
+
+export interface RotateClientSecretCommand {
+  clientId: string;
+}
+
+/**
+ * Replaces a client's secret (and an RSP's webhook signing secret) with new ones, shown this once; the old secret
+ * stops working at once, tokens already issued stay valid until they expire. Publishes CLIENT_SECRET_ROTATED with
+ * the new webhook secret.
+ */
+@Injectable()
+export class RotateClientSecretHandler {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly clients: ClientRepository,
+    private readonly factory: NewClientFactory,
+    private readonly events: ClientEventsPublisher,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(command: RotateClientSecretCommand): Promise<ClientSecrets> {
+    const existing = await this.clients.findById(command.clientId);
+    if (existing === null) throw new ClientNotFoundError(command.clientId);
+    // Hashing is slow: done before the transaction, so no row lock waits on it.
+    const fresh = await this.factory.newSecrets(existing.id, existing.kind);
+
+    await this.dataSource.transaction(async (manager) => {
+      const client = await this.clients.lockById(manager, command.clientId);
+      if (client === null) throw new ClientNotFoundError(command.clientId);
+      const rotated = {
+        ...client,
+        secretHash: fresh.secretHash,
+        webhookSecretEncrypted: fresh.webhookSecretEncrypted,
+        updatedAt: this.clock.now(),
+      };
+      await this.clients.save(manager, rotated);
+      await this.events.append(manager, 'CLIENT_SECRET_ROTATED', rotated);
+    });
+    return fresh.secrets;
+  }
+}

@@ -1,0 +1,58 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { ClientView, UpdateClientRequest } from '@lx/contracts';
+import { ValidationFailedError } from '@lx/domain';
+import type { DataSource } from 'typeorm';
+import { Clock } from '../../../common/clock';
+import { type Client, clientShapeIssues, normalizeScopes, toClientView } from '../../domain/client';
+import { ClientNotFoundError } from '../../domain/client.errors';
+import { ClientEventsPublisher } from '../../infrastructure/client-events.publisher';
+import { ClientRepository } from '../../infrastructure/client.repository';
+
+export type UpdateClientCommand = UpdateClientRequest & { clientId: string };
+
+const sameScopes = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((scope, i) => scope === b[i]);
+
+/**
+ * Changes a client's name, scopes or webhook URL; publishes CLIENT_UPDATED when something changed. Tokens
+ * already issued keep the scopes they were issued with until they expire.
+ */
+@Injectable()
+export class UpdateClientHandler {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly clients: ClientRepository,
+    private readonly events: ClientEventsPublisher,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(command: UpdateClientCommand): Promise<ClientView> {
+    return this.dataSource.transaction(async (manager) => {
+      const client = await this.clients.lockById(manager, command.clientId);
+      if (client === null) throw new ClientNotFoundError(command.clientId);
+
+      const scopes = command.scopes ?? client.scopes;
+      const webhookUrl = command.webhookUrl === undefined ? client.webhookUrl : command.webhookUrl;
+      const issues = clientShapeIssues(client.kind, scopes, webhookUrl);
+      if (issues.length > 0) throw new ValidationFailedError(issues);
+
+      const updated: Client = {
+        ...client,
+        name: command.name ?? client.name,
+        scopes: normalizeScopes(client.kind, scopes),
+        webhookUrl,
+      };
+      const changed =
+        updated.name !== client.name ||
+        updated.webhookUrl !== client.webhookUrl ||
+        !sameScopes(updated.scopes, client.scopes);
+      if (!changed) return toClientView(client);
+
+      updated.updatedAt = this.clock.now();
+      await this.clients.save(manager, updated);
+      await this.events.append(manager, 'CLIENT_UPDATED', updated);
+      return toClientView(updated);
+    });
+  }
+}

@@ -1,0 +1,56 @@
+import { type Client, clientShapeIssues, normalizeScopes, toClientView } from './client';
+
+describe('client rules', () => {
+  it('given an RSP with the read scope and a webhook, when checked, then nothing is wrong', () => {
+    expect(clientShapeIssues('RSP', ['locations:read'], 'https://hooks.example')).toEqual([]);
+  });
+
+  it('given an RSP asking for write and admin scopes, when checked, then the refused scopes are named', () => {
+    expect(clientShapeIssues('RSP', ['locations:read', 'locations:write', 'auth:admin'], null)).toEqual([
+      {
+        field: 'scopes',
+        rule: 'scopesOfKind',
+        message: 'scopes of RSP clients must be among locations:read; not allowed: locations:write, auth:admin',
+      },
+    ]);
+  });
+
+  it('given an operator or an admin with a webhook, when checked, then the webhook is refused', () => {
+    for (const kind of ['OPERATOR', 'ADMIN'] as const) {
+      expect(clientShapeIssues(kind, [], 'https://hooks.example')).toEqual([
+        { field: 'webhookUrl', rule: 'webhookOfKind', message: `${kind} clients cannot have a webhookUrl` },
+      ]);
+    }
+  });
+
+  it('given scopes out of order and repeated, when normalized, then each once in the kind order', () => {
+    expect(normalizeScopes('OPERATOR', ['locations:write', 'locations:read', 'locations:write'])).toEqual([
+      'locations:read',
+      'locations:write',
+    ]);
+  });
+
+  it('given a client, when shown, then no secret material is in the view', () => {
+    const client: Client = {
+      id: '3f6c2a9e-8d1b-4c1e-9a57-0b4b6a1d2c3e',
+      name: 'Acme',
+      kind: 'RSP',
+      scopes: ['locations:read'],
+      enabled: true,
+      webhookUrl: null,
+      secretHash: 'scrypt$...',
+      webhookSecretEncrypted: Buffer.from('sealed'),
+      createdAt: new Date('2025-01-01T00:00:00Z'),
+      updatedAt: new Date('2025-01-02T00:00:00Z'),
+    };
+    expect(toClientView(client)).toEqual({
+      clientId: client.id,
+      name: 'Acme',
+      kind: 'RSP',
+      scopes: ['locations:read'],
+      enabled: true,
+      createdAt: '2025-01-01T00:00:00.000Z',
+      updatedAt: '2025-01-02T00:00:00.000Z',
+    });
+  });
+});

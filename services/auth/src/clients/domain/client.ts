@@ -1,0 +1,68 @@
+import type { ClientKind, ClientView, Scope, ValidationIssue } from '@lx/contracts';
+
+/** An API client as auth stores it. The secret exists only as a hash; the webhook secret only encrypted. */
+export interface Client {
+  id: string;
+  name: string;
+  kind: ClientKind;
+  scopes: Scope[];
+  enabled: boolean;
+  /** RSPs only: base URL that export and location notifications are posted under. */
+  webhookUrl: string | null;
+  secretHash: string;
+  /** RSPs only: the HMAC key for signing webhook deliveries, sealed by SecretBox. */
+  webhookSecretEncrypted: Buffer | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The scopes each kind of client may hold: least privilege, so an RSP can never be given write or admin access. */
+export const SCOPES_BY_KIND: Readonly<Record<ClientKind, readonly Scope[]>> = {
+  RSP: ['locations:read'],
+  OPERATOR: ['locations:read', 'locations:write'],
+  ADMIN: ['auth:admin'],
+};
+
+/** Only RSPs receive webhooks, so only they have a webhook URL and a webhook signing secret. */
+export const hasWebhook = (kind: ClientKind): boolean => kind === 'RSP';
+
+/** Rules a client's kind, scopes and webhook URL must satisfy together; one issue per broken rule. */
+export function clientShapeIssues(
+  kind: ClientKind,
+  scopes: readonly Scope[],
+  webhookUrl: string | null,
+): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const allowed = SCOPES_BY_KIND[kind];
+  const refused = scopes.filter((scope) => !allowed.includes(scope));
+  if (refused.length > 0) {
+    issues.push({
+      field: 'scopes',
+      rule: 'scopesOfKind',
+      message: `scopes of ${kind} clients must be among ${allowed.join(', ')}; not allowed: ${refused.join(', ')}`,
+    });
+  }
+  if (webhookUrl !== null && !hasWebhook(kind)) {
+    issues.push({ field: 'webhookUrl', rule: 'webhookOfKind', message: `${kind} clients cannot have a webhookUrl` });
+  }
+  return issues;
+}
+
+/** Allowed scopes without duplicates, in the kind's order, so equal sets always read the same. */
+export function normalizeScopes(kind: ClientKind, scopes: readonly Scope[]): Scope[] {
+  return SCOPES_BY_KIND[kind].filter((scope) => scopes.includes(scope));
+}
+
+/** How the admin API and the CLI show a client: never a secret. */
+export function toClientView(client: Client): ClientView {
+  return {
+    clientId: client.id,
+    name: client.name,
+    kind: client.kind,
+    scopes: [...client.scopes],
+    enabled: client.enabled,
+    ...(client.webhookUrl === null ? {} : { webhookUrl: client.webhookUrl }),
+    createdAt: client.createdAt.toISOString(),
+    updatedAt: client.updatedAt.toISOString(),
+  };
+}

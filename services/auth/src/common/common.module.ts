@@ -1,0 +1,26 @@
+import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { AUTH_CONFIG, type AuthConfig } from '../config/auth.config';
+import { Clock, SystemClock } from './clock';
+import { SecretBox } from './secret-box';
+import { SecretHasher } from './secret-hasher';
+
+/**
+ * The configuration and the ports and helpers every feature of the auth service shares: clock, encryption at rest,
+ * secret hashing.
+ */
+@Global()
+@Module({})
+export class CommonModule {
+  static forRoot(config: AuthConfig): DynamicModule {
+    return {
+      module: CommonModule,
+      providers: [
+        { provide: AUTH_CONFIG, useValue: config },
+        { provide: Clock, useClass: SystemClock },
+        { provide: SecretBox, useFactory: () => new SecretBox(Buffer.from(config.encryptionKeyBase64, 'base64')) },
+        { provide: SecretHasher, useFactory: () => new SecretHasher() },
+      ],
+      exports: [AUTH_CONFIG, Clock, SecretBox, SecretHasher],
+    };
+  }
+}

@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import { ConfigError } from '@lx/platform';
+import { loadAuthConfig } from './auth.config';
+
+const base = {
+  DATABASE_URL: 'postgresql://localhost/lx',
+  KAFKA_BROKERS: '127.0.0.1:9092',
+  AUTH_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+};
+
+function problemsOf(env: NodeJS.ProcessEnv): readonly string[] {
+  try {
+    loadAuthConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('auth configuration', () => {
+  it('given the required settings, when loaded, then token defaults apply and no admin is bootstrapped', () => {
+    const config = loadAuthConfig(base);
+    expect(config.tokens).toEqual({
+      ttlSeconds: 3600,
+      signingAlgorithm: 'ES256',
+      failureLimit: 10,
+      failureWindowSeconds: 300,
+    });
+    expect(config.bootstrapAdmin).toBeUndefined();
+  });
+
+  it('given no encryption key, when loaded, then it is required (no default for a secret)', () => {
+    expect(problemsOf({ ...base, AUTH_ENCRYPTION_KEY: undefined })).toContain('AUTH_ENCRYPTION_KEY is required');
+  });
+
+  it('given an encryption key of the wrong size, when loaded, then it is named without its value', () => {
+    const key = randomBytes(16).toString('base64');
+    const problems = problemsOf({ ...base, AUTH_ENCRYPTION_KEY: key });
+    expect(problems).toEqual(['AUTH_ENCRYPTION_KEY: must be 32 bytes, base64-encoded']);
+    expect(problems.join()).not.toContain(key);
+  });
+
+  it('given only half of the bootstrap admin credentials, when loaded, then both are asked for', () => {
+    expect(problemsOf({ ...base, ADMIN_BOOTSTRAP_CLIENT_ID: '3f6c2a9e-8d1b-4c1e-9a57-0b4b6a1d2c3e' })).toEqual([
+      'ADMIN_BOOTSTRAP_CLIENT_SECRET: ADMIN_BOOTSTRAP_CLIENT_ID and ADMIN_BOOTSTRAP_CLIENT_SECRET must be set together',
+    ]);
+  });
+
+  it('given bootstrap credentials, when loaded, then the admin client id must be a UUID and the secret long', () => {
+    expect(problemsOf({ ...base, ADMIN_BOOTSTRAP_CLIENT_ID: 'admin', ADMIN_BOOTSTRAP_CLIENT_SECRET: 'short' })).toEqual(
+      ['ADMIN_BOOTSTRAP_CLIENT_ID: Invalid uuid', 'ADMIN_BOOTSTRAP_CLIENT_SECRET: must be at least 32 characters'],
+    );
+  });
+
+  it('given token settings out of range, when loaded, then each is named', () => {
+    expect(problemsOf({ ...base, TOKEN_TTL_SECONDS: '10', TOKEN_SIGNING_ALGORITHM: 'RS256' })).toHaveLength(2);
+  });
+});

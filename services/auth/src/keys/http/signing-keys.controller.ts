@@ -1,0 +1,30 @@
+import { Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { SCOPES } from '@lx/contracts';
+import { RequireScope } from '@lx/platform';
+import {
+  type RotationResult,
+  RotateSigningKeyHandler,
+} from '../commands/rotate-signing-key/rotate-signing-key.handler';
+import type { SigningKeyView } from '../domain/signing-key.view';
+import { ListSigningKeysHandler } from '../queries/list-signing-keys/list-signing-keys.handler';
+
+/** Signing-key administration (scope auth:admin); the same operations exist in the command-line tool. */
+@Controller('admin/keys')
+@RequireScope(SCOPES.authAdmin)
+export class SigningKeysController {
+  constructor(
+    private readonly listKeys: ListSigningKeysHandler,
+    private readonly rotateKey: RotateSigningKeyHandler,
+  ) {}
+
+  @Get()
+  list(): Promise<{ keys: SigningKeyView[] }> {
+    return this.listKeys.execute();
+  }
+
+  @Post('rotate')
+  @HttpCode(200)
+  rotate(): Promise<RotationResult> {
+    return this.rotateKey.execute();
+  }
+}

@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource, type EntityManager, IsNull, MoreThan, Not } from 'typeorm';
+import type { SigningKey } from '../domain/signing-key';
+import { SigningKeyEntity } from './signing-key.entity';
+
+/** Signing keys in Postgres. */
+@Injectable()
+export class SigningKeyRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Runs `work` in a transaction that holds the key-rotation lock, so rotations (and the first keys) serialize. */
+  async underRotationLock<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['auth:signing-keys']);
+      return work(manager);
+    });
+  }
+
+  async findCurrent(manager: EntityManager = this.dataSource.manager): Promise<SigningKey | null> {
+    return manager.findOneBy(SigningKeyEntity, { activatedAt: Not(IsNull()), retiredAt: IsNull() });
+  }
+
+  async findNext(manager: EntityManager = this.dataSource.manager): Promise<SigningKey | null> {
+    return manager.findOneBy(SigningKeyEntity, { activatedAt: IsNull() });
+  }
+
+  /** The next and current keys and those retired after `retiredAfter`, newest first. */
+  async findPublished(retiredAfter: Date): Promise<SigningKey[]> {
+    return this.dataSource.manager.find(SigningKeyEntity, {
+      where: [{ retiredAt: IsNull() }, { retiredAt: MoreThan(retiredAfter) }],
+      order: { createdAt: 'DESC' },
+    });
+  }
+
+  async findAll(): Promise<SigningKey[]> {
+    return this.dataSource.manager.find(SigningKeyEntity, { order: { createdAt: 'DESC' } });
+  }
+
+  async insert(manager: EntityManager, key: SigningKey): Promise<void> {
+    await manager.insert(SigningKeyEntity, key);
+  }
+
+  async activate(manager: EntityManager, kid: string, at: Date): Promise<void> {
+    await manager.update(SigningKeyEntity, { kid }, { activatedAt: at });
+  }
+
+  async retire(manager: EntityManager, kid: string, at: Date): Promise<void> {
+    await manager.update(SigningKeyEntity, { kid }, { retiredAt: at });
+  }
+
+  /** Only for a next key that never signed anything (its algorithm is no longer the configured one). */
+  async discard(manager: EntityManager, kid: string): Promise<void> {
+    await manager.delete(SigningKeyEntity, { kid, activatedAt: IsNull() });
+  }
+}

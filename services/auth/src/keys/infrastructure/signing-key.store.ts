@@ -1,0 +1,115 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { errors as joseErrors, importJWK, importPKCS8, type JWK, type KeyLike } from 'jose';
+import { Clock } from '../../common/clock';
+import { SecretBox } from '../../common/secret-box';
+import { AUTH_CONFIG, type AuthConfig } from '../../config/auth.config';
+import { oldestPublishedRetirement, type SigningAlgorithm } from '../domain/signing-key';
+import { privateKeyContext } from './signing-key.factory';
+import { SigningKeyRepository } from './signing-key.repository';
+
+/** The key that signs new tokens, decrypted. */
+export interface CurrentSigner {
+  kid: string;
+  algorithm: SigningAlgorithm;
+  privateKey: KeyLike;
+}
+
+/**
+ * How long a process keeps signing with the key it loaded; a rotation elsewhere reaches it within this time.
+ * PUBLICATION_MARGIN_SECONDS keeps a retired key published well beyond it.
+ */
+const SIGNER_REFRESH_MS = 5_000;
+/** Lower bound between reloads of the verification keys caused by unknown key ids (made-up kids cost no queries). */
+const VERIFICATION_RELOAD_COOLDOWN_MS = 1_000;
+/**
+ * How long the published keys are reused, so a flood of unauthenticated JWKS requests costs few queries. Safe:
+ * a key is published as the next key a whole rotation before it signs anything.
+ */
+const PUBLISHED_CACHE_MS = 1_000;
+
+/**
+ * Access to the signing keys as the rest of the service needs them: the current signer (cached briefly, since
+ * decrypting and importing costs more than signing), the published public keys for the JWKS, and verification keys
+ * by key id.
+ */
+@Injectable()
+export class SigningKeyStore {
+  private signerCache?: { signer: Promise<CurrentSigner>; loadedAt: number };
+  private verificationCache = new Map<string, Promise<KeyLike>>();
+  private verificationLoadedAt = 0;
+  private publishedCache?: { keys: Promise<JWK[]>; loadedAt: number };
+
+  constructor(
+    private readonly keys: SigningKeyRepository,
+    private readonly box: SecretBox,
+    private readonly clock: Clock,
+    @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
+  ) {}
+
+  signer(): Promise<CurrentSigner> {
+    const now = Date.now();
+    if (this.signerCache === undefined || now - this.signerCache.loadedAt > SIGNER_REFRESH_MS) {
+      const signer = this.loadSigner();
+      this.signerCache = { signer, loadedAt: now };
+      signer.catch(() => (this.signerCache = undefined));
+    }
+    return this.signerCache.signer;
+  }
+
+  /** Public keys of the next and current keys and of retired keys whose tokens may still be valid. */
+  publishedKeys(): Promise<JWK[]> {
+    const now = Date.now();
+    if (this.publishedCache === undefined || now - this.publishedCache.loadedAt > PUBLISHED_CACHE_MS) {
+      const keys = this.loadPublished();
+      this.publishedCache = { keys, loadedAt: now };
+      keys.catch(() => (this.publishedCache = undefined));
+    }
+    return this.publishedCache.keys;
+  }
+
+  /** The published key `kid` for `algorithm`; jose's JWKSNoMatchingKey when there is none. */
+  async verificationKey(kid: string | undefined, algorithm: string): Promise<KeyLike> {
+    if (kid === undefined) throw new joseErrors.JWKSNoMatchingKey();
+    const cacheKey = `${kid}/${algorithm}`;
+    if (
+      !this.verificationCache.has(cacheKey) &&
+      Date.now() - this.verificationLoadedAt > VERIFICATION_RELOAD_COOLDOWN_MS
+    ) {
+      await this.loadVerificationKeys();
+    }
+    const key = this.verificationCache.get(cacheKey);
+    if (key === undefined) throw new joseErrors.JWKSNoMatchingKey();
+    return key;
+  }
+
+  /** After a rotation in this process: use the new key at once. */
+  invalidate(): void {
+    this.signerCache = undefined;
+    this.publishedCache = undefined;
+    this.verificationLoadedAt = 0;
+  }
+
+  private async loadPublished(): Promise<JWK[]> {
+    const retiredAfter = oldestPublishedRetirement(this.clock.now(), this.config.tokens.ttlSeconds);
+    return (await this.keys.findPublished(retiredAfter)).map((key) => key.publicJwk);
+  }
+
+  private async loadSigner(): Promise<CurrentSigner> {
+    const key = await this.keys.findCurrent();
+    if (key === null) throw new Error('No current signing key: the service creates one at start');
+    const pem = this.box.open(key.privateKeyEncrypted, privateKeyContext(key.kid)).toString('utf8');
+    return { kid: key.kid, algorithm: key.algorithm, privateKey: await importPKCS8(pem, key.algorithm) };
+  }
+
+  private async loadVerificationKeys(): Promise<void> {
+    this.verificationLoadedAt = Date.now();
+    const cache = new Map<string, Promise<KeyLike>>();
+    for (const jwk of await this.publishedKeys()) {
+      if (jwk.kid === undefined || jwk.alg === undefined) continue;
+      const key = importJWK(jwk, jwk.alg) as Promise<KeyLike>;
+      key.catch(() => undefined);
+      cache.set(`${jwk.kid}/${jwk.alg}`, key);
+    }
+    this.verificationCache = cache;
+  }
+}

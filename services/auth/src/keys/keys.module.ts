@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { EnsureSigningKeyHandler } from './commands/ensure-signing-key/ensure-signing-key.handler';
+import { RotateSigningKeyHandler } from './commands/rotate-signing-key/rotate-signing-key.handler';
+import { LocalAccessTokenVerifier } from './infrastructure/local-access-token.verifier';
+import { SigningKeyFactory } from './infrastructure/signing-key.factory';
+import { SigningKeyRepository } from './infrastructure/signing-key.repository';
+import { SigningKeyStore } from './infrastructure/signing-key.store';
+import { ListSigningKeysHandler } from './queries/list-signing-keys/list-signing-keys.handler';
+
+const HANDLERS = [EnsureSigningKeyHandler, RotateSigningKeyHandler, ListSigningKeysHandler];
+
+/** Signing keys: generation, rotation, the current signer, published and verification keys. */
+@Module({
+  providers: [SigningKeyRepository, SigningKeyFactory, SigningKeyStore, LocalAccessTokenVerifier, ...HANDLERS],
+  exports: [SigningKeyStore, LocalAccessTokenVerifier, ...HANDLERS],
+})
+export class KeysModule {}

@@ -1,0 +1,43 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
+import type { Scope } from '@lx/contracts';
+import { AUTH_CONFIG, type AuthConfig } from '../../config/auth.config';
+import { SigningKeyStore } from '../../keys/infrastructure/signing-key.store';
+
+export interface AccessTokenClaims {
+  clientId: string;
+  scopes: readonly Scope[];
+  issuedAt: Date;
+}
+
+/**
+ * Signs access tokens as JWTs (RFC 9068 profile): issuer, audience, subject and client_id (the client), scope,
+ * iat, nbf, exp, a token id, and the signing key's id in the header.
+ */
+@Injectable()
+export class AccessTokenSigner {
+  constructor(
+    private readonly keys: SigningKeyStore,
+    @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
+  ) {}
+
+  get ttlSeconds(): number {
+    return this.config.tokens.ttlSeconds;
+  }
+
+  async sign(claims: AccessTokenClaims): Promise<string> {
+    const signer = await this.keys.signer();
+    const iat = Math.floor(claims.issuedAt.getTime() / 1000);
+    return new SignJWT({ scope: claims.scopes.join(' '), client_id: claims.clientId })
+      .setProtectedHeader({ alg: signer.algorithm, kid: signer.kid, typ: 'at+jwt' })
+      .setIssuer(this.config.auth.issuer)
+      .setAudience(this.config.auth.audience)
+      .setSubject(claims.clientId)
+      .setIssuedAt(iat)
+      .setNotBefore(iat)
+      .setExpirationTime(iat + this.ttlSeconds)
+      .setJti(randomUUID())
+      .sign(signer.privateKey);
+  }
+}

@@ -1,0 +1,298 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Counter } from 'prom-client';
+import type { DataSource, QueryRunner } from 'typeorm';
+import type { ValidationIssue } from '@lx/contracts';
+import {
+  decideLocation,
+  type DomainError,
+  evolveLocation,
+  type ExistingGroups,
+  type LocationCommand,
+  type LocationEvent,
+  type LocationState,
+  referencedGroupIds,
+  ValidationFailedError,
+} from '@lx/domain';
+import { MetricsRegistry } from '@lx/platform';
+import { EventStore, type EventStoreTransaction, type StreamAppend } from '../../../event-store/event-store';
+import { locationIndex } from '../../../location/commands/location-writer';
+import { Clock } from '../../../shared/clock';
+import { ImportFileRejectedError } from '../../import.errors';
+import { IMPORT_OPTIONS, type ImportOptions } from '../../import-options';
+import { ImportFileError, type ImportRow } from '../../infrastructure/import-row';
+import {
+  type BatchOutcome,
+  type ImportMode,
+  type ImportRejection,
+  type ImportReport,
+  ImportReportBuilder,
+} from './import-report';
+
+export interface ImportLocationsCommand {
+  /** The file's rows in order, as the readers yield them (small arrays). */
+  rows: AsyncIterable<ImportRow[]>;
+  mode: ImportMode;
+  correlationId?: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** One location's part of a batch: its stored version, its state as the batch goes, the events decided so far. */
+interface WorkingStream {
+  fromVersion: number;
+  state: LocationState;
+  events: LocationEvent[];
+  isGroup: boolean;
+}
+
+/**
+ * POST /operator/imports: applies a file of locations row by row with the same rules as PUT, in batches.
+ *
+ * Each batch is one transaction on the import's own connection: lock the batch's locations, load the groups its rows
+ * reference, decide every row in memory, then write events, states and outbox rows with one statement per table.
+ * Reading and deciding the next batch overlaps with the previous batch's write; a batch only loads state after the
+ * previous one committed, so a location repeated across batches is decided against its latest state. Memory holds two
+ * batches and the capped report, whatever the file size.
+ *
+ * A full-replace import records the ids the file names (valid or not, so a mistyped row never retires its location)
+ * in a temporary table of the connection, and when the whole file was read retires every other location that is
+ * still in service.
+ */
+@Injectable()
+export class ImportLocationsHandler {
+  private readonly logger = new Logger(ImportLocationsHandler.name);
+  private readonly rowsTotal: Counter<'outcome'>;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly store: EventStore,
+    private readonly clock: Clock,
+    @Inject(IMPORT_OPTIONS) private readonly options: ImportOptions,
+    metrics: MetricsRegistry,
+  ) {
+    this.rowsTotal = new Counter({
+      name: 'location_import_rows_total',
+      help: 'Rows of bulk imports by outcome (created, updated, unchanged, rejected, retired)',
+      labelNames: ['outcome'],
+      registers: [metrics.registry],
+    });
+  }
+
+  async execute(command: ImportLocationsCommand): Promise<ImportReport> {
+    const report = new ImportReportBuilder(command.mode, this.options.maxReportedRejections);
+    const fullReplace = command.mode === 'full-replace';
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      if (fullReplace) {
+        await runner.query('CREATE TEMP TABLE IF NOT EXISTS import_seen (stream_id uuid PRIMARY KEY)');
+        await runner.query('TRUNCATE pg_temp.import_seen');
+      }
+      await this.applyRows(command, runner, report, fullReplace);
+      if (fullReplace) await this.retireMissing(runner, report, command.correlationId);
+      const result = report.build();
+      this.logger.log({ ...result, rejections: undefined, correlationId: command.correlationId }, 'Import finished');
+      return result;
+    } finally {
+      if (fullReplace) await runner.query('DROP TABLE IF EXISTS pg_temp.import_seen').catch(() => undefined);
+      await runner.release();
+    }
+  }
+
+  private async applyRows(
+    command: ImportLocationsCommand,
+    runner: QueryRunner,
+    report: ImportReportBuilder,
+    recordSeen: boolean,
+  ): Promise<void> {
+    let batch: ImportRow[] = [];
+    let writing: Promise<void> = Promise.resolve();
+    const write = (rows: ImportRow[]) =>
+      this.applyBatch(rows, runner, recordSeen, command.correlationId).then((outcome) =>
+        report.addBatch(rows.length, outcome),
+      );
+    try {
+      for await (const rows of command.rows) {
+        for (const row of rows) batch.push(row);
+        if (batch.length < this.options.batchSize) continue;
+        await writing;
+        writing = write(batch);
+        // Awaited before the next batch starts; marked handled so a failure does not count as unhandled meanwhile.
+        writing.catch(() => undefined);
+        batch = [];
+      }
+    } catch (error) {
+      if (!(error instanceof ImportFileError)) throw error;
+      await writing;
+      if (batch.length > 0) await write(batch);
+      throw new ImportFileRejectedError(error.message, {
+        line: error.line,
+        issues: error.issues,
+        report: report.build(),
+      });
+    }
+    await writing;
+    if (batch.length > 0) await write(batch);
+  }
+
+  private applyBatch(
+    rows: readonly ImportRow[],
+    runner: QueryRunner,
+    recordSeen: boolean,
+    correlationId: string | undefined,
+  ): Promise<BatchOutcome> {
+    return this.store.transaction(async (transaction) => {
+      const ids = [...new Set(rows.map((row) => canonicalId(row.id)).filter((id) => id !== undefined))];
+      // Unlocked: most rows of a re-import change nothing; a concurrent writer of a changed one fails the unique stream
+      // version on append, and the batch is decided again.
+      const stored = await transaction.load(ids, { lock: false });
+      const existingGroups = await transaction.existingGroups(referencedGroupIds(...rows.map((row) => row.body)));
+      const now = this.clock.now().toISOString();
+      const working = new Map<string, WorkingStream>();
+      const outcome: BatchOutcome = { created: 0, updated: 0, unchanged: 0, rejections: [] };
+
+      for (const row of rows) {
+        const id = canonicalId(row.id);
+        const rejectionIssues = row.issues.length > 0 ? row.issues : idIssues(row.id);
+        if (id === undefined || rejectionIssues.length > 0) {
+          outcome.rejections.push(rejectionOf(row, new ValidationFailedError(rejectionIssues)));
+          continue;
+        }
+        let stream = working.get(id);
+        if (stream === undefined) {
+          const found = stored.get(id);
+          stream = {
+            fromVersion: found?.version ?? 0,
+            state: found?.streamType === 'location' ? (found.data as LocationState) : undefined,
+            events: [],
+            isGroup: found !== undefined && found.streamType !== 'location',
+          };
+          working.set(id, stream);
+        }
+        if (stream.isGroup) {
+          outcome.rejections.push({ line: row.line, id, code: 'CONFLICT', message: `${id} is the id of a group` });
+          continue;
+        }
+        const decided = decideLocation(replace(id, row.body, now, existingGroups), stream.state);
+        if (!decided.ok) {
+          outcome.rejections.push(rejectionOf(row, decided.error));
+        } else if (decided.value.length === 0) {
+          outcome.unchanged += 1;
+        } else {
+          if (stream.state === undefined) outcome.created += 1;
+          else outcome.updated += 1;
+          stream.events.push(...decided.value);
+          stream.state = decided.value.reduce(evolveLocation, stream.state);
+        }
+      }
+
+      await transaction.appendBulk(appendsOf(working), { timestamp: now, correlationId });
+      if (recordSeen && ids.length > 0) {
+        await transaction.manager.query(
+          'INSERT INTO pg_temp.import_seen SELECT unnest($1::uuid[]) ON CONFLICT DO NOTHING',
+          [ids],
+        );
+      }
+      this.count(outcome);
+      return outcome;
+    }, runner);
+  }
+
+  /** Retires, in id order and in batches, every location in service whose id the file did not name. */
+  private async retireMissing(
+    runner: QueryRunner,
+    report: ImportReportBuilder,
+    correlationId: string | undefined,
+  ): Promise<void> {
+    let after = '00000000-0000-0000-0000-000000000000';
+    for (;;) {
+      const candidates = (
+        (await runner.query(
+          `SELECT stream_id FROM aggregate_state a
+            WHERE stream_type = 'location' AND stream_id > $1
+              AND (serviceability_status IS NULL OR serviceability_status NOT IN ('CANCELLED', 'RETIRED'))
+              AND NOT EXISTS (SELECT 1 FROM pg_temp.import_seen s WHERE s.stream_id = a.stream_id)
+            ORDER BY stream_id LIMIT $2`,
+          [after, this.options.batchSize],
+        )) as { stream_id: string }[]
+      ).map((row) => row.stream_id);
+      const last = candidates[candidates.length - 1];
+      if (last === undefined) return;
+      const retired = await this.store.transaction(
+        (transaction) => this.retire(transaction, candidates, correlationId),
+        runner,
+      );
+      report.addRetired(retired);
+      this.rowsTotal.inc({ outcome: 'retired' }, retired);
+      after = last;
+    }
+  }
+
+  private async retire(
+    transaction: EventStoreTransaction,
+    ids: readonly string[],
+    correlationId: string | undefined,
+  ): Promise<number> {
+    const stored = await transaction.load(ids);
+    const now = this.clock.now().toISOString();
+    const working = new Map<string, WorkingStream>();
+    for (const [id, found] of stored) {
+      // Decided again on the locked state: a location written meanwhile may have left service already.
+      const decided = decideLocation({ type: 'RetireLocation', locationId: id, now }, found.data as LocationState);
+      if (!decided.ok || decided.value.length === 0) continue;
+      working.set(id, {
+        fromVersion: found.version,
+        state: decided.value.reduce(evolveLocation, found.data as LocationState),
+        events: decided.value,
+        isGroup: false,
+      });
+    }
+    await transaction.appendBulk(appendsOf(working), { timestamp: now, correlationId });
+    return working.size;
+  }
+
+  private count(outcome: BatchOutcome): void {
+    this.rowsTotal.inc({ outcome: 'created' }, outcome.created);
+    this.rowsTotal.inc({ outcome: 'updated' }, outcome.updated);
+    this.rowsTotal.inc({ outcome: 'unchanged' }, outcome.unchanged);
+    this.rowsTotal.inc({ outcome: 'rejected' }, outcome.rejections.length);
+  }
+}
+
+function replace(locationId: string, body: unknown, now: string, existingGroups: ExistingGroups): LocationCommand {
+  return { type: 'ReplaceLocation', locationId, body, now, existingGroups };
+}
+
+function appendsOf(working: ReadonlyMap<string, WorkingStream>): StreamAppend[] {
+  const appends: StreamAppend[] = [];
+  for (const [streamId, stream] of working) {
+    if (stream.events.length === 0 || stream.state === undefined) continue;
+    appends.push({
+      streamId,
+      streamType: 'location',
+      fromVersion: stream.fromVersion,
+      events: stream.events,
+      index: locationIndex(stream.state),
+    });
+  }
+  return appends;
+}
+
+function canonicalId(id: string | undefined): string | undefined {
+  return id !== undefined && UUID.test(id) ? id.toLowerCase() : undefined;
+}
+
+function idIssues(id: string | undefined): ValidationIssue[] {
+  if (id === undefined) {
+    return [{ field: 'id', rule: 'required', message: 'id is required: an import row names the location it writes' }];
+  }
+  return UUID.test(id) ? [] : [{ field: 'id', rule: 'uuid', message: 'id must be a UUID' }];
+}
+
+function rejectionOf(row: ImportRow, error: DomainError): ImportRejection {
+  const rejection: ImportRejection = { line: row.line, code: error.code, message: error.message };
+  if (row.id !== undefined) rejection.id = row.id;
+  if (error.details !== undefined) rejection.details = error.details;
+  return rejection;
+}

@@ -1,0 +1,49 @@
+import { Controller, HttpCode, Inject, Post, Query, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
+import { SCOPES } from '@lx/contracts';
+import { ValidationFailedError } from '@lx/domain';
+import { RequireScope } from '@lx/platform';
+import { IMPORT_MEDIA_TYPES } from '../../shared/http/body-parsers';
+import { ImportLocationsHandler } from '../commands/import-locations/import-locations.handler';
+import { IMPORT_MODES, type ImportMode, type ImportReport } from '../commands/import-locations/import-report';
+import { UnsupportedMediaTypeError } from '../import.errors';
+import { IMPORT_OPTIONS, type ImportOptions } from '../import-options';
+import { csvRows } from '../infrastructure/csv-rows';
+import { ndjsonRows } from '../infrastructure/ndjson-rows';
+
+/**
+ * POST /operator/imports: a streamed NDJSON (application/x-ndjson) or CSV (text/csv) body of any size; `?mode=full-replace`
+ * retires the locations the file leaves out. Answers 200 with the report once the whole file is applied.
+ */
+@Controller('operator/imports')
+@RequireScope(SCOPES.locationsWrite)
+export class ImportController {
+  constructor(
+    private readonly importLocations: ImportLocationsHandler,
+    @Inject(IMPORT_OPTIONS) private readonly options: ImportOptions,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  async import(@Req() request: FastifyRequest, @Query('mode') mode: string | undefined): Promise<ImportReport> {
+    const importMode = importModeOf(mode);
+    const contentType = request.headers['content-type'];
+    const mediaType = contentType?.split(';', 1)[0]?.trim().toLowerCase();
+    const body = request.body;
+    if (!(body instanceof Readable) || !Object.values<string>(IMPORT_MEDIA_TYPES).includes(mediaType ?? '')) {
+      throw new UnsupportedMediaTypeError(contentType, Object.values(IMPORT_MEDIA_TYPES));
+    }
+    const options = { maxRowBytes: this.options.maxRowBytes };
+    const rows = mediaType === IMPORT_MEDIA_TYPES.csv ? csvRows(body, options) : ndjsonRows(body, options);
+    return this.importLocations.execute({ rows, mode: importMode, correlationId: request.id });
+  }
+}
+
+function importModeOf(mode: string | undefined): ImportMode {
+  if (mode === undefined) return 'merge';
+  if ((IMPORT_MODES as readonly string[]).includes(mode)) return mode as ImportMode;
+  throw new ValidationFailedError([
+    { field: 'mode', rule: 'enum', message: `mode must be one of ${IMPORT_MODES.join(', ')}` },
+  ]);
+}

@@ -1,0 +1,30 @@
+import { assertIfMatch, etagOf } from './version-precondition';
+
+describe('assertIfMatch', () => {
+  it('given no If-Match, when checked, then any version passes, even no resource', () => {
+    expect(() => assertIfMatch(undefined, 3)).not.toThrow();
+    expect(() => assertIfMatch(undefined, null)).not.toThrow();
+  });
+
+  it.each([
+    ['"3"', 3],
+    ['"1", "3"', 3],
+    ['*', 1],
+  ])('given If-Match %s and version %d, when checked, then it passes', (ifMatch, version) => {
+    expect(() => assertIfMatch(ifMatch, version)).not.toThrow();
+  });
+
+  it.each([
+    ['"2"', 3],
+    ['W/"3"', 3],
+    ['3', 3],
+    ['*', null],
+    ['"1"', null],
+  ])('given If-Match %s and version %p, when checked, then PRECONDITION_FAILED', (ifMatch, version) => {
+    expect(() => assertIfMatch(ifMatch, version)).toThrow(expect.objectContaining({ code: 'PRECONDITION_FAILED' }));
+  });
+
+  it('given a version, when tagged, then it is a quoted strong ETag', () => {
+    expect(etagOf(7)).toBe('"7"');
+  });
+});

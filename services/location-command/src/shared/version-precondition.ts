@@ -1,0 +1,18 @@
+import { VersionMismatchError } from '@lx/domain';
+
+/** The ETag of a resource: its aggregate version, as a strong entity tag. */
+export function etagOf(version: number): string {
+  return `"${version}"`;
+}
+
+/**
+ * Checks an If-Match header (RFC 9110 section 13.1.1) against the current version (`null`: no resource yet): `*`
+ * needs the resource to exist; otherwise one of the listed tags must equal the current ETag by strong comparison, so a
+ * weak tag never matches. Without the header every version is accepted (last writer wins).
+ */
+export function assertIfMatch(ifMatch: string | undefined, current: number | null): void {
+  if (ifMatch === undefined) return;
+  const tags = ifMatch.split(',').map((tag) => tag.trim());
+  const matches = tags.includes('*') ? current !== null : current !== null && tags.includes(etagOf(current));
+  if (!matches) throw new VersionMismatchError(ifMatch, current);
+}

@@ -1,0 +1,309 @@
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { stringify } from 'csv-stringify/sync';
+import { LOCATION_CSV_COLUMNS, locationToCsvRow } from '@lx/contracts';
+import {
+  aLocationBody,
+  type LocationCommandHarness,
+  startLocationCommand,
+  withStatus,
+} from '../support/location-command-harness';
+
+const ndjson = (...rows: unknown[]) =>
+  rows.map((row) => (typeof row === 'string' ? row : JSON.stringify(row))).join('\n');
+
+/** Bulk import of NDJSON and CSV files against real Postgres and Kafka. */
+describe('bulk import', () => {
+  let service: LocationCommandHarness;
+
+  beforeAll(async () => {
+    service = await startLocationCommand({ IMPORT_BATCH_SIZE: '3' });
+  }, 60_000);
+
+  afterAll(() => service?.close());
+
+  const importFile = (payload: string | Readable, contentType: string, query = '') =>
+    service.request('POST', `/operator/imports${query}`, { payload, contentType });
+  const eventCount = async () => Number((await service.db.query('SELECT count(*) AS n FROM events')).rows[0].n);
+
+  it('applies valid NDJSON rows in batches and reports every rejected row with its line and reason', async () => {
+    const groupId = randomUUID();
+    await service.request('PUT', `/operator/location-groups/${groupId}`, { body: { name: 'Phase 1', type: 'OTHER' } });
+    const [a, b, c, d, e] = Array.from({ length: 5 }, () => randomUUID());
+    const file = ndjson(
+      { id: a, ...aLocationBody({ locationGroupId: groupId }) },
+      { id: b, ...aLocationBody({ coordinates: { latitude: 91, longitude: 0 } }) },
+      '',
+      '{"id": "broken',
+      { id: c, ...aLocationBody({ address: undefined }), customFields: { tier: 'gold', tags: ['a', 1, true] } },
+      { id: d, ...aLocationBody({ locationGroupId: randomUUID() }) },
+      aLocationBody(),
+      { id: 'not-a-uuid', ...aLocationBody() },
+      { id: e, ...withStatus(aLocationBody(), 'PLANNED') },
+      { id: e, ...withStatus(aLocationBody(), 'ACTIVE') },
+      [1, 2],
+    );
+
+    const reply = await importFile(file, 'application/x-ndjson');
+
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({
+      mode: 'merge',
+      rowsRead: 10,
+      created: 3,
+      updated: 1,
+      unchanged: 0,
+      rejected: 6,
+      retired: 0,
+      rejectionsOmitted: 0,
+    });
+    expect(reply.body.rejections.map((r: any) => [r.line, r.code, r.id])).toEqual([
+      [2, 'INVALID_COORDINATES', b],
+      [4, 'VALIDATION_ERROR', undefined],
+      [6, 'INVALID_GROUP_REFERENCE', d],
+      [7, 'VALIDATION_ERROR', undefined],
+      [8, 'VALIDATION_ERROR', 'not-a-uuid'],
+      [11, 'VALIDATION_ERROR', undefined],
+    ]);
+    expect(reply.body.rejections[0].details.issues[0]).toMatchObject({ field: 'coordinates.latitude', rule: 'range' });
+    expect(reply.body.rejections[1].message).toMatch(/^line is not valid JSON/);
+    expect(reply.body.rejections[3].message).toBe('id is required: an import row names the location it writes');
+
+    const messages = await service.events.waitFor(4, [a!, c!, e!]);
+    expect(messages.map((m) => [m.key, m.event.type, m.version])).toEqual(
+      expect.arrayContaining([
+        [a, 'LOCATION_CREATED', 1],
+        [c, 'LOCATION_CREATED', 1],
+        [e, 'LOCATION_CREATED', 1],
+        [e, 'LOCATION_UPDATED', 2],
+      ]),
+    );
+    expect((await service.request('GET', `/operator/locations/${c}`)).body.customFields).toEqual({
+      tier: 'gold',
+      tags: ['a', 1, true],
+    });
+  });
+
+  it('re-importing the same file changes nothing and emits no event', async () => {
+    const ids = Array.from({ length: 7 }, () => randomUUID());
+    const file = ndjson(...ids.map((id, n) => ({ id, ...aLocationBody({ notes: `row ${n}` }) })));
+    expect((await importFile(file, 'application/x-ndjson')).body).toMatchObject({ created: 7, rejected: 0 });
+    const before = await eventCount();
+
+    const again = await importFile(file, 'application/x-ndjson');
+
+    expect(again.body).toMatchObject({ rowsRead: 7, created: 0, updated: 0, unchanged: 7, rejected: 0 });
+    expect(await eventCount()).toBe(before);
+  });
+
+  it('imports the CSV export layout, and the export of imported locations re-imports as unchanged', async () => {
+    const ids = [randomUUID(), randomUUID(), randomUUID()];
+    const addressGroupId = randomUUID();
+    await service.request('PUT', `/operator/address-groups/${addressGroupId}`, {
+      body: { name: 'Tower', type: 'MDU_COMPLEX' },
+    });
+    const rows = [
+      { 'geography.country': 'US', 'address.streetName': 'Main' },
+      { 'coordinates.latitude': '40.1', 'coordinates.longitude': '-105' },
+      {
+        'address.addressGroupId': addressGroupId,
+        'fiberAccessDetails.serviceability.status': 'ACTIVE',
+        customFields: '{"floors":4}',
+      },
+    ].map((cells, n) => ({
+      id: ids[n],
+      'geography.country': 'US',
+      'geography.region': 'CO',
+      'geography.locality': 'Denver',
+      'geography.postalCode': '80202',
+      'address.streetNumber': n === 1 ? '' : '12',
+      'address.streetName': n === 1 ? '' : 'Main',
+      'address.streetType': n === 1 ? '' : 'ST',
+      ...cells,
+    }));
+    const csv = stringify(rows, { header: true, columns: LOCATION_CSV_COLUMNS as string[] });
+
+    const reply = await importFile(csv, 'text/csv; charset=utf-8');
+    expect(reply.body).toMatchObject({ rowsRead: 3, created: 3, rejected: 0 });
+    const third = (await service.request('GET', `/operator/locations/${ids[2]}`)).body;
+    expect(third).toMatchObject({
+      address: { streetNumber: '12', streetName: 'Main', streetType: 'ST', addressGroupId },
+      fiberAccessDetails: { serviceability: { status: 'ACTIVE' } },
+      customFields: { floors: 4 },
+    });
+    expect((await service.request('GET', `/operator/locations/${ids[1]}`)).body).toMatchObject({
+      coordinates: { latitude: 40.1, longitude: -105 },
+    });
+
+    const exported = await Promise.all(
+      ids.map(async (id) => (await service.request('GET', `/operator/locations/${id}`)).body),
+    );
+    const exportCsv = stringify([LOCATION_CSV_COLUMNS as string[], ...exported.map(locationToCsvRow)]);
+    expect((await importFile(exportCsv, 'text/csv')).body).toMatchObject({ rowsRead: 3, unchanged: 3, rejected: 0 });
+  });
+
+  it('rejects a CSV record with the wrong number of cells or broken custom fields by line, and goes on', async () => {
+    const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    const header =
+      'id,geography.country,geography.region,geography.locality,geography.postalCode,coordinates.latitude,coordinates.longitude,customFields';
+    const csv = [
+      header,
+      `${a},US,CO,Denver,80202,1,2,`,
+      `${b},US,CO,Denver,80202,1`,
+      `${c},US,CO,Denver,80202,1,2,"{""tier"":"`,
+      `${randomUUID()},US,CO,Denver,80202,95,2,`,
+    ].join('\r\n');
+
+    const reply = await importFile(csv, 'text/csv');
+
+    expect(reply.body).toMatchObject({ rowsRead: 4, created: 1, rejected: 3 });
+    expect(reply.body.rejections.map((r: any) => [r.line, r.code])).toEqual([
+      [3, 'VALIDATION_ERROR'],
+      [4, 'VALIDATION_ERROR'],
+      [5, 'INVALID_COORDINATES'],
+    ]);
+    expect(reply.body.rejections[0].details.issues[0].rule).toBe('csv');
+    expect(reply.body.rejections[1].details.issues[0]).toMatchObject({ field: 'customFields', rule: 'json' });
+  });
+
+  it('refuses a CSV whose header is not the location layout with 400 naming the columns, applying nothing', async () => {
+    const before = await eventCount();
+    const reply = await importFile(`id,colour\n${randomUUID()},blue\n`, 'text/csv');
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { line: 1, issues: [{ field: 'colour', rule: 'unknownColumn' }], report: { rowsRead: 0 } },
+    });
+    expect(await eventCount()).toBe(before);
+  });
+
+  it('applies the rows before an unreadable CSV tail and answers 400 INVALID_REQUEST with the report so far', async () => {
+    const id = randomUUID();
+    const csv = `id,geography.country,geography.region,geography.locality,geography.postalCode,coordinates.latitude,coordinates.longitude\n${id},US,CO,Denver,80202,1,2\n"${randomUUID()},US,CO`;
+    const reply = await importFile(csv, 'text/csv');
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe('INVALID_REQUEST');
+    expect(reply.body.error.details.report).toMatchObject({ rowsRead: 1, created: 1 });
+    expect((await service.request('GET', `/operator/locations/${id}`)).status).toBe(200);
+  });
+
+  it('applies the same rules as PUT: no status change out of RETIRED, no reference to a missing group', async () => {
+    const id = randomUUID();
+    await service.request('PUT', `/operator/locations/${id}`, { body: withStatus(aLocationBody(), 'RETIRED') });
+    const reply = await importFile(ndjson({ id, ...withStatus(aLocationBody(), 'ACTIVE') }), 'application/x-ndjson');
+    expect(reply.body.rejections).toEqual([
+      {
+        line: 1,
+        id,
+        code: 'INVALID_STATUS_TRANSITION',
+        message: 'serviceability status cannot change from RETIRED to ACTIVE',
+        details: { from: 'RETIRED', to: 'ACTIVE' },
+      },
+    ]);
+  });
+
+  it('streams a body of many batches, counting each row once', async () => {
+    const ids = Array.from({ length: 50 }, () => randomUUID());
+    const lines = ids.map((id) => `${JSON.stringify({ id, ...aLocationBody() })}\n`);
+    // One byte at a time for the first rows: lines split across chunks must be put back together.
+    const chunks = [...lines[0]!.split(''), ...lines.slice(1)];
+    const reply = await importFile(Readable.from(chunks.map((chunk) => Buffer.from(chunk))), 'application/x-ndjson');
+    expect(reply.body).toMatchObject({ rowsRead: 50, created: 50, rejected: 0 });
+    expect(new Set((await service.storedEvents(...ids)).map((event) => event.stream_id)).size).toBe(50);
+  });
+
+  it('caps the listed rejections and counts the rest', async () => {
+    const capped = await startLocationCommand({ IMPORT_MAX_REPORTED_REJECTIONS: '2' });
+    try {
+      const reply = await capped.request('POST', '/operator/imports', {
+        payload: ndjson('x', 'y', 'z', 'w'),
+        contentType: 'application/x-ndjson',
+      });
+      expect(reply.body).toMatchObject({ rejected: 4, rejectionsOmitted: 2 });
+      expect(reply.body.rejections.map((r: any) => r.line)).toEqual([1, 2]);
+    } finally {
+      await capped.close();
+    }
+  }, 60_000);
+
+  it('answers 415 for another content type and 400 for an unknown mode', async () => {
+    const json = await service.request('POST', '/operator/imports', { body: [{ id: randomUUID() }] });
+    expect(json.status).toBe(415);
+    expect(json.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    const mode = await importFile(ndjson({ id: randomUUID() }), 'application/x-ndjson', '?mode=replace-all');
+    expect(mode.status).toBe(400);
+    expect(mode.body.error.details.issues[0]).toMatchObject({ field: 'mode', rule: 'enum' });
+  });
+
+  describe('full-replace', () => {
+    it('retires every location in service that the file leaves out, and says how many', async () => {
+      // A schema of its own: full-replace looks at every location the service holds.
+      const isolated = await startLocationCommand({ IMPORT_BATCH_SIZE: '2' });
+      try {
+        const kept = randomUUID();
+        const invalidInFile = randomUUID();
+        const missing = [randomUUID(), randomUUID(), randomUUID()];
+        const alreadyRetired = randomUUID();
+        const cancelled = randomUUID();
+        const put = (id: string, body: unknown) => isolated.request('PUT', `/operator/locations/${id}`, { body });
+        for (const id of [kept, invalidInFile, ...missing]) await put(id, withStatus(aLocationBody(), 'ACTIVE'));
+        await put(alreadyRetired, withStatus(aLocationBody(), 'RETIRED'));
+        await put(cancelled, withStatus(aLocationBody(), 'CANCELLED'));
+        const fresh = randomUUID();
+        const file = ndjson(
+          { id: kept, ...withStatus(aLocationBody(), 'ACTIVE') },
+          { id: invalidInFile, ...aLocationBody({ coordinates: { latitude: 500, longitude: 0 } }) },
+          { id: fresh, ...aLocationBody() },
+        );
+
+        const reply = await isolated.request('POST', '/operator/imports?mode=full-replace', {
+          payload: file,
+          contentType: 'application/x-ndjson',
+        });
+
+        expect(reply.body).toMatchObject({
+          mode: 'full-replace',
+          rowsRead: 3,
+          created: 1,
+          unchanged: 1,
+          rejected: 1,
+          retired: 3,
+        });
+        const status = async (id: string) =>
+          (await isolated.request('GET', `/operator/locations/${id}`)).body.fiberAccessDetails?.serviceability?.status;
+        for (const id of missing) expect(await status(id)).toBe('RETIRED');
+        expect(await status(kept)).toBe('ACTIVE');
+        expect(await status(invalidInFile)).toBe('ACTIVE');
+        expect(await status(cancelled)).toBe('CANCELLED');
+        const retiredEvents = await isolated.events.waitFor(6, missing);
+        expect(
+          retiredEvents.filter((m) => m.event.type === 'LOCATION_UPDATED').map((m) => m.event.modifiedFields),
+        ).toEqual(missing.map(() => ({ fiberAccessDetails: { serviceability: { status: 'RETIRED' } } })));
+
+        const again = await isolated.request('POST', '/operator/imports?mode=full-replace', {
+          payload: file,
+          contentType: 'application/x-ndjson',
+        });
+        expect(again.body).toMatchObject({ created: 0, unchanged: 2, retired: 0 });
+      } finally {
+        await isolated.close();
+      }
+    }, 60_000);
+
+    it('retires nothing when the file cannot be read to its end', async () => {
+      const isolated = await startLocationCommand();
+      try {
+        const id = randomUUID();
+        await isolated.request('PUT', `/operator/locations/${id}`, { body: aLocationBody() });
+        const reply = await isolated.request('POST', '/operator/imports?mode=full-replace', {
+          payload: 'id\n"unterminated',
+          contentType: 'text/csv',
+        });
+        expect(reply.status).toBe(400);
+        expect((await isolated.storedEvents(id)).map((event) => event.event_type)).toEqual(['LOCATION_CREATED']);
+      } finally {
+        await isolated.close();
+      }
+    }, 60_000);
+  });
+});

@@ -1,0 +1,19 @@
+import { Injectable } from '@nestjs/common';
+import type { AddressGroup, LocationGroup, Pagination } from '@lx/contracts';
+import type { GroupListQuery } from '@lx/domain';
+import { GroupReadRepository, type GroupKind } from '../../infrastructure/group-read.repository';
+
+export interface ListGroups extends GroupListQuery {
+  kind: GroupKind;
+}
+
+/** A page of groups of one kind with the spec's pagination object. */
+@Injectable()
+export class ListGroupsHandler {
+  constructor(private readonly groups: GroupReadRepository) {}
+
+  async execute(query: ListGroups): Promise<{ groups: (LocationGroup | AddressGroup)[]; pagination: Pagination }> {
+    const { groups, total } = await this.groups.list(query.kind, query, query.page);
+    return { groups, pagination: { limit: query.page.limit, offset: query.page.offset, total } };
+  }
+}

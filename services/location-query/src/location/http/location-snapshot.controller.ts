@@ -1,0 +1,28 @@
+import { Controller, Get, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { LOCATION_SNAPSHOT, SCOPES } from '@lx/contracts';
+import { parseSnapshotQuery, type QueryParameters } from '@lx/domain';
+import { RequireScope } from '@lx/platform';
+import { valueOrThrow } from '../../shared/http/query-result';
+import { StreamSnapshotHandler } from '../queries/stream-snapshot/stream-snapshot.handler';
+
+/**
+ * Internal: streams a consistent snapshot of the read model as NDJSON for the export worker. The public ingress does
+ * not route /internal/…; callers inside the cluster still need a (service) token with locations:read.
+ */
+@Controller(LOCATION_SNAPSHOT.path.slice(1))
+@RequireScope(SCOPES.locationsRead)
+export class LocationSnapshotController {
+  constructor(private readonly streamSnapshot: StreamSnapshotHandler) {}
+
+  @Get()
+  async snapshot(@Query() query: QueryParameters, @Res() reply: FastifyReply): Promise<void> {
+    const snapshot = await this.streamSnapshot.execute(valueOrThrow(parseSnapshotQuery(query)));
+    await reply
+      .header(LOCATION_SNAPSHOT.timestampHeader, snapshot.takenAt.toISOString())
+      .header(LOCATION_SNAPSHOT.totalCountHeader, String(snapshot.totalCount))
+      .header('cache-control', 'no-store')
+      .type(LOCATION_SNAPSHOT.contentType)
+      .send(snapshot.stream);
+  }
+}

@@ -1,0 +1,106 @@
+import { Readable } from 'node:stream';
+import type { Pool, PoolClient } from 'pg';
+import { checkOut } from '@lx/messaging';
+
+/** A snapshot stream and what the export needs to know before the first line. */
+export interface LocationSnapshot {
+  /** When the snapshot was taken (the transaction's start), UTC. */
+  takenAt: Date;
+  /** Lines the stream will hold. */
+  totalCount: number;
+  /** NDJSON: one Location per line, ordered by id. */
+  stream: Readable;
+}
+
+const CURSOR = 'location_snapshot';
+
+/**
+ * Opens a consistent snapshot of the read model and streams it as NDJSON with constant memory.
+ *
+ * Raw node-postgres on a dedicated connection rather than TypeORM: the rows are read through a server-side cursor
+ * (DECLARE … FETCH n) inside a REPEATABLE READ, READ ONLY transaction, so the count and every fetched row come from
+ * one snapshot however long the stream takes, and at most `fetchRows` rows are in memory. The next FETCH runs only
+ * when the consumer of the stream asks for more (Readable back-pressure). The connection is released when the stream
+ * ends, fails or is destroyed (the client went away).
+ */
+export async function openLocationSnapshot(
+  pool: Pool,
+  modifiedSince: string | undefined,
+  fetchRows: number,
+): Promise<LocationSnapshot> {
+  const { client, release } = await checkOut(pool);
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const where = modifiedSince === undefined ? '' : 'WHERE updated_at > $1';
+    const values = modifiedSince === undefined ? [] : [modifiedSince];
+    const { rows } = await client.query<{ total: string; taken_at: Date }>(
+      `SELECT count(*) AS total, now() AS taken_at FROM locations ${where}`,
+      values,
+    );
+    await client.query(`DECLARE ${CURSOR} NO SCROLL CURSOR FOR SELECT body::text AS body FROM locations ${where} ORDER BY id`, values);
+    return {
+      takenAt: rows[0]!.taken_at,
+      totalCount: Number(rows[0]!.total),
+      stream: new SnapshotStream(client, release, fetchRows),
+    };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    release(error instanceof Error ? error : undefined);
+    throw error;
+  }
+}
+
+class SnapshotStream extends Readable {
+  private released = false;
+
+  constructor(
+    private readonly client: PoolClient,
+    private readonly release: (error?: Error) => void,
+    private readonly fetchRows: number,
+  ) {
+    super({ highWaterMark: 1 << 20 });
+  }
+
+  override _read(): void {
+    this.client.query<{ body: string }>(`FETCH ${this.fetchRows} FROM ${CURSOR}`).then(
+      async ({ rows }) => {
+        if (rows.length === 0) {
+          await this.finish();
+          this.push(null);
+          return;
+        }
+        this.push(rows.map((row) => `${row.body}\n`).join(''));
+      },
+      (error: unknown) => this.destroy(error instanceof Error ? error : new Error(String(error))),
+    );
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    if (this.released) {
+      callback(error);
+      return;
+    }
+    this.released = true;
+    this.client.query('ROLLBACK').then(
+      () => {
+        this.release();
+        callback(error);
+      },
+      (rollbackError: unknown) => {
+        this.release(rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)));
+        callback(error);
+      },
+    );
+  }
+
+  private async finish(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    try {
+      await this.client.query('COMMIT');
+      this.release();
+    } catch (error) {
+      this.release(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+}

@@ -1,0 +1,18 @@
+/** The tables of the read model, by role; a rebuild points the projection at fresh copies of them. */
+export interface ReadModelTables {
+  locations: string;
+  locationGroups: string;
+  addressGroups: string;
+}
+
+/** The tables readers use. */
+export const LIVE_TABLES: ReadModelTables = {
+  locations: 'locations',
+  locationGroups: 'location_groups',
+  addressGroups: 'address_groups',
+};
+
+/** Live table names in the order a rebuild locks them at the switch. */
+export const REBUILT_TABLES = [LIVE_TABLES.locations, LIVE_TABLES.locationGroups, LIVE_TABLES.addressGroups];
+
+export const READ_MODEL_TABLES = Symbol('READ_MODEL_TABLES');
