@@ -26,7 +26,7 @@ export function random(seed: number): () => number {
 export function uuidFrom(next: () => number): string {
   const hex = Array.from({ length: 32 }, () => Math.floor(next() * 16).toString(16));
   hex[12] = '4';
-  hex[16] = ((Math.floor(next() * 4) + 8) as number).toString(16);
+  hex[16] = (Math.floor(next() * 4) + 8).toString(16);
   const s = hex.join('');
   return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`;
 }
@@ -141,6 +141,29 @@ export function generateLocation(next: () => number, groups: GeneratedGroups, no
   return location;
 }
 
+/**
+ * Writes the same locations as `writeLocationsCsv` (same seed) as COPY text rows `id<TAB>document`, the document being
+ * the Location as JSON: the input of the second baseline, one stored document per location.
+ */
+export async function writeLocationDocuments(
+  path: string,
+  rows: number,
+  seed: number,
+  groups: GeneratedGroups,
+): Promise<void> {
+  const next = random(seed);
+  const now = new Date().toISOString();
+  const file = createWriteStream(path);
+  for (let n = 0; n < rows; n += 1) {
+    const location = generateLocation(next, groups, now);
+    // JSON text has no raw tab or line break; only its backslashes need escaping for COPY text format.
+    const line = `${location.id}\t${JSON.stringify(location).replaceAll('\\', '\\\\')}\n`;
+    if (!file.write(line)) await once(file, 'drain');
+  }
+  file.end();
+  await once(file, 'finish');
+}
+
 /** Writes `rows` generated locations as a CSV file in the export layout; resolves when the file is complete. */
 export async function writeLocationsCsv(
   path: string,
@@ -150,7 +173,7 @@ export async function writeLocationsCsv(
 ): Promise<void> {
   const next = random(seed);
   const now = new Date().toISOString();
-  const csv = stringify({ header: true, columns: LOCATION_CSV_COLUMNS as string[] });
+  const csv = stringify({ header: true, columns: [...LOCATION_CSV_COLUMNS] });
   const file = createWriteStream(path);
   csv.pipe(file);
   for (let n = 0; n < rows; n += 1) {

@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { EventBusReadinessCheck, MessagingModule } from '@lx/messaging';
+import { EventBusReadinessCheck, MessagingModule, ProjectionModule, ProjectionReadinessCheck } from '@lx/messaging';
 import {
   AuthenticationModule,
   DatabaseModule,
@@ -7,8 +7,11 @@ import {
   HealthModule,
   MetricsModule,
 } from '@lx/platform';
+import { CachingJwksAccessTokenVerifier, VerifierConfigModule } from './auth/caching-access-token.verifier';
 import type { StatisticsProjectionConfig } from './config/statistics-projection.config';
 import { MIGRATIONS } from './database/migrations';
+import { LocationFactsProjection } from './facts/location-facts.projection';
+import { StatisticsModule } from './statistics/statistics.module';
 
 @Module({})
 export class AppModule {
@@ -17,10 +20,16 @@ export class AppModule {
       module: AppModule,
       imports: [
         MetricsModule,
-        AuthenticationModule.forRoot({ config: config.auth }),
+        AuthenticationModule.forRoot({
+          config: config.auth,
+          verifier: CachingJwksAccessTokenVerifier,
+          imports: [VerifierConfigModule.forRoot(config.auth)],
+        }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
         MessagingModule.forRoot(config.kafka),
-        HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck]),
+        ProjectionModule.forRoot({ ...config.projection, projection: LocationFactsProjection }),
+        HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck, ProjectionReadinessCheck]),
+        StatisticsModule,
       ],
     };
   }

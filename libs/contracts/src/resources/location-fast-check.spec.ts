@@ -156,7 +156,7 @@ describe('isWellFormedLocationInput', () => {
   });
 
   it('given a valid body, when accepted, then the schema would return the same value', () => {
-    const parsed = locationInputSchema.parse(sampleInput) as LocationInput;
+    const parsed: LocationInput = locationInputSchema.parse(sampleInput);
     expect(isWellFormedLocationInput(sampleInput)).toBe(true);
     expect(parsed).toEqual(sampleInput);
   });

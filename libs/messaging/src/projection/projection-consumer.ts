@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { Pool, PoolClient } from 'pg';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { dlqTopic, dlqTopicSpec, type EventType, KAFKA_HEADERS, type TopicName } from '@lx/contracts';
+import { dlqTopicSpec, type EventType, KAFKA_HEADERS, type TopicName } from '@lx/contracts';
 import type {
   AssignedPartition,
   BatchControl,
@@ -27,6 +27,8 @@ export interface ProjectionConsumerOptions {
   deadLetterGroupId?: string;
   /** Where the consumer's metrics go; none when absent. */
   registry?: Registry;
+  /** How long failures must go on before health() reports failing; default 5 s, so one retried blip is not an outage. */
+  failingAfterMs?: number;
 }
 
 /** What readiness reports about a projection consumer. */
@@ -66,7 +68,11 @@ export class ProjectionConsumer {
   private readonly deadLetterGroupId: string;
   private readonly metrics?: Metrics;
   private handle?: ConsumerHandle;
+  /** Dead-letter topics known to exist; each is created when its first letter is due, so none exist without letters. */
+  private readonly deadLetterTopics = new Set<string>();
   private status: ProjectionHealth = { state: 'starting' };
+  /** Start of the current run of failures; undefined while batches apply. */
+  private failingSince?: number;
 
   constructor(
     private readonly pool: Pool,
@@ -84,9 +90,8 @@ export class ProjectionConsumer {
     return this.options.groupId;
   }
 
-  /** Creates the dead-letter topics, then joins the group; consumption continues in the background until stop(). */
+  /** Joins the group; consumption continues in the background until stop(). */
   async start(): Promise<void> {
-    await this.bus.ensureTopics(this.projection.topics.map((topic) => dlqTopicSpec(topic, this.deadLetterGroupId)));
     this.handle = await this.bus.subscribeBatches({
       groupId: this.options.groupId,
       topics: this.projection.topics,
@@ -103,7 +108,14 @@ export class ProjectionConsumer {
   }
 
   health(): ProjectionHealth {
-    return this.status;
+    if (this.status.state !== 'failing') return this.status;
+    const failingFor = Date.now() - (this.failingSince ?? Date.now());
+    return failingFor >= (this.options.failingAfterMs ?? 5_000) ? this.status : { state: 'joined' };
+  }
+
+  private failed(error: unknown): void {
+    this.failingSince ??= Date.now();
+    this.status = { state: 'failing', failure: describeFailure(error) };
   }
 
   /** Where this group's read model stands, per partition (the offsets stored with it). */
@@ -119,7 +131,7 @@ export class ProjectionConsumer {
       try {
         await this.applyRun(batch.topic, batch.partition, messages);
       } catch (error) {
-        this.status = { state: 'failing', failure: describeFailure(error) };
+        this.failed(error);
         this.logger.warn(
           { topic: batch.topic, partition: batch.partition, offset: messages[0]?.offset, err: describeFailure(error) },
           'Projection batch failed; it will be retried',
@@ -128,6 +140,7 @@ export class ProjectionConsumer {
       }
       timer?.();
       this.status = { state: 'joined' };
+      this.failingSince = undefined;
       control.markConsumed(messages[messages.length - 1]!.offset);
       await control.heartbeat();
     }
@@ -189,8 +202,13 @@ export class ProjectionConsumer {
         'Message dead-lettered',
       );
     }
+    const deadLetterTopic = dlqTopicSpec(topic as TopicName, this.deadLetterGroupId);
+    if (!this.deadLetterTopics.has(deadLetterTopic.name)) {
+      await this.bus.ensureTopics([deadLetterTopic]);
+      this.deadLetterTopics.add(deadLetterTopic.name);
+    }
     await this.bus.publish(
-      dlqTopic(topic as TopicName, this.deadLetterGroupId),
+      deadLetterTopic.name,
       letters.map(({ message, reason }) => ({
         key: message.key ?? '',
         value: message.value ?? Buffer.alloc(0),
@@ -235,10 +253,11 @@ export class ProjectionConsumer {
       case 'joined':
         // A member that (re)joined is consuming again; a batch that still fails marks it failing again.
         this.status = { state: 'joined' };
+        this.failingSince = undefined;
         this.logger.log({ groupId: this.options.groupId, assigned: event.assigned.length }, 'Joined consumer group');
         break;
       case 'crashed':
-        this.status = { state: 'failing', failure: describeFailure(event.error) };
+        this.failed(event.error);
         this.logger.error(
           { groupId: this.options.groupId, err: describeFailure(event.error), restarting: event.restarting },
           'Projection consumer crashed',

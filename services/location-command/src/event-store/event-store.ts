@@ -55,11 +55,28 @@ export interface AppendContext {
   correlationId?: string;
 }
 
+/** A batch serialized for COPY by `EventStore.prepareBulk`. */
+export interface BulkAppend {
+  readonly appends: readonly StreamAppend[];
+  readonly context: AppendContext;
+  readonly topic: string;
+  readonly eventIds: readonly string[];
+  /** The events in COPY text format. */
+  readonly rows: string;
+  /** Kafka headers every message of the batch carries, as JSON. */
+  readonly correlation: string;
+}
+
 export const EVENT_SOURCE = Symbol('EVENT_SOURCE');
 
 /** Postgres SQLSTATE unique_violation, and the constraint that makes two writers of one stream version collide. */
 const UNIQUE_VIOLATION = '23505';
 const STREAM_VERSION_KEY = 'events_stream_id_stream_version_key';
+/**
+ * Postgres SQLSTATE deadlock_detected: possible when a writer that did not lock a stream (an import) and one that did
+ * both append to it; Postgres aborts one of them, which is retried like a lost version race.
+ */
+const DEADLOCK_DETECTED = '40P01';
 const MAX_ATTEMPTS = 3;
 
 /**
@@ -105,7 +122,11 @@ export class EventStore {
    * Runs `work` in a transaction, on `runner`'s connection when given (an import keeps one connection). `work` may run
    * more than once, so it must keep its effects inside the transaction and return what the caller needs.
    */
-  async transaction<T>(work: (transaction: EventStoreTransaction) => Promise<T>, runner?: QueryRunner): Promise<T> {
+  async transaction<T>(
+    work: (transaction: EventStoreTransaction) => Promise<T>,
+    runner?: QueryRunner,
+    attempts = MAX_ATTEMPTS,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       try {
         return runner === undefined
@@ -113,10 +134,7 @@ export class EventStore {
           : await this.onRunner(runner, work);
       } catch (error) {
         if (!isStreamVersionConflict(error)) throw error;
-        console.error('RETRY', attempt, (error as Error).message, new Date().toISOString());
-        if (attempt >= MAX_ATTEMPTS) {
-          throw new ConflictError('the resource was written concurrently several times; retry the request');
-        }
+        if (attempt >= attempts) throw new ConcurrentWriteError();
       }
     }
   }
@@ -182,11 +200,10 @@ export class EventStore {
   }
 
   /**
-   * @internal The bulk variant of `append` for imports: events go in with COPY (each event's JSON crosses the wire
-   * once, with no array-literal quoting, and is not parsed by the server), and the outbox rows are copied from them
-   * server-side. Several times cheaper per row than parameterised inserts at import scale.
+   * Serializes a batch for `EventStoreTransaction.appendBulk` ahead of its transaction (pure CPU), so a bulk writer can
+   * prepare the next batch while the previous one is being written. All events must go to one topic.
    */
-  async appendBulk(manager: EntityManager, appends: readonly StreamAppend[], context: AppendContext): Promise<void> {
+  prepareBulk(appends: readonly StreamAppend[], context: AppendContext): BulkAppend {
     const lines: string[] = [];
     const eventIds: string[] = [];
     const topics = new Set<string>();
@@ -197,25 +214,45 @@ export class EventStore {
       eventIds.push(id);
       topics.add(EVENT_CATALOG[type].topic);
     }
-    if (lines.length === 0) return;
     const [topic, ...others] = topics;
-    if (topic === undefined || others.length > 0) throw new Error('a bulk append publishes to exactly one topic');
+    if (others.length > 0) throw new Error('a bulk append publishes to exactly one topic');
+    const correlation =
+      context.correlationId === undefined ? {} : { [KAFKA_HEADERS.correlationId]: context.correlationId };
+    return {
+      appends,
+      context,
+      topic: topic ?? '',
+      eventIds,
+      rows: lines.length === 0 ? '' : `${lines.join('\n')}\n`,
+      correlation: JSON.stringify(correlation),
+    };
+  }
 
+  /**
+   * @internal The bulk variant of `append` for imports: events go in with COPY (each event's JSON crosses the wire
+   * once, with no array-literal quoting, and is not parsed by the server), and the outbox rows are copied from them
+   * server-side. Several times cheaper per row than parameterised inserts at import scale.
+   */
+  async appendBulk(manager: EntityManager, bulk: BulkAppend): Promise<void> {
+    if (bulk.eventIds.length === 0) return;
     await copyFrom(
       manager,
       'events (stream_id, stream_type, stream_version, event_id, event_type, payload, recorded_at)',
-      `${lines.join('\n')}\n`,
+      bulk.rows,
     );
-    await this.upsertStates(manager, appends, context);
-    const correlation =
-      context.correlationId === undefined ? {} : { [KAFKA_HEADERS.correlationId]: context.correlationId };
+    await this.upsertStates(manager, bulk.appends, bulk.context);
     await this.outbox.appendSelected(
       manager,
       `SELECT $2::text, stream_id::text, payload::text,
               jsonb_build_object('${KAFKA_HEADERS.aggregateVersion}', stream_version::text) || $3::jsonb
          FROM events WHERE event_id = ANY($1::uuid[]) ORDER BY global_position`,
-      [eventIds, topic, JSON.stringify(correlation)],
+      [bulk.eventIds, bulk.topic, bulk.correlation],
     );
+  }
+
+  /** Reads outside any transaction, without locks: for a bulk writer deciding ahead of its write. */
+  reader(): EventStoreTransaction {
+    return new EventStoreTransaction(this.dataSource.manager, this);
   }
 
   private async upsertStates(
@@ -256,6 +293,13 @@ export class EventStore {
   }
 }
 
+/** A write lost the race for a stream version as often as it was allowed to retry. */
+export class ConcurrentWriteError extends ConflictError {
+  constructor() {
+    super('the resource was written concurrently several times; retry the request');
+  }
+}
+
 /** One transaction of the event store: read what a decision needs, then append what it decided. */
 export class EventStoreTransaction {
   constructor(
@@ -270,24 +314,37 @@ export class EventStoreTransaction {
    */
   async load(streamIds: readonly string[], options: { lock?: boolean } = {}): Promise<Map<string, StoredStream>> {
     if (streamIds.length === 0) return new Map();
-    if (options.lock !== false) {
-      // Locked first, read after, in two statements: under READ COMMITTED the second statement's snapshot includes
-      // the commit of a writer we waited for. A locking read joined to events in one statement would re-check the
-      // locked row against the event it had already joined, and miss the new version.
-      await this.manager.query(
-        'SELECT 1 FROM aggregate_state WHERE stream_id = ANY($1::uuid[]) ORDER BY stream_id FOR UPDATE',
-        [streamIds],
-      );
+    if (options.lock === false) {
+      const rows: StreamRow[] = await this.manager.query(`${STREAMS} WHERE s.stream_id = ANY($1::uuid[])`, [streamIds]);
+      return new Map(rows.map((row) => [row.stream_id, streamOf(row)]));
     }
-    const rows: StreamRow[] = await this.manager.query(`${STREAMS} WHERE s.stream_id = ANY($1::uuid[])`, [streamIds]);
+    // What exists is what the locking statement returns: a stream created by a transaction still running is not
+    // there yet, and writing it anyway collides on the stream version. Reading existence from a later snapshot instead
+    // would let a writer append to a stream it never locked, and deadlock with the one that did.
+    const locked = await this.lockVersions(streamIds);
+    if (locked.size === 0) return new Map();
+    const rows: StreamRow[] = await this.manager.query(
+      `${STREAMS} WHERE (s.stream_id, s.version) IN (SELECT * FROM unnest($1::uuid[], $2::int[]))`,
+      [[...locked.keys()], [...locked.values()]],
+    );
     return new Map(rows.map((row) => [row.stream_id, streamOf(row)]));
+  }
+
+  /** Locks the state rows of existing streams among `streamIds` until commit, in id order; their current versions. */
+  async lockVersions(streamIds: readonly string[]): Promise<Map<string, number>> {
+    if (streamIds.length === 0) return new Map();
+    const rows: { stream_id: string; version: number }[] = await this.manager.query(
+      'SELECT stream_id, version FROM aggregate_state WHERE stream_id = ANY($1::uuid[]) ORDER BY stream_id FOR UPDATE',
+      [streamIds],
+    );
+    return new Map(rows.map((row) => [row.stream_id, row.version]));
   }
 
   /**
    * Which of the given groups exist (not deleted). Their rows stay locked against change until commit, so a group
    * cannot be deleted between this check and the commit of a location that references it.
    */
-  async existingGroups(ids: GroupIds): Promise<ExistingGroups> {
+  async existingGroups(ids: GroupIds, options: { lock?: boolean } = {}): Promise<ExistingGroups> {
     const all = [...new Set([...ids.locationGroupIds, ...ids.addressGroupIds])];
     const rows: { stream_id: string; stream_type: StreamType }[] =
       all.length === 0
@@ -295,7 +352,7 @@ export class EventStoreTransaction {
         : await this.manager.query(
             `SELECT stream_id, stream_type FROM aggregate_state
               WHERE stream_id = ANY($1::uuid[]) AND stream_type IN ('locationGroup', 'addressGroup') AND NOT deleted
-              ORDER BY stream_id FOR SHARE`,
+              ORDER BY stream_id ${options.lock === false ? '' : 'FOR SHARE'}`,
             [all],
           );
     const ofType = (type: StreamType) =>
@@ -318,9 +375,9 @@ export class EventStoreTransaction {
     return this.store.append(this.manager, appends, context);
   }
 
-  /** `append` for large batches of one topic (imports): the same rows, written with COPY. */
-  appendBulk(appends: readonly StreamAppend[], context: AppendContext): Promise<void> {
-    return this.store.appendBulk(this.manager, appends, context);
+  /** `append` for large batches of one topic (imports), serialized beforehand by `EventStore.prepareBulk`. */
+  appendBulk(bulk: BulkAppend): Promise<void> {
+    return this.store.appendBulk(this.manager, bulk);
   }
 }
 
@@ -352,5 +409,5 @@ function headersOf(version: number, context: AppendContext): Record<string, stri
 function isStreamVersionConflict(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { code, constraint } = error as { code?: unknown; constraint?: unknown };
-  return code === UNIQUE_VIOLATION && constraint === STREAM_VERSION_KEY;
+  return (code === UNIQUE_VIOLATION && constraint === STREAM_VERSION_KEY) || code === DEADLOCK_DETECTED;
 }

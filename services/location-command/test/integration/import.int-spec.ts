@@ -138,7 +138,7 @@ describe('bulk import', () => {
     const exported = await Promise.all(
       ids.map(async (id) => (await service.request('GET', `/operator/locations/${id}`)).body),
     );
-    const exportCsv = stringify([LOCATION_CSV_COLUMNS as string[], ...exported.map(locationToCsvRow)]);
+    const exportCsv = stringify([[...LOCATION_CSV_COLUMNS], ...exported.map(locationToCsvRow)]);
     expect((await importFile(exportCsv, 'text/csv')).body).toMatchObject({ rowsRead: 3, unchanged: 3, rejected: 0 });
   });
 
@@ -210,6 +210,32 @@ describe('bulk import', () => {
     const reply = await importFile(Readable.from(chunks.map((chunk) => Buffer.from(chunk))), 'application/x-ndjson');
     expect(reply.body).toMatchObject({ rowsRead: 50, created: 50, rejected: 0 });
     expect(new Set((await service.storedEvents(...ids)).map((event) => event.stream_id)).size).toBe(50);
+  });
+
+  it('stays consistent when the API writes the same locations while an import runs: every write its own gapless version', async () => {
+    const ids = Array.from({ length: 30 }, () => randomUUID());
+    await importFile(ndjson(...ids.map((id) => ({ id, ...aLocationBody() }))), 'application/x-ndjson');
+    const file = ndjson(...ids.map((id) => ({ id, ...aLocationBody({ notes: 'from the import' }) })));
+
+    const [imported, ...patched] = await Promise.all([
+      importFile(file, 'application/x-ndjson'),
+      ...ids.map((id) => service.request('PATCH', `/operator/locations/${id}`, { body: { customFields: { api: 1 } } })),
+    ]);
+
+    expect(imported.body).toMatchObject({ rowsRead: 30, rejected: 0 });
+    expect(imported.body.updated + imported.body.unchanged).toBe(30);
+    expect(patched.map((reply) => reply.status)).toEqual(ids.map(() => 200));
+    for (const id of ids) {
+      const versions = (await service.storedEvents(id)).map((event) => event.stream_version);
+      expect(versions).toEqual(versions.map((_, index) => index + 1));
+      const current = await service.request('GET', `/operator/locations/${id}`);
+      expect(current.headers['etag']).toBe(`"${versions.length}"`);
+      const last = await service.db.query<{ payload: string }>(
+        'SELECT payload::text AS payload FROM events WHERE stream_id = $1 ORDER BY stream_version DESC LIMIT 1',
+        [id],
+      );
+      expect(current.body).toEqual((JSON.parse(last.rows[0]!.payload) as { data: unknown }).data);
+    }
   });
 
   it('caps the listed rejections and counts the rest', async () => {

@@ -1,6 +1,7 @@
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { type EventType, KAFKA_HEADERS } from '@lx/contracts';
 import { uniqueSuffix, waitFor } from '@lx/testing';
+import type { Json } from './location-command-harness';
 
 /** One message as a consumer saw it. */
 export interface ReceivedMessage {
@@ -8,7 +9,7 @@ export interface ReceivedMessage {
   partition: number;
   offset: string;
   key: string;
-  event: { id: string; type: EventType; timestamp: string; source: string; data: any; modifiedFields?: any };
+  event: { id: string; type: EventType; timestamp: string; source: string; data: Json; modifiedFields?: Json };
   version: number;
   headers: Record<string, string>;
 }
@@ -45,6 +46,7 @@ export async function startEventLog(brokers: readonly string[], topics: readonly
     assigned = true;
   });
   await consumer.run({
+    // eslint-disable-next-line @typescript-eslint/require-await -- kafkajs wants a promise; recording is synchronous
     eachMessage: async ({ topic, partition, message }) => {
       const headers = Object.fromEntries(
         Object.entries(message.headers ?? {}).map(([name, value]) => [name, String(value)]),
@@ -54,7 +56,7 @@ export async function startEventLog(brokers: readonly string[], topics: readonly
         partition,
         offset: message.offset,
         key: message.key?.toString() ?? '',
-        event: JSON.parse(message.value?.toString() ?? 'null'),
+        event: JSON.parse(message.value?.toString() ?? 'null') as ReceivedMessage['event'],
         version: Number(headers[KAFKA_HEADERS.aggregateVersion]),
         headers,
       });
@@ -63,14 +65,18 @@ export async function startEventLog(brokers: readonly string[], topics: readonly
   for (const { topic, offsets } of ends) {
     for (const { partition, high } of offsets) consumer.seek({ topic, partition, offset: high });
   }
-  await waitFor('the test consumer joined its group', async () => assigned, 30_000);
+  await waitFor('the test consumer joined its group', () => Promise.resolve(assigned), 30_000);
 
   const of = (...keys: string[]) => received.filter((message) => keys.includes(message.key));
   return {
     received,
     of,
     async waitFor(count, keys, timeoutMs = 30_000) {
-      await waitFor(`${count} messages for ${keys.length} key(s)`, async () => of(...keys).length >= count, timeoutMs);
+      await waitFor(
+        `${count} messages for ${keys.length} key(s)`,
+        () => Promise.resolve(of(...keys).length >= count),
+        timeoutMs,
+      );
       return of(...keys);
     },
     close: () => consumer.disconnect(),

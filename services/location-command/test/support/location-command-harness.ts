@@ -7,11 +7,15 @@ import { AppModule } from '../../src/app.module';
 import { loadLocationCommandConfig } from '../../src/config/location-command.config';
 import { type EventLog, startEventLog } from './event-log';
 
+/** A parsed JSON body as tests read it: field by field, with the assertions checking the shape. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- test code reads replies and events field by field
+export type Json = any;
+
 /** A reply of the service under test. */
 export interface Reply {
   status: number;
   headers: Record<string, string | string[] | number | undefined>;
-  body: any;
+  body: Json;
 }
 
 export interface RequestOptions {
@@ -37,11 +41,14 @@ export interface LocationCommandHarness {
   request(method: string, url: string, options?: RequestOptions): Promise<Reply>;
   /** Rows of the events table of these streams, in global order. */
   storedEvents(...streamIds: string[]): Promise<{ stream_id: string; stream_version: number; event_type: string }[]>;
+  /** Stops the service in this process but keeps its schema (another process may take over). */
+  stopApp(): Promise<void>;
+  /** Stops everything and drops the schema. */
   close(): Promise<void>;
 }
 
 export async function startLocationCommand(settings: Record<string, string> = {}): Promise<LocationCommandHarness> {
-  const schema = `lc_it_${uniqueSuffix()}`;
+  const schema = settings['DATABASE_SCHEMA'] ?? `lc_it_${uniqueSuffix()}`;
   const issuer = await startTestTokenIssuer();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -64,6 +71,8 @@ export async function startLocationCommand(settings: Record<string, string> = {}
     TOPICS.addressGroupEvents.name,
   ]);
   const writeToken = await issuer.token({ scopes: ['locations:write'] });
+  let appStopped: Promise<void> | undefined;
+  const stopApp = () => (appStopped ??= app.close());
 
   return {
     app,
@@ -91,19 +100,20 @@ export async function startLocationCommand(settings: Record<string, string> = {}
       return {
         status: response.statusCode,
         headers: response.headers,
-        body: text === '' ? undefined : (JSON.parse(text) as unknown),
+        body: text === '' ? undefined : parseJson(text),
       };
     },
     async storedEvents(...streamIds) {
-      const { rows } = await db.query(
+      const { rows } = await db.query<{ stream_id: string; stream_version: number; event_type: string }>(
         `SELECT stream_id, stream_version, event_type FROM events WHERE stream_id = ANY($1::uuid[]) ORDER BY global_position`,
         [streamIds],
       );
       return rows;
     },
+    stopApp,
     async close() {
       await events.close().catch(() => undefined);
-      await app.close();
+      await stopApp();
       await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
       await db.end();
       await issuer.close();
@@ -112,7 +122,7 @@ export async function startLocationCommand(settings: Record<string, string> = {}
 }
 
 /** A valid location body: geography plus an address and coordinates; fields may be replaced or (with undefined) removed. */
-export function aLocationBody(overrides: Record<string, unknown> = {}): Record<string, any> {
+export function aLocationBody(overrides: Record<string, unknown> = {}): Record<string, Json> {
   const body: Record<string, unknown> = {
     geography: { country: 'US', region: 'CO', locality: 'Denver', postalCode: '80202' },
     address: { streetNumber: '1600', streetName: 'Glenarm', streetType: 'PLACE' },
@@ -123,6 +133,11 @@ export function aLocationBody(overrides: Record<string, unknown> = {}): Record<s
 }
 
 /** The same body with a serviceability status. */
-export function withStatus(body: Record<string, any>, status: string): Record<string, any> {
-  return { ...body, fiberAccessDetails: { ...body['fiberAccessDetails'], serviceability: { status } } };
+export function withStatus(body: Record<string, Json>, status: string): Record<string, Json> {
+  const fiberAccessDetails = body['fiberAccessDetails'] as Record<string, unknown> | undefined;
+  return { ...body, fiberAccessDetails: { ...fiberAccessDetails, serviceability: { status } } };
+}
+
+function parseJson(text: string): unknown {
+  return JSON.parse(text) as unknown;
 }

@@ -30,6 +30,17 @@ export async function positionAtLogEnd(options: {
   } finally {
     await dataSource.destroy();
   }
+  await storeLogEndAsPosition(options);
+}
+
+/** Stores the current end of each topic as `groupId`'s position in `schema`, whose consumer_offsets table exists. */
+export async function storeLogEndAsPosition(options: {
+  databaseUrl: string;
+  brokers: string[];
+  schema: string;
+  groupId: string;
+  topics: readonly string[];
+}): Promise<void> {
   const bus = new KafkaEventBus({ brokers: options.brokers, clientId: `it-position-${options.groupId}` });
   const db = new Client({ connectionString: options.databaseUrl, options: `-c search_path=${options.schema}` });
   await db.connect();

@@ -11,12 +11,28 @@ import {
   loadConfig,
 } from '@lx/platform';
 
-const schema = z.object({ ...httpEnv(3004), ...databaseEnv, ...authEnv, ...kafkaEnv }).transform((env) => ({
-  http: httpConfig(env),
-  auth: authConfig(env),
-  database: databaseConfig(env, 'statistics_projection'),
-  kafka: kafkaConfig(env, 'statistics-projection'),
-}));
+const projectionEnv = {
+  PROJECTION_GROUP_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a Kafka group id of letters, digits, ".", "_" and "-"')
+    .default('statistics-projection'),
+  PROJECTION_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+};
+
+const schema = z
+  .object({ ...httpEnv(3004), ...databaseEnv, ...authEnv, ...kafkaEnv, ...projectionEnv })
+  .transform((env) => ({
+    http: httpConfig(env),
+    auth: authConfig(env),
+    database: databaseConfig(env, 'statistics_projection'),
+    kafka: kafkaConfig(env, 'statistics-projection'),
+    projection: {
+      /** Consumer group of the facts; its offsets are stored beside them. */
+      groupId: env.PROJECTION_GROUP_ID,
+      /** Most events applied per transaction. */
+      batchSize: env.PROJECTION_BATCH_SIZE,
+    },
+  }));
 
 /** The statistics-projection service's whole configuration, validated once at boot. */
 export type StatisticsProjectionConfig = ReturnType<typeof loadStatisticsProjectionConfig>;

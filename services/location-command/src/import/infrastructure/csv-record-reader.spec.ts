@@ -56,7 +56,7 @@ describe('CsvRecordReader', () => {
       ),
     ).filter((cells) => cells.some((cell) => cell !== ''));
     const text = stringify(records, { quoted_match: /\r/ });
-    const expected = parse(text, { relax_column_count: true, skip_empty_lines: true }) as string[][];
+    const expected: string[][] = parse(text, { relax_column_count: true, skip_empty_lines: true });
     expect(expected).toEqual(records);
     const chunks = text.match(/[\s\S]{1,37}/g) ?? [];
     expect(cellsOf(read(chunks))).toEqual(expected);

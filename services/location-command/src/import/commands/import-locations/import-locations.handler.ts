@@ -15,7 +15,12 @@ import {
   ValidationFailedError,
 } from '@lx/domain';
 import { MetricsRegistry } from '@lx/platform';
-import { EventStore, type EventStoreTransaction, type StreamAppend } from '../../../event-store/event-store';
+import {
+  ConcurrentWriteError,
+  EventStore,
+  type EventStoreTransaction,
+  type StreamAppend,
+} from '../../../event-store/event-store';
 import { locationIndex } from '../../../location/commands/location-writer';
 import { Clock } from '../../../shared/clock';
 import { ImportFileRejectedError } from '../../import.errors';
@@ -37,6 +42,11 @@ export interface ImportLocationsCommand {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A batch decided and serialized, ready to be written. */
+type PreparedBatch = Awaited<ReturnType<ImportLocationsHandler['prepare']>>;
+
+const MAX_ATTEMPTS = 3;
 
 /** One location's part of a batch: its stored version, its state as the batch goes, the events decided so far. */
 interface WorkingStream {
@@ -108,95 +118,138 @@ export class ImportLocationsHandler {
   ): Promise<void> {
     let batch: ImportRow[] = [];
     let writing: Promise<void> = Promise.resolve();
-    const write = (rows: ImportRow[]) =>
-      this.applyBatch(rows, runner, recordSeen, command.correlationId).then((outcome) =>
-        report.addBatch(rows.length, outcome),
-      );
+    let writingIds: ReadonlySet<string> = new Set();
+    const write = async (rows: ImportRow[]) => {
+      const ids = idsOf(rows);
+      // A location also in the batch being written must be decided on the state that batch leaves.
+      if ([...ids].some((id) => writingIds.has(id))) await writing;
+      const prepared = await this.prepare(rows, ids, command.correlationId);
+      await writing;
+      writingIds = ids;
+      writing = this.commit(prepared, runner, recordSeen).then((outcome) => report.addBatch(rows.length, outcome));
+      // Awaited before the next batch is written; marked handled so a failure does not count as unhandled meanwhile.
+      writing.catch(() => undefined);
+    };
     try {
       for await (const rows of command.rows) {
         for (const row of rows) batch.push(row);
         if (batch.length < this.options.batchSize) continue;
-        await writing;
-        writing = write(batch);
-        // Awaited before the next batch starts; marked handled so a failure does not count as unhandled meanwhile.
-        writing.catch(() => undefined);
+        const full = batch;
         batch = [];
+        await write(full);
       }
     } catch (error) {
       if (!(error instanceof ImportFileError)) throw error;
-      await writing;
       if (batch.length > 0) await write(batch);
+      await writing;
       throw new ImportFileRejectedError(error.message, {
         line: error.line,
         issues: error.issues,
         report: report.build(),
       });
     }
-    await writing;
     if (batch.length > 0) await write(batch);
+    await writing;
   }
 
-  private applyBatch(
-    rows: readonly ImportRow[],
-    runner: QueryRunner,
-    recordSeen: boolean,
-    correlationId: string | undefined,
-  ): Promise<BatchOutcome> {
-    return this.store.transaction(async (transaction) => {
-      const ids = [...new Set(rows.map((row) => canonicalId(row.id)).filter((id) => id !== undefined))];
-      // Unlocked: most rows of a re-import change nothing; a concurrent writer of a changed one fails the unique stream
-      // version on append, and the batch is decided again.
-      const stored = await transaction.load(ids, { lock: false });
-      const existingGroups = await transaction.existingGroups(referencedGroupIds(...rows.map((row) => row.body)));
-      const now = this.clock.now().toISOString();
-      const working = new Map<string, WorkingStream>();
-      const outcome: BatchOutcome = { created: 0, updated: 0, unchanged: 0, rejections: [] };
+  /**
+   * Decides a batch outside any transaction, on an unlocked read of its locations and groups, and serializes its
+   * events; `commit` then writes it and verifies what the decisions relied on.
+   */
+  private async prepare(rows: readonly ImportRow[], ids: ReadonlySet<string>, correlationId: string | undefined) {
+    const reader = this.store.reader();
+    const stored = await reader.load([...ids], { lock: false });
+    const existingGroups = await reader.existingGroups(referencedGroupIds(...rows.map((row) => row.body)), {
+      lock: false,
+    });
+    const now = this.clock.now().toISOString();
+    const working = new Map<string, WorkingStream>();
+    const outcome: BatchOutcome = { created: 0, updated: 0, unchanged: 0, rejections: [] };
+    const usedGroups = new Set<string>();
 
-      for (const row of rows) {
-        const id = canonicalId(row.id);
-        const rejectionIssues = row.issues.length > 0 ? row.issues : idIssues(row.id);
-        if (id === undefined || rejectionIssues.length > 0) {
-          outcome.rejections.push(rejectionOf(row, new ValidationFailedError(rejectionIssues)));
-          continue;
-        }
-        let stream = working.get(id);
-        if (stream === undefined) {
-          const found = stored.get(id);
-          stream = {
-            fromVersion: found?.version ?? 0,
-            state: found?.streamType === 'location' ? (found.data as LocationState) : undefined,
-            events: [],
-            isGroup: found !== undefined && found.streamType !== 'location',
-          };
-          working.set(id, stream);
-        }
-        if (stream.isGroup) {
-          outcome.rejections.push({ line: row.line, id, code: 'CONFLICT', message: `${id} is the id of a group` });
-          continue;
-        }
-        const decided = decideLocation(replace(id, row.body, now, existingGroups), stream.state);
-        if (!decided.ok) {
-          outcome.rejections.push(rejectionOf(row, decided.error));
-        } else if (decided.value.length === 0) {
-          outcome.unchanged += 1;
-        } else {
-          if (stream.state === undefined) outcome.created += 1;
-          else outcome.updated += 1;
-          stream.events.push(...decided.value);
-          stream.state = decided.value.reduce(evolveLocation, stream.state);
-        }
+    for (const row of rows) {
+      const id = canonicalId(row.id);
+      const rejectionIssues = row.issues.length > 0 ? row.issues : idIssues(row.id);
+      if (id === undefined || rejectionIssues.length > 0) {
+        outcome.rejections.push(rejectionOf(row, new ValidationFailedError(rejectionIssues)));
+        continue;
       }
+      let stream = working.get(id);
+      if (stream === undefined) {
+        const found = stored.get(id);
+        stream = {
+          fromVersion: found?.version ?? 0,
+          state: found?.streamType === 'location' ? (found.data as LocationState) : undefined,
+          events: [],
+          isGroup: found !== undefined && found.streamType !== 'location',
+        };
+        working.set(id, stream);
+      }
+      if (stream.isGroup) {
+        outcome.rejections.push({ line: row.line, id, code: 'CONFLICT', message: `${id} is the id of a group` });
+        continue;
+      }
+      const decided = decideLocation(replace(id, row.body, now, existingGroups), stream.state);
+      if (!decided.ok) {
+        outcome.rejections.push(rejectionOf(row, decided.error));
+      } else if (decided.value.length === 0) {
+        outcome.unchanged += 1;
+      } else {
+        if (stream.state === undefined) outcome.created += 1;
+        else outcome.updated += 1;
+        stream.events.push(...decided.value);
+        stream.state = decided.value.reduce(evolveLocation, stream.state);
+        const { locationGroupId, address } = stream.state ?? {};
+        if (locationGroupId !== undefined) usedGroups.add(locationGroupId);
+        if (address?.addressGroupId !== undefined) usedGroups.add(address.addressGroupId);
+      }
+    }
+    const bulk = this.store.prepareBulk(appendsOf(working), { timestamp: now, correlationId });
+    return { rows, ids, bulk, outcome, usedGroups, correlationId };
+  }
 
-      await transaction.appendBulk(appendsOf(working), { timestamp: now, correlationId });
-      if (recordSeen && ids.length > 0) {
-        await transaction.manager.query(
-          'INSERT INTO pg_temp.import_seen SELECT unnest($1::uuid[]) ON CONFLICT DO NOTHING',
-          [ids],
-        );
+  /**
+   * Writes a prepared batch in one transaction on the import's connection. The groups its rows reference are locked
+   * (FOR SHARE) and must still exist; a location written by someone else since the read makes the append fail on the
+   * unique stream version. Either way the batch is decided again on fresh state, so nothing stale is ever committed.
+   */
+  private async commit(prepared: PreparedBatch, runner: QueryRunner, recordSeen: boolean): Promise<BatchOutcome> {
+    let batch = prepared;
+    for (let attempt = 1; ; attempt += 1) {
+      const written = await this.store
+        .transaction(
+          async (transaction) => {
+            // The locations this batch updates are locked and must still be at the versions it was decided on, so
+            // no other writer appends to them before this commit (new ones collide on the stream version instead).
+            const updated = batch.bulk.appends.filter((append) => append.fromVersion > 0);
+            const versions = await transaction.lockVersions(updated.map((append) => append.streamId));
+            if (updated.some((append) => versions.get(append.streamId) !== append.fromVersion)) return false;
+            const groups = [...batch.usedGroups];
+            const existing = await transaction.existingGroups({ locationGroupIds: groups, addressGroupIds: groups });
+            if (existing.locationGroups.size + existing.addressGroups.size < groups.length) return false;
+            await transaction.appendBulk(batch.bulk);
+            if (recordSeen && batch.ids.size > 0) {
+              await transaction.manager.query(
+                'INSERT INTO pg_temp.import_seen SELECT unnest($1::uuid[]) ON CONFLICT DO NOTHING',
+                [[...batch.ids]],
+              );
+            }
+            return true;
+          },
+          runner,
+          1,
+        )
+        .catch((error: unknown) => {
+          if (attempt < MAX_ATTEMPTS && error instanceof ConcurrentWriteError) return false;
+          throw error;
+        });
+      if (written) {
+        this.count(batch.outcome);
+        return batch.outcome;
       }
-      this.count(outcome);
-      return outcome;
-    }, runner);
+      if (attempt >= MAX_ATTEMPTS) throw new ConcurrentWriteError();
+      batch = await this.prepare(batch.rows, batch.ids, batch.correlationId);
+    }
   }
 
   /** Retires, in id order and in batches, every location in service whose id the file did not name. */
@@ -248,7 +301,7 @@ export class ImportLocationsHandler {
         isGroup: false,
       });
     }
-    await transaction.appendBulk(appendsOf(working), { timestamp: now, correlationId });
+    await transaction.appendBulk(this.store.prepareBulk(appendsOf(working), { timestamp: now, correlationId }));
     return working.size;
   }
 
@@ -277,6 +330,15 @@ function appendsOf(working: ReadonlyMap<string, WorkingStream>): StreamAppend[] 
     });
   }
   return appends;
+}
+
+function idsOf(rows: readonly ImportRow[]): ReadonlySet<string> {
+  const ids = new Set<string>();
+  for (const row of rows) {
+    const id = canonicalId(row.id);
+    if (id !== undefined) ids.add(id);
+  }
+  return ids;
 }
 
 function canonicalId(id: string | undefined): string | undefined {

@@ -1,0 +1,186 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { freePort, REPO_ROOT, requireEnv, uniqueSuffix, waitFor } from '@lx/testing';
+import type { ReceivedMessage } from '../support/event-log';
+import {
+  aLocationBody,
+  type LocationCommandHarness,
+  startLocationCommand,
+  withStatus,
+} from '../support/location-command-harness';
+
+const REGISTER = join(__dirname, '..', 'support', 'register-swc.js');
+
+/** A child Node process running TypeScript sources; its output is kept for assertions and failure messages. */
+interface Child {
+  process: ChildProcess;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function spawnTs(file: string, env: NodeJS.ProcessEnv): Child {
+  const child = spawn(process.execPath, ['-r', REGISTER, file], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { process: child, output: () => output, exited };
+}
+
+/**
+ * Holds the outbox relay's leader lock of a schema (the relay elects its leader with this advisory lock), so no relay
+ * publishes until the test lets go: events pile up committed but unpublished.
+ */
+async function holdRelayLock(schema: string): Promise<{ release(): Promise<void> }> {
+  const client = new Client({ connectionString: requireEnv('DATABASE_URL') });
+  await client.connect();
+  await client.query('SELECT pg_advisory_lock(hashtext($1))', [`outbox-relay:${schema}`]);
+  return { release: () => client.end() };
+}
+
+/** Every event of the schema's store by id, and how many outbox rows are not marked published. */
+async function storeOf(service: LocationCommandHarness) {
+  const { rows } = await service.db.query<{ event_id: string; stream_id: string; stream_version: number }>(
+    'SELECT event_id, stream_id, stream_version FROM events ORDER BY global_position',
+  );
+  const unpublished = async () =>
+    Number((await service.db.query('SELECT count(*) AS n FROM outbox WHERE published_at IS NULL')).rows[0].n);
+  return { events: rows, unpublished };
+}
+
+/** Asserts at-least-once and per-key order the way a consumer sees it: deduplicated by event id, keeping first arrivals. */
+function expectEveryEventOnceInOrder(
+  received: ReceivedMessage[],
+  stored: { event_id: string; stream_id: string; stream_version: number }[],
+): { duplicates: number } {
+  const firstArrivals = new Map<string, ReceivedMessage>();
+  for (const message of received)
+    if (!firstArrivals.has(message.event.id)) firstArrivals.set(message.event.id, message);
+  expect([...firstArrivals.keys()].sort()).toEqual(stored.map((event) => event.event_id).sort());
+
+  const versionsByKey = new Map<string, number[]>();
+  for (const message of firstArrivals.values()) {
+    versionsByKey.set(message.key, [...(versionsByKey.get(message.key) ?? []), message.version]);
+  }
+  for (const [key, versions] of versionsByKey) {
+    const expected = stored.filter((event) => event.stream_id === key).map((event) => event.stream_version);
+    expect({ key, versions }).toEqual({ key, versions: expected });
+  }
+  return { duplicates: received.length - firstArrivals.size };
+}
+
+/** Crashes of the process holding the relay, against real Kafka and Postgres. */
+describe('outbox relay crash', () => {
+  const brokers = requireEnv('KAFKA_BROKERS');
+  const children: Child[] = [];
+  afterEach(() => {
+    for (const child of children.splice(0)) child.process.kill('SIGKILL');
+  });
+
+  it('re-publishes the batch Kafka acknowledged but the relay did not mark when it crashed in between, losing nothing', async () => {
+    const schema = `lc_it_crash_${uniqueSuffix()}`;
+    const lock = await holdRelayLock(schema);
+    const service = await startLocationCommand({ DATABASE_SCHEMA: schema });
+    try {
+      const ids = Array.from({ length: 8 }, () => randomUUID());
+      for (const id of ids) {
+        await service.request('PUT', `/operator/locations/${id}`, { body: withStatus(aLocationBody(), 'PLANNED') });
+        for (const notes of ['a', 'b', 'c', 'd']) {
+          await service.request('PATCH', `/operator/locations/${id}`, { body: { notes } });
+        }
+      }
+      await service.stopApp();
+      const store = await storeOf(service);
+      expect(store.events).toHaveLength(40);
+      expect(await store.unpublished()).toBe(40);
+
+      const relayEnv = { ...process.env, DATABASE_SCHEMA: schema, KAFKA_BROKERS: brokers, RELAY_BATCH_SIZE: '10' };
+      const relayFile = join(__dirname, '..', 'support', 'relay-process.ts');
+      const crashing = spawnTs(relayFile, { ...relayEnv, CRASH_AFTER_PUBLISHES: '2' });
+      children.push(crashing);
+      await lock.release();
+      const exit = await crashing.exited;
+      expect({ exit, output: crashing.output() }).toMatchObject({ exit: { signal: 'SIGKILL' } });
+
+      // Batch 2 reached Kafka but was never marked: it is still in the outbox, and a consumer has it.
+      await service.events.waitFor(20, ids);
+      expect(await store.unpublished()).toBe(30);
+
+      const restarted = spawnTs(relayFile, relayEnv);
+      children.push(restarted);
+      await waitFor('the restarted relay to drain the outbox', async () => (await store.unpublished()) === 0, 60_000);
+      const received = await service.events.waitFor(50, ids);
+
+      const { duplicates } = expectEveryEventOnceInOrder(received, store.events);
+      expect(duplicates).toBe(10);
+    } finally {
+      await lock.release().catch(() => undefined);
+      await service.close();
+    }
+  }, 120_000);
+
+  it('loses no event when the service process is SIGKILLed while its relay is publishing, and resumes after restart', async () => {
+    const schema = `lc_it_crash_${uniqueSuffix()}`;
+    const lock = await holdRelayLock(schema);
+    // In this process only to migrate the schema and watch Kafka; the service under test runs as a child.
+    const observer = await startLocationCommand({ DATABASE_SCHEMA: schema });
+    await observer.stopApp();
+    try {
+      const port = await freePort();
+      const serviceEnv = {
+        ...observer.env,
+        HTTP_PORT: String(port),
+        HTTP_HOST: '127.0.0.1',
+        OUTBOX_BATCH_SIZE: '25',
+        IMPORT_BATCH_SIZE: '500',
+      };
+      const mainFile = join(REPO_ROOT, 'services/location-command/src/main.ts');
+      const baseUrl = `http://127.0.0.1:${port}`;
+      const startService = async () => {
+        const child = spawnTs(mainFile, serviceEnv);
+        children.push(child);
+        await waitFor('the service to be ready', async () => (await fetch(`${baseUrl}/health/ready`)).ok, 60_000);
+        return child;
+      };
+
+      const first = await startService();
+      const ids = Array.from({ length: 1_000 }, () => randomUUID());
+      const file = [
+        ...ids.map((id) => JSON.stringify({ id, ...withStatus(aLocationBody(), 'PLANNED') })),
+        ...ids.map((id) => JSON.stringify({ id, ...withStatus(aLocationBody(), 'ACTIVE') })),
+      ].join('\n');
+      const token = await observer.issuer.token({ scopes: ['locations:write'] });
+      const imported = await fetch(`${baseUrl}/operator/imports`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' },
+        body: file,
+      });
+      expect(await imported.json()).toMatchObject({ created: 1_000, updated: 1_000, rejected: 0 });
+      const store = await storeOf(observer);
+      expect(store.events).toHaveLength(2_000);
+
+      await lock.release();
+      await waitFor('the relay to be half-way', async () => (await store.unpublished()) < 1_500, 60_000);
+      first.process.kill('SIGKILL');
+      expect((await first.exited).signal).toBe('SIGKILL');
+      const left = await store.unpublished();
+      expect(left).toBeGreaterThan(0);
+
+      await startService();
+      await waitFor('the restarted service to drain the outbox', async () => (await store.unpublished()) === 0, 60_000);
+      const received = await observer.events.waitFor(2_000, ids, 60_000);
+      expectEveryEventOnceInOrder(received, store.events);
+    } finally {
+      await lock.release().catch(() => undefined);
+      await observer.close();
+    }
+  }, 180_000);
+});

@@ -1,0 +1,75 @@
+/**
+ * A process that runs nothing but location-command's outbox relay (OutboxModule of @lx/messaging, as the service
+ * wires it) against a given schema, so a test can kill it for real. With CRASH_AFTER_PUBLISHES=n it SIGKILLs itself
+ * right after the n-th batch was acknowledged by Kafka and before the relay marks it published: the one instant where
+ * a crash must lead to a re-publish and never to a loss.
+ *
+ * Env: DATABASE_URL, DATABASE_SCHEMA, KAFKA_BROKERS, RELAY_BATCH_SIZE, CRASH_AFTER_PUBLISHES (optional).
+ * Run with: node -r ./services/location-command/test/support/register-swc.js <this file>
+ */
+import 'reflect-metadata';
+import { Global, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { EventBus, KafkaEventBus, type OutgoingMessage, OutboxModule } from '@lx/messaging';
+import { DatabaseModule, type KafkaConfig, MetricsModule } from '@lx/platform';
+
+const env = (name: string): string => {
+  const value = process.env[name];
+  if (value === undefined || value === '') throw new Error(`${name} is required`);
+  return value;
+};
+
+/** The real Kafka adapter, with a kill switch after the n-th acknowledged publish. */
+class CrashingKafkaEventBus extends KafkaEventBus {
+  private publishes = 0;
+
+  constructor(
+    config: KafkaConfig,
+    private readonly crashAfter: number | undefined,
+  ) {
+    super(config);
+  }
+
+  override async publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
+    await super.publish(topic, messages);
+    this.publishes += 1;
+    process.stdout.write(`published ${messages.length}\n`);
+    if (this.publishes === this.crashAfter) process.kill(process.pid, 'SIGKILL');
+  }
+}
+
+async function main(): Promise<void> {
+  const crashAfter = process.env['CRASH_AFTER_PUBLISHES'] ? Number(process.env['CRASH_AFTER_PUBLISHES']) : undefined;
+  const bus = new CrashingKafkaEventBus(
+    { brokers: env('KAFKA_BROKERS').split(','), clientId: 'relay-crash-test' },
+    crashAfter,
+  );
+
+  @Global()
+  @Module({ providers: [{ provide: EventBus, useValue: bus }], exports: [EventBus] })
+  class CrashableMessagingModule {}
+
+  @Module({
+    imports: [
+      MetricsModule,
+      DatabaseModule.forRoot({
+        config: { url: env('DATABASE_URL'), schema: env('DATABASE_SCHEMA'), poolSize: 2, migrateOnBoot: false },
+        entities: [],
+        migrations: [],
+      }),
+      CrashableMessagingModule,
+      OutboxModule.forRoot({ batchSize: Number(env('RELAY_BATCH_SIZE')), pollIntervalMs: 20 }),
+    ],
+  })
+  class RelayProcessModule {}
+
+  const app = await NestFactory.createApplicationContext(RelayProcessModule, { logger: ['error', 'warn'] });
+  app.enableShutdownHooks();
+  await app.init();
+  process.stdout.write('relay started\n');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`relay process failed: ${String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,95 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Client } from 'pg';
+import { TOPICS } from '@lx/contracts';
+import { KafkaEventBus } from '@lx/messaging';
+import { createServiceApp } from '@lx/platform';
+import { requireEnv, startTestTokenIssuer, type TestTokenIssuer, uniqueSuffix } from '@lx/testing';
+import { AppModule } from '../../src/app.module';
+import { loadLocationQueryConfig } from '../../src/config/location-query.config';
+import { MIGRATIONS } from '../../src/database/migrations';
+import { positionAtLogEnd } from './projection-position';
+
+export const READ_MODEL_TOPICS = [
+  TOPICS.locationEvents.name,
+  TOPICS.locationGroupEvents.name,
+  TOPICS.addressGroupEvents.name,
+];
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: any;
+  text: string;
+}
+
+/** location-query in this process, on a schema and consumer group of its own, fed from now on. */
+export interface LocationQueryHarness {
+  app: NestFastifyApplication;
+  schema: string;
+  groupId: string;
+  env: NodeJS.ProcessEnv;
+  issuer: TestTokenIssuer;
+  /** Publishes to the shared topics. */
+  bus: KafkaEventBus;
+  /** On the shared database, search_path on the test's schema. */
+  db: Client;
+  get(url: string, options?: { headers?: Record<string, string>; token?: string | null }): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+export async function startLocationQuery(settings: Record<string, string> = {}): Promise<LocationQueryHarness> {
+  const suffix = uniqueSuffix();
+  const schema = `lq_it_${suffix}`;
+  const groupId = `it-lq-${suffix}`;
+  const databaseUrl = requireEnv('DATABASE_URL');
+  const brokers = requireEnv('KAFKA_BROKERS').split(',');
+  await positionAtLogEnd({ databaseUrl, brokers, schema, groupId, topics: READ_MODEL_TOPICS, migrations: MIGRATIONS });
+  const issuer = await startTestTokenIssuer();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...issuer.env,
+    DATABASE_SCHEMA: schema,
+    PROJECTION_GROUP_ID: groupId,
+    LOG_LEVEL: 'warn',
+    ...settings,
+  };
+  const config = loadLocationQueryConfig(env);
+  const app = await createServiceApp('location-query', AppModule.register(config), config.http);
+  await app.init();
+  await app.getHttpAdapter().getInstance().ready();
+  const bus = new KafkaEventBus({ brokers, clientId: `it-lq-publisher-${suffix}` });
+  const db = new Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
+  await db.connect();
+  const readToken = await issuer.token({ scopes: ['locations:read'] });
+
+  return {
+    app,
+    schema,
+    groupId,
+    env,
+    issuer,
+    bus,
+    db,
+    async get(url, options = {}) {
+      const token = options.token === undefined ? readToken : options.token;
+      const headers: Record<string, string> = { ...options.headers };
+      if (token !== null) headers['authorization'] = `Bearer ${token}`;
+      const response = await app.getHttpAdapter().getInstance().inject({ method: 'GET', url, headers });
+      const text = response.body;
+      let body: unknown;
+      try {
+        body = text === '' ? undefined : JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+      return { status: response.statusCode, headers: response.headers, body, text };
+    },
+    async close() {
+      await app.close();
+      await bus.close();
+      await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+      await db.end();
+      await issuer.close();
+    },
+  };
+}

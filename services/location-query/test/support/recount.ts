@@ -1,0 +1,115 @@
+import type { Client } from 'pg';
+import {
+  type Location,
+  SERVICEABILITY_STATUSES,
+  type ServiceabilityStatus,
+  type StatisticsResponse,
+} from '@lx/contracts';
+
+export type Counts = Omit<StatisticsResponse, 'queryTimestamp'>;
+
+/** The answer for a set of (status, address, coordinates, grouped) tuples, one per location. */
+function countsOf(
+  rows: readonly { status: string | null; hasAddress: boolean; hasCoordinates: boolean; grouped: boolean; n: number }[],
+): Counts {
+  const sum = (keep: (row: (typeof rows)[number]) => boolean) =>
+    rows.filter(keep).reduce((total, row) => total + row.n, 0);
+  const totalCount = sum(() => true);
+  const grouped = sum((row) => row.grouped);
+  return {
+    totalCount,
+    countByStatus: Object.fromEntries(
+      SERVICEABILITY_STATUSES.map((status) => [status, sum((row) => row.status === status)]),
+    ) as Counts['countByStatus'],
+    countByType: {
+      addressOnly: sum((row) => row.hasAddress && !row.hasCoordinates),
+      coordinatesOnly: sum((row) => !row.hasAddress && row.hasCoordinates),
+      addressAndCoordinates: sum((row) => row.hasAddress && row.hasCoordinates),
+      grouped,
+      standalone: totalCount - grouped,
+    },
+  };
+}
+
+/** The oracle in plain TypeScript: counts over locations as the command side holds them. */
+export function expectedCounts(locations: readonly Location[]): Counts {
+  return countsOf(
+    locations.map((location) => ({
+      status: location.fiberAccessDetails?.serviceability?.status ?? null,
+      hasAddress: location.address !== undefined,
+      hasCoordinates: location.coordinates !== undefined,
+      grouped: location.locationGroupId !== undefined,
+      n: 1,
+    })),
+  );
+}
+
+/**
+ * A direct recount over the facts with a naive GROUP BY: written independently of the service's query builder, with
+ * `where` in SQL over location_facts (parameters $1…).
+ */
+export async function recountFacts(db: Client, where = 'TRUE', values: unknown[] = []): Promise<Counts> {
+  const { rows } = await db.query<{
+    status: string | null;
+    has_address: boolean;
+    has_coordinates: boolean;
+    grouped: boolean;
+    n: number;
+  }>(
+    `SELECT status, has_address, has_coordinates, location_group_id IS NOT NULL AS grouped, count(*)::int AS n
+       FROM location_facts WHERE ${where} GROUP BY 1, 2, 3, 4`,
+    values,
+  );
+  return countsOf(
+    rows.map((row) => ({
+      status: row.status,
+      hasAddress: row.has_address,
+      hasCoordinates: row.has_coordinates,
+      grouped: row.grouped,
+      n: row.n,
+    })),
+  );
+}
+
+/**
+ * In one snapshot: the counters (without and with geography) against a recount of the facts. They must agree at every
+ * commit, whatever else is being consumed meanwhile.
+ */
+export async function countersAgreeWithFacts(
+  db: Client,
+): Promise<{ facts: unknown; counters: unknown; geo: unknown; factsByRegion: unknown; geoByRegion: unknown }> {
+  await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  try {
+    const cells = `coalesce(status, '') AS status, has_address, has_coordinates, location_group_id IS NOT NULL AS grouped`;
+    const facts = await db.query(
+      `SELECT ${cells}, count(*)::int AS n FROM location_facts GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`,
+    );
+    const counters = await db.query(
+      `SELECT status, has_address, has_coordinates, has_location_group AS grouped, locations::int AS n
+         FROM location_counters WHERE locations <> 0 ORDER BY 1, 2, 3, 4`,
+    );
+    const geo = await db.query(
+      `SELECT status, has_address, has_coordinates, has_location_group AS grouped, sum(locations)::int AS n
+         FROM location_geo_counters GROUP BY 1, 2, 3, 4 HAVING sum(locations) <> 0 ORDER BY 1, 2, 3, 4`,
+    );
+    const factsByRegion = await db.query(
+      `SELECT country, region, ${cells}, count(*)::int AS n FROM location_facts
+        GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`,
+    );
+    const geoByRegion = await db.query(
+      `SELECT country, region, status, has_address, has_coordinates, has_location_group AS grouped, locations::int AS n
+         FROM location_geo_counters WHERE locations <> 0 ORDER BY 1, 2, 3, 4, 5, 6`,
+    );
+    return {
+      facts: facts.rows,
+      counters: counters.rows,
+      geo: geo.rows,
+      factsByRegion: factsByRegion.rows,
+      geoByRegion: geoByRegion.rows,
+    };
+  } finally {
+    await db.query('COMMIT');
+  }
+}
+
+export type { ServiceabilityStatus };

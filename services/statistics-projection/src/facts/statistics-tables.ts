@@ -1,0 +1,17 @@
+/** The tables of the statistics projection, by role; a rebuild points the projection at fresh copies of them. */
+export interface StatisticsTables {
+  facts: string;
+  counters: string;
+  geoCounters: string;
+}
+
+export const LIVE_TABLES: StatisticsTables = {
+  facts: 'location_facts',
+  counters: 'location_counters',
+  geoCounters: 'location_geo_counters',
+};
+
+/** Live table names in the order a rebuild locks them at the switch. */
+export const REBUILT_TABLES = [LIVE_TABLES.facts, LIVE_TABLES.counters, LIVE_TABLES.geoCounters];
+
+export const STATISTICS_TABLES_TOKEN = Symbol('STATISTICS_TABLES');

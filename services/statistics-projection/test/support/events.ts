@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type AddressGroup,
+  EVENT_CATALOG,
+  type EventType,
+  KAFKA_HEADERS,
+  type Location,
+  type LocationGroup,
+} from '@lx/contracts';
+import type { EventBus } from '@lx/messaging';
+import { waitFor } from '@lx/testing';
+
+/** A valid Location with a fresh id: address and coordinates in Denver, no group, no serviceability. */
+export function aLocation(overrides: Partial<Location> = {}): Location {
+  const now = new Date().toISOString();
+  return {
+    id: randomUUID(),
+    createdAt: now,
+    updatedAt: now,
+    geography: { country: 'US', region: 'CO', locality: 'Denver', postalCode: '80202' },
+    address: { streetNumber: '1600', streetName: 'Glenarm', streetType: 'PLACE' },
+    coordinates: { latitude: 39.7447, longitude: -104.9903 },
+    ...overrides,
+  };
+}
+
+/** Publishes an event of `type` with `data` as the producer would (envelope, key = aggregate id, version header). */
+export async function publish(
+  bus: EventBus,
+  type: EventType,
+  data: Location | LocationGroup | AddressGroup,
+  version: number,
+  extra: { modifiedFields?: unknown } = {},
+): Promise<{ id: string }> {
+  const envelope = {
+    id: randomUUID(),
+    type,
+    timestamp: new Date().toISOString(),
+    source: 'it-read-side',
+    data,
+    ...extra,
+  };
+  await bus.publish(EVENT_CATALOG[type].topic, [
+    { key: data.id, value: JSON.stringify(envelope), headers: { [KAFKA_HEADERS.aggregateVersion]: String(version) } },
+  ]);
+  return { id: envelope.id };
+}
+
+/** Waits until the projection of `groupId` has applied everything published so far on `topics` (stored offsets). */
+export async function waitUntilCaughtUp(
+  bus: EventBus,
+  db: { query(text: string, values: unknown[]): Promise<{ rows: any[] }> },
+  groupId: string,
+  topics: readonly string[],
+  timeoutMs = 60_000,
+): Promise<void> {
+  const ends = (await Promise.all(topics.map((topic) => bus.partitionBounds(topic)))).flat();
+  await waitFor(
+    `${groupId} to catch up`,
+    async () => {
+      const { rows } = await db.query(`SELECT topic, partition, next_offset FROM consumer_offsets WHERE group_id = $1`, [
+        groupId,
+      ]);
+      return ends.every(
+        (end) =>
+          BigInt(end.high) === 0n ||
+          rows.some(
+            (row: { topic: string; partition: number; next_offset: string }) =>
+              row.topic === end.topic && row.partition === end.partition && BigInt(row.next_offset) >= BigInt(end.high),
+          ),
+      );
+    },
+    timeoutMs,
+  );
+}

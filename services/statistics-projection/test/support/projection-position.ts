@@ -1,0 +1,61 @@
+import { Client } from 'pg';
+import { DataSource, type MigrationInterface } from 'typeorm';
+import { dataSourceOptions, migrateSchema } from '@lx/platform';
+import { KafkaEventBus } from '@lx/messaging';
+
+/**
+ * Migrates `schema` and stores, for `groupId`, the current end of each topic as the read model's position, so a
+ * projection started afterwards applies only what is published from now on. The topics are shared with every other
+ * test (and may hold a million events of benchmarks); reading them from offset 0 is what the replay tests do, not
+ * every test.
+ */
+export async function positionAtLogEnd(options: {
+  databaseUrl: string;
+  brokers: string[];
+  schema: string;
+  groupId: string;
+  topics: readonly string[];
+  migrations: (new () => MigrationInterface)[];
+}): Promise<void> {
+  const dataSource = new DataSource(
+    dataSourceOptions({
+      config: { url: options.databaseUrl, schema: options.schema, poolSize: 2, migrateOnBoot: true },
+      entities: [],
+      migrations: options.migrations,
+    }),
+  );
+  await dataSource.initialize();
+  try {
+    await migrateSchema(dataSource, options.schema);
+  } finally {
+    await dataSource.destroy();
+  }
+  await storeLogEndAsPosition(options);
+}
+
+/** Stores the current end of each topic as `groupId`'s position in `schema`, whose consumer_offsets table exists. */
+export async function storeLogEndAsPosition(options: {
+  databaseUrl: string;
+  brokers: string[];
+  schema: string;
+  groupId: string;
+  topics: readonly string[];
+}): Promise<void> {
+  const bus = new KafkaEventBus({ brokers: options.brokers, clientId: `it-position-${options.groupId}` });
+  const db = new Client({ connectionString: options.databaseUrl, options: `-c search_path=${options.schema}` });
+  await db.connect();
+  try {
+    for (const topic of options.topics) {
+      for (const { partition, high } of await bus.partitionBounds(topic)) {
+        await db.query(
+          `INSERT INTO consumer_offsets (group_id, topic, partition, next_offset) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (group_id, topic, partition) DO UPDATE SET next_offset = EXCLUDED.next_offset`,
+          [options.groupId, topic, partition, high],
+        );
+      }
+    }
+  } finally {
+    await db.end();
+    await bus.close();
+  }
+}

@@ -1,0 +1,83 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Client } from 'pg';
+import { TOPICS } from '@lx/contracts';
+import { KafkaEventBus } from '@lx/messaging';
+import { createServiceApp } from '@lx/platform';
+import { requireEnv, startTestTokenIssuer, type TestTokenIssuer, uniqueSuffix } from '@lx/testing';
+import { AppModule } from '../../src/app.module';
+import { loadStatisticsProjectionConfig } from '../../src/config/statistics-projection.config';
+import { MIGRATIONS } from '../../src/database/migrations';
+import { positionAtLogEnd } from './projection-position';
+
+export interface Reply {
+  status: number;
+  body: any;
+}
+
+/** statistics-projection in this process, on a schema and consumer group of its own, fed from now on. */
+export interface StatisticsHarness {
+  app: NestFastifyApplication;
+  schema: string;
+  groupId: string;
+  issuer: TestTokenIssuer;
+  bus: KafkaEventBus;
+  db: Client;
+  get(url: string, token?: string | null): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+export async function startStatistics(settings: Record<string, string> = {}): Promise<StatisticsHarness> {
+  const suffix = uniqueSuffix();
+  const schema = `sp_it_${suffix}`;
+  const groupId = `it-sp-${suffix}`;
+  const databaseUrl = requireEnv('DATABASE_URL');
+  const brokers = requireEnv('KAFKA_BROKERS').split(',');
+  await positionAtLogEnd({
+    databaseUrl,
+    brokers,
+    schema,
+    groupId,
+    topics: [TOPICS.locationEvents.name],
+    migrations: MIGRATIONS,
+  });
+  const issuer = await startTestTokenIssuer();
+  const env = {
+    ...process.env,
+    ...issuer.env,
+    DATABASE_SCHEMA: schema,
+    PROJECTION_GROUP_ID: groupId,
+    LOG_LEVEL: 'warn',
+    ...settings,
+  };
+  const config = loadStatisticsProjectionConfig(env);
+  const app = await createServiceApp('statistics-projection', AppModule.register(config), config.http);
+  await app.init();
+  await app.getHttpAdapter().getInstance().ready();
+  const bus = new KafkaEventBus({ brokers, clientId: `it-sp-publisher-${suffix}` });
+  const db = new Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
+  await db.connect();
+  const readToken = await issuer.token({ scopes: ['locations:read'] });
+  return {
+    app,
+    schema,
+    groupId,
+    issuer,
+    bus,
+    db,
+    async get(url, token) {
+      const bearer = token === undefined ? readToken : token;
+      const response = await app
+        .getHttpAdapter()
+        .getInstance()
+        .inject({ method: 'GET', url, headers: bearer === null ? {} : { authorization: `Bearer ${bearer}` } });
+      return { status: response.statusCode, body: response.body === '' ? undefined : JSON.parse(response.body) };
+    },
+    async close() {
+      await app.close();
+      await bus.close();
+      await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+      await db.end();
+      await issuer.close();
+    },
+  };
+}
