@@ -82,15 +82,17 @@ export interface BatchSubscription {
   topics: readonly string[];
   /** Where a group without committed offsets starts; projections start from the beginning. */
   fromBeginning: boolean;
+  /** Batches of different partitions handled at the same time (default 1); one partition's batches never overlap. */
+  partitionsConcurrently?: number;
   /** Throwing redelivers every message not yet marked consumed (after a bounded number of retries, the consumer restarts). */
-  handleBatch(batch: IncomingBatch, control: BatchControl): Promise<void>;
+  handleBatch: (batch: IncomingBatch, control: BatchControl) => Promise<void>;
   /**
    * Asked whenever partitions are assigned to this member; the positions returned replace the log's committed
    * offsets (a projection returns the offsets stored in its own database). Applied asynchronously: messages fetched
    * before may still be delivered once, so handlers must tolerate them.
    */
-  positionsFor?(assigned: readonly AssignedPartition[]): Promise<readonly PartitionPosition[]>;
-  onEvent?(event: ConsumerEvent): void;
+  positionsFor?: (assigned: readonly AssignedPartition[]) => Promise<readonly PartitionPosition[]>;
+  onEvent?: (event: ConsumerEvent) => void;
 }
 
 /** A running consumer. */

@@ -142,16 +142,22 @@ export class KafkaEventBus extends EventBus {
     await consumer.run({
       // Only what the handler marks counts as consumed: a batch cut short by shutdown is fetched again.
       eachBatchAutoResolve: false,
-      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {
+      partitionsConsumedConcurrently: subscription.partitionsConcurrently ?? 1,
+      eachBatch: async (payload) => {
+        const { batch } = payload;
         await subscription.handleBatch(
           {
             topic: batch.topic,
             partition: batch.partition,
             messages: batch.messages.map((message) => incoming(batch.topic, batch.partition, message)),
           },
-          { markConsumed: resolveOffset, heartbeat, isActive: () => isRunning() && !isStale() },
+          {
+            markConsumed: (offset) => payload.resolveOffset(offset),
+            heartbeat: () => payload.heartbeat(),
+            isActive: () => payload.isRunning() && !payload.isStale(),
+          },
         );
-        await commitOffsetsIfNecessary();
+        await payload.commitOffsetsIfNecessary();
       },
     });
     let stopped: Promise<void> | undefined;

@@ -35,7 +35,9 @@ program
 
 program
   .command('migrate')
-  .description('Apply pending migrations to the service schema (what the service does at boot unless DATABASE_MIGRATE_ON_BOOT=false)')
+  .description(
+    'Apply pending migrations to the service schema (what the service does at boot unless DATABASE_MIGRATE_ON_BOOT=false)',
+  )
   .action(async () => {
     const config = loadLocationQueryConfig();
     const dataSource = new DataSource(

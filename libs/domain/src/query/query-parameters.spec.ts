@@ -86,7 +86,11 @@ describe('parseLocationListQuery', () => {
     expect(failure(parseLocationListQuery({ limit: '0', offset: '-1', addressGroupId: 'x' }))).toEqual({
       code: 'INVALID_LIMIT',
       fields: ['limit', 'offset', 'addressGroupId'],
-      messages: ['limit must be an integer from 1 to 1000', 'offset must be an integer of 0 or more', expect.any(String)],
+      messages: [
+        'limit must be an integer from 1 to 1000',
+        'offset must be an integer of 0 or more',
+        expect.any(String),
+      ],
     });
   });
 });

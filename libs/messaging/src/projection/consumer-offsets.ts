@@ -54,10 +54,7 @@ export async function storeNextOffset(
 }
 
 /** Every stored position of a consumer group. */
-export async function storedPositions(
-  db: ProjectionTransaction,
-  groupId: string,
-): Promise<PartitionPosition[]> {
+export async function storedPositions(db: ProjectionTransaction, groupId: string): Promise<PartitionPosition[]> {
   const { rows } = await db.query<{ topic: string; partition: number; next_offset: string }>(
     `SELECT topic, partition, next_offset FROM consumer_offsets WHERE group_id = $1 ORDER BY topic, partition`,
     [groupId],

@@ -1,4 +1,13 @@
-import { EVENT_CATALOG, type EventType, KAFKA_HEADERS, validateEvent } from '@lx/contracts';
+import {
+  type AnyEvent,
+  EVENT_CATALOG,
+  type EventType,
+  isIsoDate,
+  isWellFormedLocationInput,
+  KAFKA_HEADERS,
+  locationModifiedFieldsSchema,
+  validateEvent,
+} from '@lx/contracts';
 import type { IncomingMessage } from '../event-bus';
 import type { ProjectedEvent } from './projection';
 
@@ -26,16 +35,21 @@ export function decodeMessage(message: IncomingMessage, eventTypes: ReadonlySet<
   } catch (error) {
     return invalid(`the value is not JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const validated = validateEvent(body);
-  if (!validated.ok) return invalid(validated.issues.map((issue) => issue.message).join('; '));
-  const event = validated.value;
+  let event = wellFormedLocationEvent(body);
+  if (event === undefined) {
+    const validated = validateEvent(body);
+    if (!validated.ok) return invalid(validated.issues.map((issue) => issue.message).join('; '));
+    event = validated.value;
+  }
   const topic = EVENT_CATALOG[event.type].topic;
   if (topic !== message.topic) return invalid(`${event.type} events belong on ${topic}, not on ${message.topic}`);
   if (!eventTypes.has(event.type)) return { kind: 'ignored', type: event.type };
   const header = message.headers[KAFKA_HEADERS.aggregateVersion];
   const version = header !== undefined && VERSION.test(header) ? Number(header) : NaN;
   if (!(version <= MAX_VERSION)) {
-    return invalid(`header ${KAFKA_HEADERS.aggregateVersion} must be a positive integer, got ${JSON.stringify(header)}`);
+    return invalid(
+      `header ${KAFKA_HEADERS.aggregateVersion} must be a positive integer, got ${JSON.stringify(header)}`,
+    );
   }
   return {
     kind: 'event',
@@ -45,4 +59,39 @@ export function decodeMessage(message: IncomingMessage, eventTypes: ReadonlySet<
 
 function invalid(reason: string): DecodedMessage {
   return { kind: 'invalid', reason: reason.length > MAX_REASON ? `${reason.slice(0, MAX_REASON)}…` : reason };
+}
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const UTC_DATE_TIME = /^\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?Z$/;
+const ENVELOPE_KEYS = new Set(['id', 'type', 'timestamp', 'source', 'data', 'modifiedFields']);
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isUuid = (value: unknown) => typeof value === 'string' && UUID.test(value);
+const isUtcDateTime = (value: unknown) =>
+  typeof value === 'string' && UTC_DATE_TIME.test(value) && isIsoDate(value.slice(0, 10));
+
+/**
+ * The location events that validateEvent would certainly accept, checked by hand: zod needs about 0.2 ms for one
+ * location event, which bounds a replay to a few thousand events per second; this check about a microsecond. It only
+ * ever answers "certainly valid" (the event itself) or "ask validateEvent" (undefined), which then decides and words
+ * the issues; the location body is checked by the contracts' own twin of the schema, isWellFormedLocationInput. The
+ * result is the parsed JSON, not a zod copy, so field order is the producer's (projections order fields themselves).
+ */
+export function wellFormedLocationEvent(body: unknown): AnyEvent | undefined {
+  if (!isObject(body)) return undefined;
+  if (Object.keys(body).some((key) => !ENVELOPE_KEYS.has(key))) return undefined;
+  const { id, type, timestamp, source, data, modifiedFields } = body;
+  if (type !== 'LOCATION_CREATED' && type !== 'LOCATION_UPDATED') return undefined;
+  if (!isUuid(id) || !isUtcDateTime(timestamp) || typeof source !== 'string' || source.trim() === '') return undefined;
+  if (!isObject(data)) return undefined;
+  const { id: locationId, createdAt, updatedAt, ...input } = data;
+  if (!isUuid(locationId) || !isUtcDateTime(createdAt) || !isUtcDateTime(updatedAt)) return undefined;
+  if (!isWellFormedLocationInput(input)) return undefined;
+  if ('modifiedFields' in body) {
+    // Small (only the changed leaves), so the schema is cheap here.
+    if (type !== 'LOCATION_UPDATED' || !locationModifiedFieldsSchema.safeParse(modifiedFields).success)
+      return undefined;
+  }
+  return body as unknown as AnyEvent;
 }

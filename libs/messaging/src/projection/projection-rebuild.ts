@@ -17,11 +17,13 @@ export interface RebuildOptions {
   /** Tables of the read model (unqualified, in the pool's search_path), locked in this order at the switch. */
   tables: readonly string[];
   /** The projection writing into the given tables: `tables[name]` is the table to use for `name`. */
-  projectionFor(tables: Readonly<Record<string, string>>): Projection;
+  projectionFor: (tables: Readonly<Record<string, string>>) => Projection;
   batchSize: number;
+  /** Partitions the rebuild applies at the same time. */
+  concurrency?: number;
   /** Gives up (the live tables stay) when the switch has not happened by then; default one day. */
   timeoutMs?: number;
-  onProgress?(progress: RebuildProgress): void;
+  onProgress?: (progress: RebuildProgress) => void;
 }
 
 export interface RebuildProgress {
@@ -69,6 +71,7 @@ export async function rebuildProjection(options: RebuildOptions): Promise<Rebuil
     consumer = new ProjectionConsumer(options.pool, options.bus, projection, {
       groupId,
       batchSize: options.batchSize,
+      concurrency: options.concurrency,
       deadLetterGroupId: options.liveGroupId,
     });
     await consumer.start();

@@ -22,6 +22,8 @@ export const PG_POOL = Symbol('PG_POOL');
 export interface ProjectionModuleOptions {
   groupId: string;
   batchSize: number;
+  /** Partitions applied at the same time (see ProjectionConsumerOptions.concurrency). */
+  concurrency: number;
   /** The projection; its own dependencies must be providers of `providers` or of global modules. */
   projection: Type<Projection>;
   providers?: Type[];
@@ -38,10 +40,11 @@ export class ProjectionReadinessCheck implements ReadinessCheck {
   readonly name = 'projection';
   constructor(private readonly consumer: ProjectionConsumer) {}
 
-  async check(): Promise<void> {
+  check(): Promise<void> {
     const health = this.consumer.health();
-    if (health.state === 'failing') throw new Error(health.failure ?? 'the projection is failing');
-    if (health.state === 'stopped') throw new Error('the projection consumer is stopped');
+    if (health.state === 'failing') return Promise.reject(new Error(health.failure ?? 'the projection is failing'));
+    if (health.state === 'stopped') return Promise.reject(new Error('the projection consumer is stopped'));
+    return Promise.resolve();
   }
 }
 
@@ -68,7 +71,11 @@ export class ProjectionModule {
       module: ProjectionModule,
       providers: [
         ...(options.providers ?? []),
-        { provide: PG_POOL, useFactory: (dataSource: DataSource) => pgPoolOf(dataSource), inject: [getDataSourceToken()] },
+        {
+          provide: PG_POOL,
+          useFactory: (dataSource: DataSource) => pgPoolOf(dataSource),
+          inject: [getDataSourceToken()],
+        },
         { provide: PROJECTION, useClass: options.projection },
         {
           provide: ProjectionConsumer,
@@ -76,6 +83,7 @@ export class ProjectionModule {
             new ProjectionConsumer(pool, bus, projection, {
               groupId: options.groupId,
               batchSize: options.batchSize,
+              concurrency: options.concurrency,
               registry: metrics.registry,
             }),
           inject: [PG_POOL, EventBus, PROJECTION, MetricsRegistry],

@@ -1,6 +1,6 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { Clock, SystemClock } from '../shared/clock';
-import { IdGenerator, RandomUuidGenerator } from '../shared/id-generator';
+import { IdGenerator, TimeOrderedUuidGenerator } from '../shared/id-generator';
 import { EVENT_SOURCE, EventStore } from './event-store';
 
 /** The event store with the ports every write needs: clock and id generator. Needs DatabaseModule and OutboxModule. */
@@ -14,7 +14,7 @@ export class EventStoreModule {
         EventStore,
         { provide: EVENT_SOURCE, useValue: options.source },
         { provide: Clock, useClass: SystemClock },
-        { provide: IdGenerator, useClass: RandomUuidGenerator },
+        { provide: IdGenerator, useClass: TimeOrderedUuidGenerator },
       ],
       exports: [EventStore, Clock, IdGenerator],
     };

@@ -53,6 +53,10 @@ export class CachingJwksAccessTokenVerifier extends CachingAccessTokenVerifier {
 @Module({})
 export class VerifierConfigModule {
   static forRoot(config: Readonly<AuthConfig>): DynamicModule {
-    return { module: VerifierConfigModule, providers: [{ provide: AUTH_CONFIG, useValue: config }], exports: [AUTH_CONFIG] };
+    return {
+      module: VerifierConfigModule,
+      providers: [{ provide: AUTH_CONFIG, useValue: config }],
+      exports: [AUTH_CONFIG],
+    };
   }
 }

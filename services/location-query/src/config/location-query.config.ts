@@ -17,6 +17,7 @@ const readSideEnv = {
     .regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a Kafka group id of letters, digits, ".", "_" and "-"')
     .default('location-query'),
   PROJECTION_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+  PROJECTION_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(3),
   SNAPSHOT_FETCH_ROWS: z.coerce.number().int().min(1).max(100_000).default(1_000),
 };
 
@@ -32,6 +33,8 @@ const schema = z
       groupId: env.PROJECTION_GROUP_ID,
       /** Most events applied per transaction. */
       batchSize: env.PROJECTION_BATCH_SIZE,
+      /** Partitions applied at the same time, each in its own transaction. */
+      concurrency: env.PROJECTION_CONCURRENCY,
     },
     snapshot: {
       /** Rows fetched from the snapshot cursor per round: the stream's memory bound. */

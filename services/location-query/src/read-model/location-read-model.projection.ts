@@ -1,6 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { type EventOf, type EventType, TOPICS, type TopicName } from '@lx/contracts';
 import { latestPerAggregate, type ProjectedEvent, type Projection, type ProjectionTransaction } from '@lx/messaging';
+import { canonicalLocation } from './canonical-location';
 import { LIVE_TABLES, READ_MODEL_TABLES, type ReadModelTables } from './read-model-tables';
 
 type LocationEvent = EventOf<'LOCATION_CREATED' | 'LOCATION_UPDATED'>;
@@ -19,7 +20,11 @@ const LOCATION_GROUP_TYPES = new Set<EventType>([
   'LOCATION_GROUP_UPDATED',
   'LOCATION_GROUP_DELETED',
 ]);
-const ADDRESS_GROUP_TYPES = new Set<EventType>(['ADDRESS_GROUP_CREATED', 'ADDRESS_GROUP_UPDATED', 'ADDRESS_GROUP_DELETED']);
+const ADDRESS_GROUP_TYPES = new Set<EventType>([
+  'ADDRESS_GROUP_CREATED',
+  'ADDRESS_GROUP_UPDATED',
+  'ADDRESS_GROUP_DELETED',
+]);
 
 const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 const aggregateId = (projected: ProjectedEvent) => (projected.event.data as { id: string }).id;
@@ -56,25 +61,31 @@ export class LocationReadModelProjection implements Projection {
   }
 
   private async upsertLocations(transaction: ProjectionTransaction, events: readonly ProjectedEvent[]): Promise<void> {
-    const rows = events.map((projected) => ({ version: projected.version, location: (projected.event as LocationEvent).data }));
-    // unnest: one statement with six parameters whatever the batch size (Postgres allows 65,535 per statement).
-    // The validated data has the spec's field order, so the stored text is what GET /locations/{id} serves.
+    const rows = events.map((projected) => {
+      const location = canonicalLocation((projected.event as LocationEvent).data);
+      return {
+        id: location.id,
+        version: projected.version,
+        body: location,
+        location_group_id: location.locationGroupId ?? null,
+        address_group_id: location.address?.addressGroupId ?? null,
+        updated_at: location.updatedAt,
+      };
+    });
+    // The batch travels as one JSON document (one parameter whatever its size; Postgres allows 65,535 per statement),
+    // serialised natively. body is a json column, so the stored text is exactly the serialised Location in the
+    // contract's field order: what GET /locations/{id} serves.
     await transaction.query(
       `INSERT INTO ${quote(this.tables.locations)} AS l
          (id, version, body, location_group_id, address_group_id, updated_at)
-       SELECT * FROM unnest($1::uuid[], $2::int[], $3::json[], $4::uuid[], $5::uuid[], $6::timestamptz[])
+       SELECT id, version, body, location_group_id, address_group_id, updated_at
+         FROM json_to_recordset($1::json)
+           AS r(id uuid, version int, body json, location_group_id uuid, address_group_id uuid, updated_at timestamptz)
        ON CONFLICT (id) DO UPDATE SET
          version = EXCLUDED.version, body = EXCLUDED.body, location_group_id = EXCLUDED.location_group_id,
          address_group_id = EXCLUDED.address_group_id, updated_at = EXCLUDED.updated_at
        WHERE l.version < EXCLUDED.version`,
-      [
-        rows.map((row) => row.location.id),
-        rows.map((row) => row.version),
-        rows.map((row) => JSON.stringify(row.location)),
-        rows.map((row) => row.location.locationGroupId ?? null),
-        rows.map((row) => row.location.address?.addressGroupId ?? null),
-        rows.map((row) => row.location.updatedAt),
-      ],
+      [JSON.stringify(rows)],
     );
   }
 

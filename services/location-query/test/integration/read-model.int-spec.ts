@@ -248,9 +248,9 @@ describe('location-query read model', () => {
       // % and _ in the name filter are literal characters, not wildcards.
       const literal = await service.get(`/address-groups?name=${encodeURIComponent(`${tag} B 50%_`)}`);
       expect(literal.body.addressGroups).toEqual([groups[1]]);
-      expect((await service.get(`/address-groups?name=${encodeURIComponent(`${tag} B 5_%`)}`)).body.addressGroups).toEqual(
-        [],
-      );
+      expect(
+        (await service.get(`/address-groups?name=${encodeURIComponent(`${tag} B 5_%`)}`)).body.addressGroups,
+      ).toEqual([]);
       expect((await service.get(`/address-groups/${groups[0]!.id}`)).body).toEqual(groups[0]);
     });
 
@@ -349,7 +349,10 @@ describe('location-query read model', () => {
       expect(ids).toEqual([...ids].sort());
 
       const recent = await service.get(`${LOCATION_SNAPSHOT.path}?modifiedSince=2021-01-01T00:00:00Z`);
-      const recentIds = recent.text.trim().split('\n').map((line) => (JSON.parse(line) as Location).id);
+      const recentIds = recent.text
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as Location).id);
       expect(recentIds).toContain(newer.id);
       expect(recentIds).not.toContain(older.id);
 

@@ -57,23 +57,46 @@ describe('read side end to end, through location-command', () => {
   const ids: string[] = [];
   let midRun = '';
 
-  async function call(service: ServiceProcess, method: string, path: string, body?: unknown, token = writeToken) {
+  // Test tokens live ten minutes and this test runs longer: fresh ones every five.
+  let tokensAt = 0;
+  async function tokens() {
+    if (Date.now() - tokensAt > 300_000) {
+      writeToken = await issuer.token({ scopes: ['locations:write'] });
+      readToken = await issuer.token({ scopes: ['locations:read'] });
+      tokensAt = Date.now();
+    }
+    return { write: writeToken, read: readToken };
+  }
+
+  async function call(
+    service: ServiceProcess,
+    method: string,
+    path: string,
+    body?: unknown,
+    scope: 'read' | 'write' = 'write',
+  ) {
+    const token = (await tokens())[scope];
     const response = await fetch(`${service.url}${path}`, {
       method,
       headers: {
         authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' }),
+        ...(body === undefined
+          ? {}
+          : { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' }),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
-    return { status: response.status, etag: response.headers.get('etag'), body: text === '' ? undefined : JSON.parse(text) };
+    return {
+      status: response.status,
+      etag: response.headers.get('etag'),
+      body: text === '' ? undefined : JSON.parse(text),
+    };
   }
 
   beforeAll(async () => {
     issuer = await startTestTokenIssuer();
-    writeToken = await issuer.token({ scopes: ['locations:write'] });
-    readToken = await issuer.token({ scopes: ['locations:read'] });
+    await tokens();
     const base = { ...process.env, ...issuer.env, LOG_LEVEL: 'warn' };
     const queryEnv = { ...base, DATABASE_SCHEMA: schemas.query, PROJECTION_GROUP_ID: groups.query };
     const statisticsEnv = { ...base, DATABASE_SCHEMA: schemas.statistics, PROJECTION_GROUP_ID: groups.statistics };
@@ -82,7 +105,13 @@ describe('read side end to end, through location-command', () => {
       runServiceCli('location-query', ['migrate'], queryEnv),
       runServiceCli('statistics-projection', ['migrate'], statisticsEnv),
     ]);
-    await storeLogEndAsPosition({ databaseUrl, brokers, schema: schemas.query, groupId: groups.query, topics: LOCATION_TOPICS });
+    await storeLogEndAsPosition({
+      databaseUrl,
+      brokers,
+      schema: schemas.query,
+      groupId: groups.query,
+      topics: LOCATION_TOPICS,
+    });
     await storeLogEndAsPosition({
       databaseUrl,
       brokers,
@@ -111,7 +140,8 @@ describe('read side end to end, through location-command', () => {
   afterAll(async () => {
     await Promise.all([command?.stop(), query?.stop(), statistics?.stop()]);
     for (const db of Object.values(dbs)) {
-      for (const schema of Object.values(schemas)) await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+      for (const schema of Object.values(schemas))
+        await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
       await db.end();
     }
     await issuer?.close();
@@ -121,10 +151,15 @@ describe('read side end to end, through location-command', () => {
   async function commandState(): Promise<Map<string, { location: Location; version: number }>> {
     const state = new Map<string, { location: Location; version: number }>();
     for (let start = 0; start < ids.length; start += 50) {
-      const replies = await Promise.all(ids.slice(start, start + 50).map((id) => call(command, 'GET', `/operator/locations/${id}`)));
+      const replies = await Promise.all(
+        ids.slice(start, start + 50).map((id) => call(command, 'GET', `/operator/locations/${id}`)),
+      );
       replies.forEach((reply, index) => {
         expect(reply.status).toBe(200);
-        state.set(ids[start + index]!, { location: reply.body as Location, version: Number(reply.etag!.replace(/"/g, '')) });
+        state.set(ids[start + index]!, {
+          location: reply.body as Location,
+          version: Number(reply.etag!.replace(/"/g, '')),
+        });
       });
     }
     return state;
@@ -144,7 +179,11 @@ describe('read side end to end, through location-command', () => {
       return [...state].every(([id, { version }]) => versions.get(id) === version);
     };
     await waitFor('location-query at the command versions', () => caughtUp(dbs.query, 'locations', 'id'), 120_000);
-    await waitFor('statistics at the command versions', () => caughtUp(dbs.statistics, 'location_facts', 'location_id'), 120_000);
+    await waitFor(
+      'statistics at the command versions',
+      () => caughtUp(dbs.statistics, 'location_facts', 'location_id'),
+      120_000,
+    );
   }
 
   function randomBody(): Record<string, unknown> {
@@ -153,7 +192,11 @@ describe('read side end to end, through location-command', () => {
       geography: { country: 'US', region, locality: rng.pick(localities), postalCode: rng.pick(postalCodes) },
     };
     if (shape !== 'coordinates') {
-      body['address'] = { streetNumber: String(1 + Math.floor(rng.next() * 999)), streetName: 'Main', streetType: 'ST' };
+      body['address'] = {
+        streetNumber: String(1 + Math.floor(rng.next() * 999)),
+        streetName: 'Main',
+        streetType: 'ST',
+      };
       if (rng.chance(0.3)) body['address'].addressGroupId = rng.pick(addressGroupIds);
     }
     if (shape !== 'address') body['coordinates'] = { latitude: rng.next() * 90, longitude: rng.next() * 180 - 90 };
@@ -178,7 +221,14 @@ describe('read side end to end, through location-command', () => {
         : kind === 'group'
           ? { locationGroupId: rng.chance(0.3) ? null : rng.pick(locationGroupIds) }
           : kind === 'addressGroup'
-            ? { address: { streetNumber: '7', streetName: 'Side', streetType: 'AVE', addressGroupId: rng.chance(0.3) ? null : rng.pick(addressGroupIds) } }
+            ? {
+                address: {
+                  streetNumber: '7',
+                  streetName: 'Side',
+                  streetType: 'AVE',
+                  addressGroupId: rng.chance(0.3) ? null : rng.pick(addressGroupIds),
+                },
+              }
             : kind === 'shape'
               ? rng.chance(0.5)
                 ? { coordinates: null, address: { streetNumber: '1', streetName: 'Shape', streetType: 'ST' } }
@@ -200,15 +250,30 @@ describe('read side end to end, through location-command', () => {
       [`country=US&${scoped}&status=ACTIVE`, (l) => status(l) === 'ACTIVE'],
       [`${scoped}&status=CANCELLED,RETIRED`, (l) => status(l) === 'CANCELLED' || status(l) === 'RETIRED'],
       [`${scoped}&hasAddress=false`, (l) => l.address === undefined],
-      [`${scoped}&hasCoordinates=true&hasLocationGroup=false`, (l) => l.coordinates !== undefined && l.locationGroupId === undefined],
+      [
+        `${scoped}&hasCoordinates=true&hasLocationGroup=false`,
+        (l) => l.coordinates !== undefined && l.locationGroupId === undefined,
+      ],
       [`locality=${localities[0]}`, (l) => l.geography.locality === localities[0]],
-      [`locality=${localities[1]}&status=PLANNED,CONSTRUCTION`, (l) => l.geography.locality === localities[1] && ['PLANNED', 'CONSTRUCTION'].includes(status(l) ?? '')],
+      [
+        `locality=${localities[1]}&status=PLANNED,CONSTRUCTION`,
+        (l) => l.geography.locality === localities[1] && ['PLANNED', 'CONSTRUCTION'].includes(status(l) ?? ''),
+      ],
       [`postalCode=${postalCodes[2]}`, (l) => l.geography.postalCode === postalCodes[2]],
       [`locationGroupId=${locationGroupIds[0]}`, (l) => l.locationGroupId === locationGroupIds[0]],
-      [`locationGroupId=${locationGroupIds[1]}&hasAddress=true&status=ACTIVE`, (l) => l.locationGroupId === locationGroupIds[1] && l.address !== undefined && status(l) === 'ACTIVE'],
+      [
+        `locationGroupId=${locationGroupIds[1]}&hasAddress=true&status=ACTIVE`,
+        (l) => l.locationGroupId === locationGroupIds[1] && l.address !== undefined && status(l) === 'ACTIVE',
+      ],
       [`addressGroupId=${addressGroupIds[0]}`, (l) => l.address?.addressGroupId === addressGroupIds[0]],
       [`${scoped}&modifiedSince=${midRun}`, (l) => Date.parse(l.updatedAt) > Date.parse(midRun)],
-      [`locality=${localities[2]}&modifiedBefore=${midRun}&hasLocationGroup=true`, (l) => l.geography.locality === localities[2] && Date.parse(l.updatedAt) < Date.parse(midRun) && l.locationGroupId !== undefined],
+      [
+        `locality=${localities[2]}&modifiedBefore=${midRun}&hasLocationGroup=true`,
+        (l) =>
+          l.geography.locality === localities[2] &&
+          Date.parse(l.updatedAt) < Date.parse(midRun) &&
+          l.locationGroupId !== undefined,
+      ],
     ];
   }
 
@@ -240,7 +305,7 @@ describe('read side end to end, through location-command', () => {
     await waitForProjections(state);
     for (let start = 0; start < ids.length; start += 50) {
       const batch = ids.slice(start, start + 50);
-      const replies = await Promise.all(batch.map((id) => call(query, 'GET', `/locations/${id}`, undefined, readToken)));
+      const replies = await Promise.all(batch.map((id) => call(query, 'GET', `/locations/${id}`, undefined, 'read')));
       replies.forEach((reply, index) => {
         const expected = state.get(batch[index]!)!;
         expect({ when, id: batch[index], status: reply.status, etag: reply.etag, body: reply.body }).toEqual({
@@ -254,7 +319,7 @@ describe('read side end to end, through location-command', () => {
     }
     const locations = [...state.values()].map((entry) => entry.location);
     for (const [filter, keep] of filterCases()) {
-      const reply = await call(statistics, 'GET', `/locations/statistics?${filter}`, undefined, readToken);
+      const reply = await call(statistics, 'GET', `/locations/statistics?${filter}`, undefined, 'read');
       expect(reply.status).toBe(200);
       const { queryTimestamp: _queryTimestamp, ...counts } = reply.body as Counts & { queryTimestamp: string };
       const [where, values] = recountWhere(filter);
@@ -272,12 +337,18 @@ describe('read side end to end, through location-command', () => {
     async () => {
       process.stdout.write(`read-side e2e: seed ${seed}, ${OPERATIONS} operations\n`);
       for (let index = 0; index < 4; index += 1) {
-        const reply = await call(command, 'POST', '/operator/location-groups', { name: `E2E ${suffix} ${index}`, type: 'OTHER' });
+        const reply = await call(command, 'POST', '/operator/location-groups', {
+          name: `E2E ${suffix} ${index}`,
+          type: 'OTHER',
+        });
         expect(reply.status).toBe(201);
         locationGroupIds.push(reply.body.id);
       }
       for (let index = 0; index < 2; index += 1) {
-        const reply = await call(command, 'POST', '/operator/address-groups', { name: `E2E MDU ${suffix} ${index}`, type: 'MDU_COMPLEX' });
+        const reply = await call(command, 'POST', '/operator/address-groups', {
+          name: `E2E MDU ${suffix} ${index}`,
+          type: 'MDU_COMPLEX',
+        });
         expect(reply.status).toBe(201);
         addressGroupIds.push(reply.body.id);
       }
@@ -287,10 +358,12 @@ describe('read side end to end, through location-command', () => {
       const schedule = async () => {
         done += 1;
         if (done === Math.floor(OPERATIONS * 0.3)) interruptions.push(statistics.kill());
-        if (done === Math.floor(OPERATIONS * 0.45)) interruptions.push(Promise.all(interruptions).then(() => statistics.start()));
+        if (done === Math.floor(OPERATIONS * 0.45))
+          interruptions.push(Promise.all(interruptions).then(() => statistics.start()));
         if (done === Math.floor(OPERATIONS * 0.5)) midRun = new Date().toISOString();
         if (done === Math.floor(OPERATIONS * 0.6)) interruptions.push(query.kill());
-        if (done === Math.floor(OPERATIONS * 0.75)) interruptions.push(Promise.all(interruptions).then(() => query.start()));
+        if (done === Math.floor(OPERATIONS * 0.75))
+          interruptions.push(Promise.all(interruptions).then(() => query.start()));
       };
       await Promise.all(
         Array.from({ length: WORKERS }, async () => {
@@ -304,7 +377,7 @@ describe('read side end to end, through location-command', () => {
 
       // The group reads of location-query follow the command side too.
       for (const id of locationGroupIds) {
-        const reply = await call(query, 'GET', `/location-groups/${id}`, undefined, readToken);
+        const reply = await call(query, 'GET', `/location-groups/${id}`, undefined, 'read');
         expect(reply.body).toEqual((await call(command, 'GET', `/operator/location-groups/${id}`)).body);
       }
 

@@ -22,9 +22,9 @@ describe('location-query replay', () => {
   afterAll(() => service?.close());
 
   const rowsOf = async (table: string, ids: string[]) =>
-    (
-      await service.db.query(`SELECT * FROM ${table} WHERE id = ANY($1::uuid[]) ORDER BY id`, [ids])
-    ).rows.map((row: Record<string, unknown>) => ({ ...row, body: row['body'] }));
+    (await service.db.query(`SELECT * FROM ${table} WHERE id = ANY($1::uuid[]) ORDER BY id`, [ids])).rows.map(
+      (row: Record<string, unknown>) => ({ ...row, body: row['body'] }),
+    );
   const indexes = async () =>
     (
       await service.db.query(
@@ -68,7 +68,12 @@ describe('location-query replay', () => {
         onProgress: () => {
           if (published < 5) {
             published += 1;
-            void publish(service.bus, 'LOCATION_UPDATED', { ...live, notes: `during replay ${published}` }, 2 + published);
+            void publish(
+              service.bus,
+              'LOCATION_UPDATED',
+              { ...live, notes: `during replay ${published}` },
+              2 + published,
+            );
           }
         },
       });
@@ -83,7 +88,10 @@ describe('location-query replay', () => {
       // The live consumer goes on with the rebuilt tables: a change after the switch is applied there.
       const after = { ...locations[0]!, notes: 'after the switch' };
       await publish(service.bus, 'LOCATION_UPDATED', after, 3);
-      await waitFor('the change after the switch', async () => (await service.get(`/locations/${after.id}`)).body?.notes === after.notes);
+      await waitFor(
+        'the change after the switch',
+        async () => (await service.get(`/locations/${after.id}`)).body?.notes === after.notes,
+      );
       await waitUntilCaughtUp(service.bus, service.db, service.groupId, READ_MODEL_TOPICS);
 
       const expected = new Map(locations.map((location) => [location.id, location]));
@@ -91,7 +99,10 @@ describe('location-query replay', () => {
       expected.set(after.id, after);
       expected.set(live.id, { ...live, notes: `during replay ${published}` });
       for (const id of ids) expect((await service.get(`/locations/${id}`)).body).toEqual(expected.get(id));
-      expect((await service.get(`/location-groups/${group.id}`)).body).toEqual({ ...group, name: `${group.name} (renamed)` });
+      expect((await service.get(`/location-groups/${group.id}`)).body).toEqual({
+        ...group,
+        name: `${group.name} (renamed)`,
+      });
       expect(await rowsOf('locations', ids)).toHaveLength(30);
       const { rows } = await service.db.query(`SELECT group_id FROM consumer_offsets WHERE group_id <> $1`, [
         service.groupId,

@@ -18,6 +18,7 @@ export const READ_MODEL_TOPICS = [
 export interface Reply {
   status: number;
   headers: Record<string, string | string[] | number | undefined>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test code reads replies field by field
   body: any;
   text: string;
 }
@@ -60,7 +61,16 @@ export async function startLocationQuery(settings: Record<string, string> = {}):
   const bus = new KafkaEventBus({ brokers, clientId: `it-lq-publisher-${suffix}` });
   const db = new Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
   await db.connect();
-  const readToken = await issuer.token({ scopes: ['locations:read'] });
+  // Test tokens live ten minutes; long tests (replays) get a fresh one every five.
+  let readToken = await issuer.token({ scopes: ['locations:read'] });
+  let readTokenAt = Date.now();
+  const currentToken = async () => {
+    if (Date.now() - readTokenAt > 300_000) {
+      readToken = await issuer.token({ scopes: ['locations:read'] });
+      readTokenAt = Date.now();
+    }
+    return readToken;
+  };
 
   return {
     app,
@@ -71,7 +81,7 @@ export async function startLocationQuery(settings: Record<string, string> = {}):
     bus,
     db,
     async get(url, options = {}) {
-      const token = options.token === undefined ? readToken : options.token;
+      const token = options.token === undefined ? await currentToken() : options.token;
       const headers: Record<string, string> = { ...options.headers };
       if (token !== null) headers['authorization'] = `Bearer ${token}`;
       const response = await app.getHttpAdapter().getInstance().inject({ method: 'GET', url, headers });

@@ -67,13 +67,22 @@ export async function startServiceProcess(name: ServiceName, env: NodeJS.Process
 }
 
 /** Runs a service's CLI (src/cli.ts) to completion; resolves with its stdout, rejects with its stderr. */
-export function runServiceCli(name: ServiceName, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<string> {
+export function runServiceCli(
+  name: ServiceName,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 60_000,
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', REGISTER, join(REPO_ROOT, 'services', name, 'src', 'cli.ts'), ...args], {
-      cwd: REPO_ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['-r', REGISTER, join(REPO_ROOT, 'services', name, 'src', 'cli.ts'), ...args],
+      {
+        cwd: REPO_ROOT,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -17,6 +17,7 @@ const projectionEnv = {
     .regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a Kafka group id of letters, digits, ".", "_" and "-"')
     .default('statistics-projection'),
   PROJECTION_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+  PROJECTION_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(3),
 };
 
 const schema = z
@@ -31,6 +32,8 @@ const schema = z
       groupId: env.PROJECTION_GROUP_ID,
       /** Most events applied per transaction. */
       batchSize: env.PROJECTION_BATCH_SIZE,
+      /** Partitions applied at the same time, each in its own transaction. */
+      concurrency: env.PROJECTION_CONCURRENCY,
     },
   }));
 

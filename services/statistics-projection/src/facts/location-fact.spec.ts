@@ -1,5 +1,5 @@
 import type { Location } from '@lx/contracts';
-import { cellOf, counterDeltas, factOf, type LocationFact, withoutGeography } from './location-fact';
+import { cellIn, cellOf, counterDeltas, factOf, type LocationFact } from './location-fact';
 
 const base: Location = {
   id: '0b6f4f8e-3c1a-4b8e-9d5e-2a7c1f0e9b11',
@@ -55,20 +55,18 @@ describe('factOf', () => {
 describe('counterDeltas', () => {
   const fact = (location: Location, version = 1): LocationFact => factOf(location, version);
   const change = (before: LocationFact | undefined, after: LocationFact) => ({
-    before: before === undefined ? undefined : cellOf(before),
-    after: cellOf(after),
+    before: before === undefined ? undefined : cellOf(before, '2024-01-15'),
+    after: cellOf(after, '2024-01-15'),
   });
 
   it('given a new location, when counted, then its cell gains one', () => {
     expect(counterDeltas([change(undefined, fact(withStatus(base, 'ACTIVE')))])).toEqual([
-      { cell: cellOf(fact(withStatus(base, 'ACTIVE'))), delta: 1 },
+      { cell: cellOf(fact(withStatus(base, 'ACTIVE')), '2024-01-15'), delta: 1 },
     ]);
   });
 
   it('given a status change ACTIVE to RETIRED, when counted, then ACTIVE loses one and RETIRED gains one', () => {
-    const deltas = counterDeltas([
-      change(fact(withStatus(base, 'ACTIVE')), fact(withStatus(base, 'RETIRED'), 2)),
-    ]);
+    const deltas = counterDeltas([change(fact(withStatus(base, 'ACTIVE')), fact(withStatus(base, 'RETIRED'), 2))]);
     expect(deltas.map(({ cell, delta }) => [cell.status, delta]).sort()).toEqual([
       ['ACTIVE', -1],
       ['RETIRED', 1],
@@ -85,8 +83,8 @@ describe('counterDeltas', () => {
     const after = fact({ ...base, locationGroupId: groupId }, 2);
     expect(counterDeltas([change(before, after)])).toEqual(
       expect.arrayContaining([
-        { cell: { ...cellOf(before) }, delta: -1 },
-        { cell: { ...cellOf(before), status: '', hasLocationGroup: true }, delta: 1 },
+        { cell: cellOf(before, '2024-01-15'), delta: -1 },
+        { cell: { ...cellOf(before, '2024-01-15'), status: '', hasLocationGroup: true }, delta: 1 },
       ]),
     );
   });
@@ -109,15 +107,28 @@ describe('counterDeltas', () => {
   });
 });
 
-describe('withoutGeography', () => {
-  it('given cells of two regions, when summed without geography, then their changes meet in one cell', () => {
-    const denver = cellOf(factOf(base, 1));
-    const boulder = { ...denver, region: 'XX' };
-    expect(
-      counterDeltas([
-        { before: withoutGeography(denver), after: withoutGeography(boulder) },
-        { before: undefined, after: withoutGeography(boulder) },
-      ]),
-    ).toEqual([{ cell: { ...denver, country: '', region: '' }, delta: 1 }]);
+describe('cellIn', () => {
+  const cell = cellOf(factOf(base, 1), '2024-01-15');
+
+  it("given a full cell, when placed in each counters table, then only that table's dimensions are kept", () => {
+    expect(cellIn('counters', cell)).toEqual({ ...cell, country: '', region: '', day: '' });
+    expect(cellIn('geoCounters', cell)).toEqual({ ...cell, day: '' });
+    expect(cellIn('dayCounters', cell)).toEqual({ ...cell, country: '', region: '' });
+  });
+
+  it('given a change of region only, when counted without geography, then the counters do not move', () => {
+    const moved = { ...cell, region: 'XX' };
+    expect(counterDeltas([{ before: cellIn('counters', cell), after: cellIn('counters', moved) }])).toEqual([]);
+    expect(counterDeltas([{ before: cellIn('geoCounters', cell), after: cellIn('geoCounters', moved) }])).toHaveLength(
+      2,
+    );
+  });
+
+  it('given an update on another day, when counted by day, then the location moves from its old day to the new one', () => {
+    const later = { ...cell, day: '2024-02-01' };
+    expect(counterDeltas([{ before: cellIn('dayCounters', cell), after: cellIn('dayCounters', later) }])).toEqual([
+      { cell: cellIn('dayCounters', cell), delta: -1 },
+      { cell: cellIn('dayCounters', later), delta: 1 },
+    ]);
   });
 });

@@ -36,24 +36,31 @@ export function factOf(location: Location, version: number): LocationFact {
 }
 
 /**
- * A cell of the maintained counters: the dimensions every countByStatus / countByType answer is a sum over, plus
- * country and region for the geography counters. `status` '' stands for "no serviceability status" (a key column
- * cannot be null).
+ * A cell of the maintained counters: the dimensions every countByStatus / countByType answer is a sum over (status,
+ * address, coordinates, grouping), plus country and region for the geography counters and the UTC day of updatedAt
+ * for the day counters. `status` '' stands for "no serviceability status" (a key column cannot be null); each counters
+ * table keeps only its own dimensions and blanks ('') the others.
  */
 export interface CounterCell {
   country: string;
   region: string;
+  /** YYYY-MM-DD, the UTC date of updatedAt as Postgres stores it. */
+  day: string;
   status: ServiceabilityStatus | '';
   hasAddress: boolean;
   hasCoordinates: boolean;
   hasLocationGroup: boolean;
 }
 
-/** The counters cell a fact is counted in. */
-export function cellOf(fact: Pick<LocationFact, 'country' | 'region' | 'status' | 'hasAddress' | 'hasCoordinates' | 'locationGroupId'>): CounterCell {
+/** The counters cell a fact is counted in; `day` as Postgres computed it from the stored updated_at. */
+export function cellOf(
+  fact: Pick<LocationFact, 'country' | 'region' | 'status' | 'hasAddress' | 'hasCoordinates' | 'locationGroupId'>,
+  day: string,
+): CounterCell {
   return {
     country: fact.country,
     region: fact.region,
+    day,
     status: fact.status ?? '',
     hasAddress: fact.hasAddress,
     hasCoordinates: fact.hasCoordinates,
@@ -61,9 +68,25 @@ export function cellOf(fact: Pick<LocationFact, 'country' | 'region' | 'status' 
   };
 }
 
-/** The cell of the counters without geography (location_counters) that a cell of the geography counters adds to. */
-export function withoutGeography(cell: CounterCell): CounterCell {
-  return { ...cell, country: '', region: '' };
+/** The three counters tables and the dimensions each keeps besides status, address, coordinates and grouping. */
+export const COUNTER_TABLES = {
+  counters: [],
+  geoCounters: ['country', 'region'],
+  dayCounters: ['day'],
+} as const satisfies Record<string, readonly ('country' | 'region' | 'day')[]>;
+
+/** A counters table: its key dimensions. */
+export type CounterTable = keyof typeof COUNTER_TABLES;
+
+/** The cell of `table` that a full cell adds to: the dimensions the table does not keep are blanked. */
+export function cellIn(table: CounterTable, cell: CounterCell): CounterCell {
+  const kept: readonly string[] = COUNTER_TABLES[table];
+  return {
+    ...cell,
+    country: kept.includes('country') ? cell.country : '',
+    region: kept.includes('region') ? cell.region : '',
+    day: kept.includes('day') ? cell.day : '',
+  };
 }
 
 /** A change of the counters: `delta` locations more (or fewer) in `cell`. */
@@ -79,7 +102,15 @@ export interface CellChange {
 }
 
 const keyOf = (cell: CounterCell) =>
-  JSON.stringify([cell.country, cell.region, cell.status, cell.hasAddress, cell.hasCoordinates, cell.hasLocationGroup]);
+  JSON.stringify([
+    cell.country,
+    cell.region,
+    cell.day,
+    cell.status,
+    cell.hasAddress,
+    cell.hasCoordinates,
+    cell.hasLocationGroup,
+  ]);
 
 /**
  * The counter changes of replacing facts: each location leaves its old cell (if any) and enters its new one; a change

@@ -2,13 +2,15 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { type EventOf, type EventType, TOPICS, type TopicName } from '@lx/contracts';
 import { latestPerAggregate, type ProjectedEvent, type Projection, type ProjectionTransaction } from '@lx/messaging';
 import {
+  cellIn,
   cellOf,
   type CounterCell,
   counterDeltas,
   type CounterDelta,
+  COUNTER_TABLES,
+  type CounterTable,
   factOf,
   type LocationFact,
-  withoutGeography,
 } from './location-fact';
 import { LIVE_TABLES, STATISTICS_TABLES_TOKEN, type StatisticsTables } from './statistics-tables';
 
@@ -23,7 +25,11 @@ interface FactRow {
   location_group_id: string | null;
   country: string;
   region: string;
+  day: string;
 }
+
+/** The UTC day of updated_at, as text. */
+const DAY = `to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day`;
 
 const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 
@@ -33,8 +39,9 @@ const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
  * Only the newest version per location in a batch matters (each event carries the full location). The stored facts
  * of the batch's locations are read FOR UPDATE; a location whose stored version is not older than the event's is
  * left alone (duplicate, redelivery, or an older event after a newer one), so its counters do not move either. For
- * the others the counters lose the stored fact's cell and gain the new fact's, then the facts are written. Facts and
- * counters therefore always agree: the counters equal a count over the facts at every commit.
+ * the others the facts are written, and each counters table (overall, per country and region, per UTC day of
+ * updatedAt) loses the stored fact's cell and gains the new fact's. Facts and counters therefore always agree: every
+ * counters table equals a count over the facts at every commit.
  */
 @Injectable()
 export class LocationFactsProjection implements Projection {
@@ -51,7 +58,7 @@ export class LocationFactsProjection implements Projection {
     const latest = latestPerAggregate(events, (projected) => (projected.event as LocationEvent).data.id);
     const incoming = latest.map((projected) => factOf((projected.event as LocationEvent).data, projected.version));
     const { rows } = await transaction.query<FactRow>(
-      `SELECT location_id, version, status, has_address, has_coordinates, location_group_id, country, region
+      `SELECT location_id, version, status, has_address, has_coordinates, location_group_id, country, region, ${DAY}
          FROM ${quote(this.tables.facts)} WHERE location_id = ANY($1::uuid[]) ORDER BY location_id FOR UPDATE`,
       [incoming.map((fact) => fact.locationId)],
     );
@@ -61,84 +68,117 @@ export class LocationFactsProjection implements Projection {
       .filter(({ before, after }) => before === undefined || before.version < after.version);
     if (changes.length === 0) return;
 
-    const facts = changes.map((change) => change.after);
-    await transaction.query(
+    const days = await this.writeFacts(
+      transaction,
+      changes.map(({ after }) => after),
+    );
+    const cells = changes.map(({ before, after }) => ({
+      before: before === undefined ? undefined : cellOfRow(before),
+      after: cellOf(after, days.get(after.locationId.toLowerCase())!),
+    }));
+    for (const table of ['geoCounters', 'dayCounters', 'counters'] as const) {
+      const deltas = counterDeltas(
+        cells.map(({ before, after }) => ({
+          before: before === undefined ? undefined : cellIn(table, before),
+          after: cellIn(table, after),
+        })),
+      );
+      if (deltas.length > 0) await this.addToCounters(transaction, table, deltas);
+    }
+  }
+
+  /**
+   * Upserts the facts (only over older versions; the rows are locked, so all of them) and returns each one's UTC day
+   * of updated_at as Postgres computed it from the stored value, so the day counters agree with the facts to the
+   * microsecond.
+   */
+  private async writeFacts(
+    transaction: ProjectionTransaction,
+    facts: readonly LocationFact[],
+  ): Promise<Map<string, string>> {
+    const rows = facts.map((fact) => ({
+      location_id: fact.locationId,
+      version: fact.version,
+      status: fact.status,
+      has_address: fact.hasAddress,
+      has_coordinates: fact.hasCoordinates,
+      location_group_id: fact.locationGroupId,
+      address_group_id: fact.addressGroupId,
+      country: fact.country,
+      region: fact.region,
+      locality: fact.locality,
+      postal_code: fact.postalCode,
+      updated_at: fact.updatedAt,
+    }));
+    // One JSON parameter for the whole batch (Postgres allows 65,535 parameters per statement).
+    const { rows: written } = await transaction.query<{ location_id: string; day: string }>(
       `INSERT INTO ${quote(this.tables.facts)} AS f
          (location_id, version, status, has_address, has_coordinates, location_group_id, address_group_id,
           country, region, locality, postal_code, updated_at)
-       SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::boolean[], $5::boolean[], $6::uuid[], $7::uuid[],
-                            $8::text[], $9::text[], $10::text[], $11::text[], $12::timestamptz[])
+       SELECT location_id, version, status, has_address, has_coordinates, location_group_id, address_group_id,
+              country, region, locality, postal_code, updated_at
+         FROM json_to_recordset($1::json) AS r(
+           location_id uuid, version int, status text, has_address boolean, has_coordinates boolean,
+           location_group_id uuid, address_group_id uuid, country text, region text, locality text,
+           postal_code text, updated_at timestamptz)
        ON CONFLICT (location_id) DO UPDATE SET
          version = EXCLUDED.version, status = EXCLUDED.status, has_address = EXCLUDED.has_address,
          has_coordinates = EXCLUDED.has_coordinates, location_group_id = EXCLUDED.location_group_id,
          address_group_id = EXCLUDED.address_group_id, country = EXCLUDED.country, region = EXCLUDED.region,
          locality = EXCLUDED.locality, postal_code = EXCLUDED.postal_code, updated_at = EXCLUDED.updated_at
-       WHERE f.version < EXCLUDED.version`,
-      [
-        facts.map((fact) => fact.locationId),
-        facts.map((fact) => fact.version),
-        facts.map((fact) => fact.status),
-        facts.map((fact) => fact.hasAddress),
-        facts.map((fact) => fact.hasCoordinates),
-        facts.map((fact) => fact.locationGroupId),
-        facts.map((fact) => fact.addressGroupId),
-        facts.map((fact) => fact.country),
-        facts.map((fact) => fact.region),
-        facts.map((fact) => fact.locality),
-        facts.map((fact) => fact.postalCode),
-        facts.map((fact) => fact.updatedAt),
-      ],
+       WHERE f.version < EXCLUDED.version
+       RETURNING location_id, ${DAY}`,
+      [JSON.stringify(rows)],
     );
-    const cells = changes.map(({ before, after }) => ({
-      before: before === undefined ? undefined : cellOfRow(before),
-      after: cellOf(after),
-    }));
-    const geoDeltas = counterDeltas(cells);
-    if (geoDeltas.length === 0) return;
-    const plainDeltas = counterDeltas(
-      cells.map(({ before, after }) => ({
-        before: before === undefined ? undefined : withoutGeography(before),
-        after: withoutGeography(after),
-      })),
-    );
-    await this.addToCounters(transaction, this.tables.geoCounters, geoDeltas, true);
-    if (plainDeltas.length > 0) await this.addToCounters(transaction, this.tables.counters, plainDeltas, false);
+    return new Map(written.map((row) => [row.location_id, row.day]));
   }
 
   /** Adds the deltas to a counters table, creating missing cells; rows are touched in the deltas' (sorted) order. */
   private async addToCounters(
     transaction: ProjectionTransaction,
-    table: string,
+    table: CounterTable,
     deltas: readonly CounterDelta[],
-    geography: boolean,
   ): Promise<void> {
-    const key = `${geography ? 'country, region, ' : ''}status, has_address, has_coordinates, has_location_group`;
-    const geoColumns = geography ? '$6::text[], $7::text[], ' : '';
+    const key = [...COUNTER_TABLES[table], 'status', 'has_address', 'has_coordinates', 'has_location_group'];
+    const types: Record<string, string> = {
+      country: 'text',
+      region: 'text',
+      day: 'date',
+      status: 'text',
+      has_address: 'boolean',
+      has_coordinates: 'boolean',
+      has_location_group: 'boolean',
+    };
+    const rows = deltas.map(({ cell, delta }) => ({
+      country: cell.country,
+      region: cell.region,
+      day: cell.day,
+      status: cell.status,
+      has_address: cell.hasAddress,
+      has_coordinates: cell.hasCoordinates,
+      has_location_group: cell.hasLocationGroup,
+      locations: delta,
+    }));
     await transaction.query(
-      `INSERT INTO ${quote(table)} AS c (${key}, locations)
-       SELECT ${geography ? 'country, region, ' : ''}status, has_address, has_coordinates, has_location_group, locations
-         FROM unnest(${geoColumns}$1::text[], $2::boolean[], $3::boolean[], $4::boolean[], $5::bigint[])
-           AS d(${geography ? 'country, region, ' : ''}status, has_address, has_coordinates, has_location_group, locations)
-       ON CONFLICT (${key}) DO UPDATE SET locations = c.locations + EXCLUDED.locations`,
-      [
-        deltas.map(({ cell }) => cell.status),
-        deltas.map(({ cell }) => cell.hasAddress),
-        deltas.map(({ cell }) => cell.hasCoordinates),
-        deltas.map(({ cell }) => cell.hasLocationGroup),
-        deltas.map(({ delta }) => delta),
-        ...(geography ? [deltas.map(({ cell }) => cell.country), deltas.map(({ cell }) => cell.region)] : []),
-      ],
+      `INSERT INTO ${quote(this.tables[table])} AS c (${key.join(', ')}, locations)
+       SELECT ${key.join(', ')}, locations
+         FROM json_to_recordset($1::json) AS d(${key.map((column) => `${column} ${types[column]}`).join(', ')}, locations bigint)
+       ON CONFLICT (${key.join(', ')}) DO UPDATE SET locations = c.locations + EXCLUDED.locations`,
+      [JSON.stringify(rows)],
     );
   }
 }
 
 function cellOfRow(row: FactRow): CounterCell {
-  return cellOf({
-    country: row.country,
-    region: row.region,
-    status: row.status,
-    hasAddress: row.has_address,
-    hasCoordinates: row.has_coordinates,
-    locationGroupId: row.location_group_id,
-  });
+  return cellOf(
+    {
+      country: row.country,
+      region: row.region,
+      status: row.status,
+      hasAddress: row.has_address,
+      hasCoordinates: row.has_coordinates,
+      locationGroupId: row.location_group_id,
+    },
+    row.day,
+  );
 }

@@ -3,15 +3,22 @@ export interface StatisticsTables {
   facts: string;
   counters: string;
   geoCounters: string;
+  dayCounters: string;
 }
 
 export const LIVE_TABLES: StatisticsTables = {
   facts: 'location_facts',
   counters: 'location_counters',
   geoCounters: 'location_geo_counters',
+  dayCounters: 'location_day_counters',
 };
 
 /** Live table names in the order a rebuild locks them at the switch. */
-export const REBUILT_TABLES = [LIVE_TABLES.facts, LIVE_TABLES.counters, LIVE_TABLES.geoCounters];
+export const REBUILT_TABLES = [
+  LIVE_TABLES.facts,
+  LIVE_TABLES.counters,
+  LIVE_TABLES.geoCounters,
+  LIVE_TABLES.dayCounters,
+];
 
 export const STATISTICS_TABLES_TOKEN = Symbol('STATISTICS_TABLES');

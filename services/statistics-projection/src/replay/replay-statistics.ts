@@ -9,16 +9,23 @@ import { LIVE_TABLES, REBUILT_TABLES } from '../facts/statistics-tables';
 
 export interface ReplayOptions {
   timeoutMs?: number;
-  onProgress?(progress: RebuildProgress): void;
+  onProgress?: (progress: RebuildProgress) => void;
 }
 
 /**
  * Rebuilds the statistics facts and counters from offset 0 into fresh tables and switches the service over to them once they
  * have caught up (see rebuildProjection); the running service keeps answering from the old tables meanwhile.
  */
-export async function replayStatistics(config: StatisticsProjectionConfig, options: ReplayOptions = {}): Promise<RebuildResult> {
+export async function replayStatistics(
+  config: StatisticsProjectionConfig,
+  options: ReplayOptions = {},
+): Promise<RebuildResult> {
   const dataSource = new DataSource(
-    dataSourceOptions({ config: { ...config.database, poolSize: 4 }, entities: [], migrations: MIGRATIONS }),
+    dataSourceOptions({
+      config: { ...config.database, poolSize: config.projection.concurrency + 3 },
+      entities: [],
+      migrations: MIGRATIONS,
+    }),
   );
   await dataSource.initialize();
   const bus = new KafkaEventBus({ ...config.kafka, clientId: `${config.kafka.clientId}-replay` });
@@ -35,8 +42,10 @@ export async function replayStatistics(config: StatisticsProjectionConfig, optio
           facts: tables[LIVE_TABLES.facts]!,
           counters: tables[LIVE_TABLES.counters]!,
           geoCounters: tables[LIVE_TABLES.geoCounters]!,
+          dayCounters: tables[LIVE_TABLES.dayCounters]!,
         }),
       batchSize: config.projection.batchSize,
+      concurrency: config.projection.concurrency,
       timeoutMs: options.timeoutMs,
       onProgress: options.onProgress,
     });

@@ -9,7 +9,7 @@ import { positionAtLogEnd } from '../support/projection-position';
 describeServiceSmoke({
   name: 'statistics-projection',
   schema: 'statistics_projection',
-  tables: ['consumer_offsets', 'location_counters', 'location_facts', 'location_geo_counters'],
+  tables: ['consumer_offsets', 'location_counters', 'location_day_counters', 'location_facts', 'location_geo_counters'],
   readiness: ['database', 'kafka', 'projection'],
   required: ['DATABASE_URL', 'KAFKA_BROKERS'],
   loadConfig: loadStatisticsProjectionConfig,

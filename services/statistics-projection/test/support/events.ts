@@ -49,7 +49,12 @@ export async function publish(
 /** Waits until the projection of `groupId` has applied everything published so far on `topics` (stored offsets). */
 export async function waitUntilCaughtUp(
   bus: EventBus,
-  db: { query(text: string, values: unknown[]): Promise<{ rows: any[] }> },
+  db: {
+    query(
+      text: string,
+      values: unknown[],
+    ): Promise<{ rows: { topic: string; partition: number; next_offset: string }[] }>;
+  },
   groupId: string,
   topics: readonly string[],
   timeoutMs = 60_000,
@@ -58,14 +63,15 @@ export async function waitUntilCaughtUp(
   await waitFor(
     `${groupId} to catch up`,
     async () => {
-      const { rows } = await db.query(`SELECT topic, partition, next_offset FROM consumer_offsets WHERE group_id = $1`, [
-        groupId,
-      ]);
+      const { rows } = await db.query(
+        `SELECT topic, partition, next_offset FROM consumer_offsets WHERE group_id = $1`,
+        [groupId],
+      );
       return ends.every(
         (end) =>
           BigInt(end.high) === 0n ||
           rows.some(
-            (row: { topic: string; partition: number; next_offset: string }) =>
+            (row) =>
               row.topic === end.topic && row.partition === end.partition && BigInt(row.next_offset) >= BigInt(end.high),
           ),
       );

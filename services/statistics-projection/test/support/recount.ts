@@ -75,9 +75,15 @@ export async function recountFacts(db: Client, where = 'TRUE', values: unknown[]
  * In one snapshot: the counters (without and with geography) against a recount of the facts. They must agree at every
  * commit, whatever else is being consumed meanwhile.
  */
-export async function countersAgreeWithFacts(
-  db: Client,
-): Promise<{ facts: unknown; counters: unknown; geo: unknown; factsByRegion: unknown; geoByRegion: unknown }> {
+export async function countersAgreeWithFacts(db: Client): Promise<{
+  facts: unknown;
+  counters: unknown;
+  geo: unknown;
+  factsByRegion: unknown;
+  geoByRegion: unknown;
+  factsByDay: unknown;
+  dayCounters: unknown;
+}> {
   await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   try {
     const cells = `coalesce(status, '') AS status, has_address, has_coordinates, location_group_id IS NOT NULL AS grouped`;
@@ -100,7 +106,18 @@ export async function countersAgreeWithFacts(
       `SELECT country, region, status, has_address, has_coordinates, has_location_group AS grouped, locations::int AS n
          FROM location_geo_counters WHERE locations <> 0 ORDER BY 1, 2, 3, 4, 5, 6`,
     );
+    const factsByDay = await db.query(
+      `SELECT to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, ${cells}, count(*)::int AS n
+         FROM location_facts GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`,
+    );
+    const dayCounters = await db.query(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, status, has_address, has_coordinates, has_location_group AS grouped,
+              locations::int AS n
+         FROM location_day_counters WHERE locations <> 0 ORDER BY 1, 2, 3, 4, 5`,
+    );
     return {
+      factsByDay: factsByDay.rows,
+      dayCounters: dayCounters.rows,
       facts: facts.rows,
       counters: counters.rows,
       geo: geo.rows,

@@ -11,6 +11,7 @@ import { positionAtLogEnd } from './projection-position';
 
 export interface Reply {
   status: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test code reads replies field by field
   body: any;
 }
 
@@ -56,7 +57,16 @@ export async function startStatistics(settings: Record<string, string> = {}): Pr
   const bus = new KafkaEventBus({ brokers, clientId: `it-sp-publisher-${suffix}` });
   const db = new Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
   await db.connect();
-  const readToken = await issuer.token({ scopes: ['locations:read'] });
+  // Test tokens live ten minutes; long tests (replays) get a fresh one every five.
+  let readToken = await issuer.token({ scopes: ['locations:read'] });
+  let readTokenAt = Date.now();
+  const currentToken = async () => {
+    if (Date.now() - readTokenAt > 300_000) {
+      readToken = await issuer.token({ scopes: ['locations:read'] });
+      readTokenAt = Date.now();
+    }
+    return readToken;
+  };
   return {
     app,
     schema,
@@ -65,12 +75,15 @@ export async function startStatistics(settings: Record<string, string> = {}): Pr
     bus,
     db,
     async get(url, token) {
-      const bearer = token === undefined ? readToken : token;
+      const bearer = token === undefined ? await currentToken() : token;
       const response = await app
         .getHttpAdapter()
         .getInstance()
         .inject({ method: 'GET', url, headers: bearer === null ? {} : { authorization: `Bearer ${bearer}` } });
-      return { status: response.statusCode, body: response.body === '' ? undefined : JSON.parse(response.body) };
+      return {
+        status: response.statusCode,
+        body: response.body === '' ? undefined : (JSON.parse(response.body) as unknown),
+      };
     },
     async close() {
       await app.close();

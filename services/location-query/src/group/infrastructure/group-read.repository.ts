@@ -30,11 +30,17 @@ export class GroupReadRepository {
       [id],
     );
     const row = rows[0];
-    return row === undefined ? undefined : { group: { id: row.id, name: row.name, type: row.type } as Group, version: row.version };
+    return row === undefined
+      ? undefined
+      : { group: { id: row.id, name: row.name, type: row.type }, version: row.version };
   }
 
   /** A page ordered by name (byte order, so the same everywhere) then id, and the total; name matches any case. */
-  async list(kind: GroupKind, query: Omit<GroupListQuery, 'page'>, page: Page): Promise<{ groups: Group[]; total: number }> {
+  async list(
+    kind: GroupKind,
+    query: Omit<GroupListQuery, 'page'>,
+    page: Page,
+  ): Promise<{ groups: Group[]; total: number }> {
     const conditions = ['NOT deleted'];
     const values: unknown[] = [];
     if (query.type !== undefined) {

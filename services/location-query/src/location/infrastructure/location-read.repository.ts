@@ -30,10 +30,13 @@ export class LocationReadRepository {
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
 
   async find(id: string): Promise<StoredLocation | undefined> {
-    const { rows } = await this.pool.query<StoredLocation>(
-      `SELECT version, body::text AS body FROM locations WHERE id = $1`,
-      [id],
-    );
+    // A named statement: each connection parses and plans it once, then only binds the id (Postgres re-plans it by
+    // itself if the table is replaced, as by a replay).
+    const { rows } = await this.pool.query<StoredLocation>({
+      name: 'location-by-id',
+      text: 'SELECT version, body::text AS body FROM locations WHERE id = $1',
+      values: [id],
+    });
     return rows[0];
   }
 

@@ -37,7 +37,10 @@ export async function openLocationSnapshot(
       `SELECT count(*) AS total, now() AS taken_at FROM locations ${where}`,
       values,
     );
-    await client.query(`DECLARE ${CURSOR} NO SCROLL CURSOR FOR SELECT body::text AS body FROM locations ${where} ORDER BY id`, values);
+    await client.query(
+      `DECLARE ${CURSOR} NO SCROLL CURSOR FOR SELECT body::text AS body FROM locations ${where} ORDER BY id`,
+      values,
+    );
     return {
       takenAt: rows[0]!.taken_at,
       totalCount: Number(rows[0]!.total),

@@ -46,7 +46,9 @@ export class CreateLocationFacts1795824000000 implements MigrationInterface {
       ['postal_code', 'postal_code', ''],
       ['updated_at', 'updated_at', ''],
     ] as const) {
-      await queryRunner.query(`CREATE INDEX location_facts_${name}_idx ON location_facts (${key}) INCLUDE (${COUNTED}) ${where}`);
+      await queryRunner.query(
+        `CREATE INDEX location_facts_${name}_idx ON location_facts (${key}) INCLUDE (${COUNTED}) ${where}`,
+      );
     }
     // '' in status: no serviceability status (a key column cannot be null).
     await queryRunner.query(`
@@ -65,11 +67,22 @@ export class CreateLocationFacts1795824000000 implements MigrationInterface {
       )
     `);
     await queryRunner.query(`CREATE INDEX location_geo_counters_region_idx ON location_geo_counters (region)`);
+    // Per UTC day of updatedAt: modifiedSince / modifiedBefore sum whole days here and count only the two boundary
+    // days in the facts.
+    await queryRunner.query(`
+      CREATE TABLE location_day_counters (
+        day date NOT NULL,${COUNTER_DIMENSIONS},
+        CONSTRAINT location_day_counters_pkey
+          PRIMARY KEY (day, status, has_address, has_coordinates, has_location_group),
+        CONSTRAINT location_day_counters_status_check CHECK (status IN ('', ${STATUS_LIST}))
+      )
+    `);
     await createConsumerOffsetsTable(queryRunner);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
     await dropConsumerOffsetsTable(queryRunner);
+    await queryRunner.query(`DROP TABLE location_day_counters`);
     await queryRunner.query(`DROP TABLE location_geo_counters`);
     await queryRunner.query(`DROP TABLE location_counters`);
     await queryRunner.query(`DROP TABLE location_facts`);

@@ -6,15 +6,21 @@ const groupId = '5a2d9c7e-1f3b-4c6a-8e9d-0b1c2d3e4f50';
 describe('sourceFor', () => {
   it.each<[string, StatisticsFilter, string]>([
     ['no filter', {}, 'counters'],
-    ['status, booleans', { statuses: ['ACTIVE'], hasAddress: true, hasCoordinates: false, hasLocationGroup: true }, 'counters'],
+    [
+      'status, booleans',
+      { statuses: ['ACTIVE'], hasAddress: true, hasCoordinates: false, hasLocationGroup: true },
+      'counters',
+    ],
     ['country', { country: 'US' }, 'geoCounters'],
     ['region and status', { region: 'CO', statuses: ['ACTIVE'] }, 'geoCounters'],
     ['locality', { locality: 'Denver' }, 'facts'],
     ['postal code and country', { postalCode: '80202', country: 'US' }, 'facts'],
     ['location group', { locationGroupId: groupId }, 'facts'],
     ['address group', { addressGroupId: groupId }, 'facts'],
-    ['modifiedSince', { modifiedSince: '2024-01-01T00:00:00Z' }, 'facts'],
-    ['modifiedBefore', { modifiedBefore: '2024-01-01T00:00:00Z' }, 'facts'],
+    ['modifiedSince', { modifiedSince: '2024-01-01T00:00:00Z' }, 'dayCounters'],
+    ['modifiedBefore and status', { modifiedBefore: '2024-01-01T00:00:00Z', statuses: ['ACTIVE'] }, 'dayCounters'],
+    ['modifiedSince and region', { modifiedSince: '2024-01-01T00:00:00Z', region: 'CO' }, 'facts'],
+    ['modifiedSince and locality', { modifiedSince: '2024-01-01T00:00:00Z', locality: 'Denver' }, 'facts'],
   ])('given %s, when routed, then the %s answer', (_case, filter, source) => {
     expect(sourceFor(filter)).toBe(source);
   });
@@ -87,6 +93,48 @@ describe('buildStatisticsQuery', () => {
   });
 
   it('given hasLocationGroup false over the facts, when built, then it asks for no location group', () => {
-    expect(buildStatisticsQuery({ locality: 'x', hasLocationGroup: false }).text).toContain('location_group_id IS NULL');
+    expect(buildStatisticsQuery({ locality: 'x', hasLocationGroup: false }).text).toContain(
+      'location_group_id IS NULL',
+    );
+  });
+});
+
+describe('buildStatisticsQuery over day counters', () => {
+  it('given modifiedSince and modifiedBefore, when built, then whole days come from the day counters and both boundary days from the facts', () => {
+    const query = buildStatisticsQuery({
+      modifiedSince: '2024-01-01T10:00:00Z',
+      modifiedBefore: '2024-03-01T12:00:00Z',
+      statuses: ['ACTIVE'],
+      hasLocationGroup: true,
+    });
+    expect(query.source).toBe('dayCounters');
+    expect(query.values).toEqual(['2024-01-01T10:00:00Z', '2024-03-01T12:00:00Z', ['ACTIVE']]);
+    const [days, sinceDay, beforeDay] = query.text.split(' UNION ALL ');
+    expect(days).toContain(
+      "FROM location_day_counters\n      WHERE day > ($1::timestamptz AT TIME ZONE 'UTC')::date AND day < ($2::timestamptz AT TIME ZONE 'UTC')::date",
+    );
+    expect(sinceDay).toContain(
+      "WHERE updated_at > $1::timestamptz AND updated_at < ((($1::timestamptz AT TIME ZONE 'UTC')::date + 1)::timestamp AT TIME ZONE 'UTC') AND updated_at < $2::timestamptz",
+    );
+    expect(beforeDay).toContain(
+      "WHERE updated_at >= (($2::timestamptz AT TIME ZONE 'UTC')::date::timestamp AT TIME ZONE 'UTC') AND updated_at < $2::timestamptz AND ($1::timestamptz AT TIME ZONE 'UTC')::date < ($2::timestamptz AT TIME ZONE 'UTC')::date",
+    );
+    expect(beforeDay).toMatch(/\) AS matching WHERE status = ANY\(\$3::text\[\]\) AND has_location_group = true$/);
+  });
+
+  it('given only modifiedSince, when built, then the days after its day and the rest of its day are counted', () => {
+    const parts = buildStatisticsQuery({ modifiedSince: '2024-01-01T10:00:00Z' }).text.split(' UNION ALL ');
+    expect(parts).toHaveLength(2);
+    expect(parts[0]).toContain("WHERE day > ($1::timestamptz AT TIME ZONE 'UTC')::date");
+    expect(parts[0]).not.toContain('day <');
+  });
+
+  it('given only modifiedBefore, when built, then the days before its day and the start of its day are counted', () => {
+    const parts = buildStatisticsQuery({ modifiedBefore: '2024-01-01T10:00:00Z' }).text.split(' UNION ALL ');
+    expect(parts).toHaveLength(2);
+    expect(parts[0]).toContain("WHERE day < ($1::timestamptz AT TIME ZONE 'UTC')::date");
+    expect(parts[1]).toContain(
+      "updated_at >= (($1::timestamptz AT TIME ZONE 'UTC')::date::timestamp AT TIME ZONE 'UTC')",
+    );
   });
 });

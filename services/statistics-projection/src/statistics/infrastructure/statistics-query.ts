@@ -6,10 +6,13 @@ import type { StatisticsFilter } from '@lx/domain';
  * - `counters`: the maintained counters by status, address, coordinates and grouping (at most 56 rows), for no filter
  *   or filters only on those dimensions: the daily "how many ACTIVE" check whatever the size;
  * - `geoCounters`: the same counters per country and region, when country or region is among the filters;
+ * - `dayCounters`: the same counters per UTC day of updatedAt, when modifiedSince / modifiedBefore are among the
+ *   filters (with none of the others below): whole days are summed there and only the boundary days are counted in
+ *   the facts (through the updated_at index), so the cost follows one day's changes, not the width of the range;
  * - `facts`: one row per location with indexes for the selective filters (group ids, locality, postal code, the
  *   updatedAt range); the cost follows the number of matching locations.
  */
-export type StatisticsSource = 'counters' | 'geoCounters' | 'facts';
+export type StatisticsSource = 'counters' | 'geoCounters' | 'dayCounters' | 'facts';
 
 export interface StatisticsQuery {
   source: StatisticsSource;
@@ -18,28 +21,28 @@ export interface StatisticsQuery {
 }
 
 /** The row the query returns: bigint counts as strings (node-postgres keeps int8 exact). */
-export type StatisticsRow = Record<'total' | 'address_only' | 'coordinates_only' | 'address_and_coordinates' | 'grouped', string> &
+export type StatisticsRow = Record<
+  'total' | 'address_only' | 'coordinates_only' | 'address_and_coordinates' | 'grouped',
+  string
+> &
   Record<string, string>;
 
 export const STATISTICS_TABLES: Record<StatisticsSource, string> = {
   counters: 'location_counters',
   geoCounters: 'location_geo_counters',
+  dayCounters: 'location_day_counters',
   facts: 'location_facts',
 };
 
 /** Filters only the facts can answer. */
-const FACT_ONLY: readonly (keyof StatisticsFilter)[] = [
-  'modifiedSince',
-  'modifiedBefore',
-  'addressGroupId',
-  'locationGroupId',
-  'locality',
-  'postalCode',
-];
+const FACT_ONLY: readonly (keyof StatisticsFilter)[] = ['addressGroupId', 'locationGroupId', 'locality', 'postalCode'];
 
 export function sourceFor(filter: StatisticsFilter): StatisticsSource {
-  if (FACT_ONLY.some((key) => filter[key] !== undefined)) return 'facts';
-  if (filter.country !== undefined || filter.region !== undefined) return 'geoCounters';
+  const dated = filter.modifiedSince !== undefined || filter.modifiedBefore !== undefined;
+  const geographic = filter.country !== undefined || filter.region !== undefined;
+  if (FACT_ONLY.some((key) => filter[key] !== undefined) || (dated && geographic)) return 'facts';
+  if (dated) return 'dayCounters';
+  if (geographic) return 'geoCounters';
   return 'counters';
 }
 
@@ -50,6 +53,7 @@ export function sourceFor(filter: StatisticsFilter): StatisticsSource {
  */
 export function buildStatisticsQuery(filter: StatisticsFilter): StatisticsQuery {
   const source = sourceFor(filter);
+  if (source === 'dayCounters') return buildDayCountersQuery(filter);
   const facts = source === 'facts';
   const weight = facts ? 'count(*)' : 'sum(locations)';
   const grouped = facts ? 'location_group_id IS NOT NULL' : 'has_location_group';
@@ -65,7 +69,11 @@ export function buildStatisticsQuery(filter: StatisticsFilter): StatisticsQuery 
   if (filter.hasAddress !== undefined) where((p) => `has_address = ${p}::boolean`, filter.hasAddress);
   if (filter.hasCoordinates !== undefined) where((p) => `has_coordinates = ${p}::boolean`, filter.hasCoordinates);
   if (filter.hasLocationGroup !== undefined) {
-    conditions.push(facts ? `location_group_id IS ${filter.hasLocationGroup ? 'NOT ' : ''}NULL` : `has_location_group = ${filter.hasLocationGroup}`);
+    conditions.push(
+      facts
+        ? `location_group_id IS ${filter.hasLocationGroup ? 'NOT ' : ''}NULL`
+        : `has_location_group = ${filter.hasLocationGroup}`,
+    );
   }
   if (filter.addressGroupId !== undefined) where((p) => `address_group_id = ${p}::uuid`, filter.addressGroupId);
   if (filter.locationGroupId !== undefined) where((p) => `location_group_id = ${p}::uuid`, filter.locationGroupId);
@@ -74,17 +82,76 @@ export function buildStatisticsQuery(filter: StatisticsFilter): StatisticsQuery 
   if (filter.locality !== undefined) where((p) => `locality = ${p}`, filter.locality);
   if (filter.postalCode !== undefined) where((p) => `postal_code = ${p}`, filter.postalCode);
 
+  const text = `SELECT ${answerColumns(weight, grouped)} FROM ${STATISTICS_TABLES[source]}${
+    conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`
+  }`;
+  return { source, text, values };
+}
+
+/** The aggregate columns of every answer, over rows weighted by `weight`; `grouped` says whether a row is grouped. */
+function answerColumns(weight: string, grouped: string): string {
   const count = (condition: string) => `coalesce(${weight} FILTER (WHERE ${condition}), 0)`;
-  const columns = [
+  return [
     `coalesce(${weight}, 0) AS total`,
     ...SERVICEABILITY_STATUSES.map((status) => `${count(`status = '${status}'`)} AS "${status}"`),
     `${count('has_address AND NOT has_coordinates')} AS address_only`,
     `${count('has_coordinates AND NOT has_address')} AS coordinates_only`,
     `${count('has_address AND has_coordinates')} AS address_and_coordinates`,
     `${count(grouped)} AS grouped`,
+  ].join(', ');
+}
+
+/**
+ * modifiedSince S / modifiedBefore B (exclusive bounds) with only counter dimensions besides: the whole UTC days
+ * strictly between S's day and B's day come from location_day_counters; the rest of S's day after S, and the part of
+ * B's day before B, from location_facts (when S and B fall on one day, only the facts between them). Day boundaries
+ * are computed by Postgres from the same timestamptz values it stores, so the parts never overlap or leave a gap.
+ */
+function buildDayCountersQuery(filter: StatisticsFilter): StatisticsQuery {
+  const values: unknown[] = [];
+  const parameter = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const since = filter.modifiedSince === undefined ? undefined : `${parameter(filter.modifiedSince)}::timestamptz`;
+  const before = filter.modifiedBefore === undefined ? undefined : `${parameter(filter.modifiedBefore)}::timestamptz`;
+  const dayOf = (instant: string) => `(${instant} AT TIME ZONE 'UTC')::date`;
+  const startOf = (day: string) => `(${day}::timestamp AT TIME ZONE 'UTC')`;
+
+  const wholeDays = [
+    since === undefined ? undefined : `day > ${dayOf(since)}`,
+    before === undefined ? undefined : `day < ${dayOf(before)}`,
+  ].filter((condition) => condition !== undefined);
+  const parts = [
+    `SELECT status, has_address, has_coordinates, has_location_group, locations FROM ${STATISTICS_TABLES.dayCounters}
+      WHERE ${wholeDays.join(' AND ')}`,
   ];
-  const text = `SELECT ${columns.join(', ')} FROM ${STATISTICS_TABLES[source]}${
-    conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`
-  }`;
-  return { source, text, values };
+  const factPart = (conditions: string[]) =>
+    `SELECT coalesce(status, '') AS status, has_address, has_coordinates, location_group_id IS NOT NULL AS has_location_group,
+            1::bigint AS locations
+       FROM ${STATISTICS_TABLES.facts} WHERE ${conditions.join(' AND ')}`;
+  if (since !== undefined) {
+    // The rest of S's day after S (and before B when B is that same day).
+    const conditions = [`updated_at > ${since}`, `updated_at < ${startOf(`(${dayOf(since)} + 1)`)}`];
+    if (before !== undefined) conditions.push(`updated_at < ${before}`);
+    parts.push(factPart(conditions));
+  }
+  if (before !== undefined) {
+    // The part of B's day before B, unless S's day is B's day (counted above).
+    const conditions = [`updated_at >= ${startOf(dayOf(before))}`, `updated_at < ${before}`];
+    if (since !== undefined) conditions.push(`${dayOf(since)} < ${dayOf(before)}`);
+    parts.push(factPart(conditions));
+  }
+
+  const conditions: string[] = [];
+  if (filter.statuses !== undefined) conditions.push(`status = ANY(${parameter(filter.statuses)}::text[])`);
+  if (filter.hasAddress !== undefined) conditions.push(`has_address = ${parameter(filter.hasAddress)}::boolean`);
+  if (filter.hasCoordinates !== undefined) {
+    conditions.push(`has_coordinates = ${parameter(filter.hasCoordinates)}::boolean`);
+  }
+  if (filter.hasLocationGroup !== undefined) conditions.push(`has_location_group = ${filter.hasLocationGroup}`);
+  const text = `SELECT ${answerColumns('sum(locations)', 'has_location_group')} FROM (${parts.join(
+    ' UNION ALL ',
+  )}) AS matching${conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`}`;
+  return { source: 'dayCounters', text, values };
 }

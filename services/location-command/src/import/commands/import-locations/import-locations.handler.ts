@@ -59,11 +59,13 @@ interface WorkingStream {
 /**
  * POST /operator/imports: applies a file of locations row by row with the same rules as PUT, in batches.
  *
- * Each batch is one transaction on the import's own connection: lock the batch's locations, load the groups its rows
- * reference, decide every row in memory, then write events, states and outbox rows with one statement per table.
- * Reading and deciding the next batch overlaps with the previous batch's write; a batch only loads state after the
- * previous one committed, so a location repeated across batches is decided against its latest state. Memory holds two
- * batches and the capped report, whatever the file size.
+ * A batch is first prepared outside any transaction: its locations and the groups its rows reference are read without
+ * locks, every row is decided in memory, and the events are serialized. It is then committed in one transaction on
+ * the import's own connection, which checks what the decisions relied on (updated locations still at their versions,
+ * referenced groups still there) and writes events (COPY), state rows and outbox rows; if anything moved meanwhile,
+ * the batch is decided again on fresh state. Preparing the next batch overlaps with committing the previous one,
+ * unless they share a location, which must then be decided on what the previous batch left. Memory holds two batches
+ * and the capped report, whatever the file size.
  *
  * A full-replace import records the ids the file names (valid or not, so a mistyped row never retires its location)
  * in a temporary table of the connection, and when the whole file was read retires every other location that is

@@ -1,0 +1,233 @@
+/**
+ * GET /locations/{id} of location-query at 1,000,000 locations, beside a baseline measured in the same run: a bare
+ * Fastify handler doing the same primary-key lookup on the same table with node-postgres.
+ *
+ *   bash bench/location-query/run.sh     (BENCH_ROUNDS, default 3; BENCH_SECONDS per round and target, default 10;
+ *                                        BENCH_ROWS, default 1e6)
+ *
+ * Setup (not timed): a fresh schema migrated by the service's own CLI, then 1,000,000 realistic locations written
+ * straight into the read model with COPY (psql \copy). COPY is used instead of replaying events because it loads the
+ * table in well under a minute, while a replay applies each event through the projection; what is measured here is the
+ * read path, which does not care how the rows got there. The service then runs from dist/ exactly as in production
+ * (its projection positioned at the end of the log so it reads no history), the baseline as its own process too (once
+ * as the plainest handler, once with a named prepared statement as the service uses), and autocannon (64 connections,
+ * random ids) drives each in turn, BENCH_ROUNDS (3) rounds of BENCH_SECONDS (10), alternating, so a busy neighbour on
+ * a shared machine hits all three alike. Loopback only. BENCH_KEEP=1 keeps the schema.
+ */
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { TOPICS } from '@lx/contracts';
+import { KafkaEventBus } from '@lx/messaging';
+import { loadInfraEnv, REPO_ROOT, requireEnv } from '../../libs/testing/src/infra-env';
+import { startTestTokenIssuer } from '../../libs/testing/src/token-issuer';
+import {
+  copyInto,
+  copyValue,
+  loadAverage,
+  log,
+  measure,
+  type Measurement,
+  positionAtLogEnd,
+  REGISTER,
+  run,
+  type Server,
+  startServer,
+  table,
+} from './bench-support';
+
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
+const ROWS = Number(process.env['BENCH_ROWS'] ?? 1_000_000);
+const CONNECTIONS = 64;
+const DIST = join(REPO_ROOT, 'dist/services/location-query/services/location-query/src');
+
+/** A small fast generator; the data only needs to look like production, not to be unpredictable. */
+function generator(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
+    return state / 4_294_967_296;
+  };
+  return { next, pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]! };
+}
+
+const STATUSES = ['PLANNED', 'CONSTRUCTION', 'ACTIVE', 'ACTIVE', 'ACTIVE', 'INACTIVE', 'RETIRED'] as const;
+const STREETS = ['Glenarm', 'Main', 'Colfax', 'Broadway', 'Larimer', 'Market', 'Blake', 'Wazee'];
+const TYPES = ['ST', 'AVE', 'PL', 'BLVD', 'DRIVE'];
+
+/** Realistic rows of the read model: id, version, body (the served JSON), group ids, updated_at. */
+function* locationRows(count: number, ids: string[], groups: string[], mdus: string[]): Generator<string> {
+  const random = generator(42);
+  const start = Date.parse('2023-01-01T00:00:00Z');
+  for (let n = 0; n < count; n += 1) {
+    const id = randomUUID();
+    if (n % 10 === 0) ids.push(id);
+    const created = new Date(start + Math.floor(random.next() * 6e10)).toISOString();
+    const updated = new Date(Date.parse(created) + Math.floor(random.next() * 3e9)).toISOString();
+    const grouped = random.next() < 0.7 ? random.pick(groups) : undefined;
+    const mdu = random.next() < 0.15 ? random.pick(mdus) : undefined;
+    const body = {
+      id,
+      createdAt: created,
+      updatedAt: updated,
+      ...(random.next() < 0.2 ? { notes: 'Gate code at the front desk' } : {}),
+      ...(grouped ? { locationGroupId: grouped } : {}),
+      geography: { country: 'US', region: 'CO', locality: `Town ${n % 2000}`, postalCode: String(80000 + (n % 20000)) },
+      address: {
+        streetNumber: String(1 + (n % 4000)),
+        streetName: random.pick(STREETS),
+        streetType: random.pick(TYPES),
+        ...(mdu ? { subunitType: 'APT', subunitIdentifier: String(1 + (n % 300)), addressGroupId: mdu } : {}),
+      },
+      coordinates: { latitude: 39 + random.next(), longitude: -105 + random.next() },
+      fiberAccessDetails: {
+        circuitId: `CIR-${n}`,
+        fdh: `FDH-${n % 500}`,
+        layer2AccessProtocol: 'GPON',
+        serviceability: { status: random.pick(STATUSES) },
+      },
+      customFields: { tier: random.pick(['gold', 'silver', 'bronze']), floors: 1 + (n % 12) },
+    };
+    yield [id, 1, JSON.stringify(body), grouped ?? null, mdu ?? null, updated].map(copyValue).join('\t');
+  }
+}
+
+async function main(): Promise<void> {
+  loadInfraEnv();
+  const databaseUrl = requireEnv('DATABASE_URL');
+  const brokers = requireEnv('KAFKA_BROKERS').split(',');
+  const suffix = `${Date.now().toString(36)}`;
+  const schema = `bench_lq_${suffix}`;
+  const groupId = `bench-lq-${suffix}`;
+  const issuer = await startTestTokenIssuer();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...issuer.env,
+    DATABASE_SCHEMA: schema,
+    PROJECTION_GROUP_ID: groupId,
+    LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
+  };
+  const db = new Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
+  const bus = new KafkaEventBus({ brokers, clientId: `bench-${suffix}` });
+  const servers: Server[] = [];
+  try {
+    log(`migrating ${schema}`);
+    await run([join(DIST, 'cli.js'), 'migrate'], env);
+    await db.connect();
+    const topics = [TOPICS.locationEvents.name, TOPICS.locationGroupEvents.name, TOPICS.addressGroupEvents.name];
+    await positionAtLogEnd(db, groupId, (await Promise.all(topics.map((topic) => bus.partitionBounds(topic)))).flat());
+
+    log(`loading ${ROWS.toLocaleString('en-US')} locations with COPY`);
+    const loadStarted = performance.now();
+    const ids: string[] = [];
+    const groups = Array.from({ length: 500 }, () => randomUUID());
+    const mdus = Array.from({ length: 20_000 }, () => randomUUID());
+    await copyInto(
+      databaseUrl,
+      `${schema}.locations`,
+      ['id', 'version', 'body', 'location_group_id', 'address_group_id', 'updated_at'],
+      locationRows(ROWS, ids, groups, mdus),
+    );
+    await db.query('VACUUM ANALYZE locations');
+    log(`loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
+
+    const service = await startServer([join(DIST, 'main.js')], env, '/health/ready');
+    const baselineArgs = ['-r', REGISTER, join(REPO_ROOT, 'bench/location-query/bare-baseline.ts')];
+    const baseline = await startServer(baselineArgs, env, '/ready');
+    const prepared = await startServer(baselineArgs, { ...env, BASELINE_PREPARED: '1' }, '/ready');
+    servers.push(service, baseline, prepared);
+    const token = await issuer.token({ scopes: ['locations:read'] });
+    const headers = { authorization: `Bearer ${token}` };
+
+    // Same bytes from all three, before anything is timed.
+    for (const id of ids.slice(0, 20)) {
+      const [a, b, c] = await Promise.all([
+        fetch(`${service.url}/locations/${id}`, { headers }).then((response) => response.text()),
+        fetch(`${baseline.url}/locations/${id}`).then((response) => response.text()),
+        fetch(`${prepared.url}/locations/${id}`).then((response) => response.text()),
+      ]);
+      if (a !== b || a !== c) throw new Error(`service and baseline disagree on ${id}`);
+    }
+
+    let cursor = 0;
+    const path = () => `/locations/${ids[(cursor = (cursor + 7919) % ids.length)]}`;
+    const target = async (server: Server, seconds: number) => {
+      const result = await measure({
+        url: server.url,
+        connections: CONNECTIONS,
+        seconds,
+        path,
+        headers: server === service ? headers : {},
+      });
+      if (result.non2xx > 0 || result.errors > 0) throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors`);
+      return result;
+    };
+    log('warming up');
+    for (const server of [baseline, prepared, service]) await target(server, 5);
+    // The machine may be shared: short measurements of the three, alternating, several rounds.
+    const results = { baseline: [] as Measurement[], prepared: [] as Measurement[], service: [] as Measurement[] };
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      log(`round ${round} of ${ROUNDS}`);
+      results.baseline.push(await target(baseline, SECONDS));
+      results.prepared.push(await target(prepared, SECONDS));
+      results.service.push(await target(service, SECONDS));
+    }
+    const load = await loadAverage();
+    const rows = (label: string, measured: Measurement[]) =>
+      measured.map((result, index) => [
+        `${label}, round ${index + 1}`,
+        result.requestsPerSecond.toFixed(0),
+        result.p50,
+        result.p99,
+      ]);
+    const mean = (measured: Measurement[]) =>
+      measured.reduce((sum, result) => sum + result.requestsPerSecond, 0) / measured.length;
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    const p99 = (measured: Measurement[]) => median(measured.map((result) => result.p99));
+
+    process.stdout.write(
+      `\nGET /locations/{id}, ${ROWS.toLocaleString('en-US')} locations, autocannon ${CONNECTIONS} connections, ` +
+        `${ROUNDS} rounds of ${SECONDS} s per target, random ids; service LOG_LEVEL=${env['LOG_LEVEL']}; ${load}\n\n`,
+    );
+    process.stdout.write(
+      `${table(
+        ['target', 'req/s', 'p50 ms', 'p99 ms'],
+        [
+          ...rows('baseline (bare Fastify + pg)', results.baseline),
+          ...rows('baseline with a prepared statement', results.prepared),
+          ...rows('location-query', results.service),
+        ],
+      )}\n\n`,
+    );
+    process.stdout.write(
+      `${table(
+        ['service vs', 'req/s ratio (mean of rounds; target ≥ 0.8)', 'p99 ratio (median of rounds; target ≤ 1.5)'],
+        [
+          [
+            'baseline',
+            (mean(results.service) / mean(results.baseline)).toFixed(2),
+            (p99(results.service) / p99(results.baseline)).toFixed(2),
+          ],
+          [
+            'baseline with a prepared statement',
+            (mean(results.service) / mean(results.prepared)).toFixed(2),
+            (p99(results.service) / p99(results.prepared)).toFixed(2),
+          ],
+        ],
+      )}\n`,
+    );
+  } finally {
+    for (const server of servers) await server.stop();
+    if (process.env['BENCH_KEEP'] !== '1')
+      await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+    await db.end().catch(() => undefined);
+    await bus.close();
+    await issuer.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
