@@ -138,6 +138,10 @@ async function main(): Promise<void> {
     await db.query(
       `INSERT INTO location_geo_counters SELECT country, region, ${cells}, count(*) FROM location_facts GROUP BY 1, 2, 3, 4, 5, 6`,
     );
+    await db.query(
+      `INSERT INTO location_day_counters SELECT (updated_at AT TIME ZONE 'UTC')::date, ${cells}, count(*)
+         FROM location_facts GROUP BY 1, 2, 3, 4, 5`,
+    );
     await db.query('VACUUM ANALYZE');
 
     const service = await startServer([join(DIST, 'main.js')], env, '/health/ready');
@@ -163,7 +167,8 @@ async function main(): Promise<void> {
       ['modifiedSince 1 year ago (~50 %)', `modifiedSince=${year}`],
       ['modifiedSince 1 year ago + status', `modifiedSince=${year}&status=ACTIVE`],
       ['locality + status + hasLocationGroup', 'locality=Town 42&status=ACTIVE&hasLocationGroup=true'],
-      ['worst case: region + modifiedSince 1 year ago', `region=R05&modifiedSince=${year}`],
+      ['region + modifiedSince 1 year ago', `region=R05&modifiedSince=${year}`],
+      ['worst case: country + modifiedSince 1 year ago', `country=US&modifiedSince=${year}`],
     ];
 
     const rows: (string | number)[][] = [];

@@ -45,6 +45,8 @@ export class CreateLocationFacts1795824000000 implements MigrationInterface {
       ['locality', 'locality', ''],
       ['postal_code', 'postal_code', ''],
       ['updated_at', 'updated_at', ''],
+      // A region with an updatedAt range (the day counters have no geography).
+      ['region_updated_at', 'region, updated_at', ''],
     ] as const) {
       await queryRunner.query(
         `CREATE INDEX location_facts_${name}_idx ON location_facts (${key}) INCLUDE (${COUNTED}) ${where}`,
