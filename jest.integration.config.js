@@ -6,6 +6,7 @@ module.exports = {
   displayName: 'integration',
   rootDir: __dirname,
   testMatch: ['<rootDir>/{libs,services}/*/test/integration/**/*.int-spec.ts'],
+  globalSetup: '<rootDir>/libs/testing/src/global-setup-integration.ts',
   setupFiles: ['<rootDir>/libs/testing/src/setup-integration.ts'],
   testTimeout: 60_000,
 };

@@ -53,6 +53,8 @@ start_service() {
       unset AUTH_ENCRYPTION_KEY ADMIN_CLIENT_ID ADMIN_CLIENT_SECRET
     fi
     export HTTP_PORT=$port HTTP_HOST=127.0.0.1
+    # Tokens are verified against this stack's auth service, wherever its port was moved.
+    export AUTH_JWKS_URL="${AUTH_JWKS_URL:-http://127.0.0.1:$(port_of auth)/.well-known/jwks.json}"
     cd "$LX_REPO_ROOT"
     exec node "dist/services/$name/services/$name/src/main.js"
   ) >>"$LX_LOG_DIR/$name.log" 2>&1 &
