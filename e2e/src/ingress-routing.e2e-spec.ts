@@ -13,13 +13,16 @@ type Service = (typeof SERVICES)[number];
 
 const serviceUrl = (service: Service) => requireEnv(`${service.toUpperCase().replace(/-/g, '_')}_URL`);
 
-/** Requests a service answered with `status`, summed over routes, from its own /metrics. */
+/** Requests a service answered with `status`, summed over routes except /metrics itself (these scrapes count there). */
 async function answeredWith(service: Service, status: number): Promise<number> {
   const text = await (await fetch(`${serviceUrl(service)}/metrics`)).text();
   return text
     .split('\n')
     .filter(
-      (line) => line.startsWith('http_request_duration_seconds_count{') && line.includes(`status_code="${status}"`),
+      (line) =>
+        line.startsWith('http_request_duration_seconds_count{') &&
+        line.includes(`status_code="${status}"`) &&
+        !line.includes('route="/metrics"'),
     )
     .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
 }
