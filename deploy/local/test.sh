@@ -26,6 +26,8 @@ lx_info "type check"
 npx tsc -p tsconfig.json --noEmit
 
 lx_info "lint"
+# The module-boundary rule reads Nx's project graph, which a fresh clone has not computed yet.
+npx nx show projects >/dev/null
 npx eslint . --max-warnings=0
 
 lx_info "unit tests"

@@ -75,9 +75,9 @@ export class ProjectionConsumer {
   private handle?: ConsumerHandle;
   /** Dead-letter topics known to exist; each is created when its first letter is due, so none exist without letters. */
   private readonly deadLetterTopics = new Set<string>();
-  private status: ProjectionHealth = { state: 'starting' };
-  /** Start of the current run of failures; undefined while batches apply. */
-  private failingSince?: number;
+  private state: 'starting' | 'joined' | 'stopped' = 'starting';
+  /** Partitions (or the consumer itself, '*') failing now: since when, and why. Cleared by the next success. */
+  private readonly failures = new Map<string, { since: number; failure: string }>();
 
   constructor(
     private readonly pool: Pool,
@@ -110,18 +110,21 @@ export class ProjectionConsumer {
 
   async stop(): Promise<void> {
     await this.handle?.stop();
-    this.status = { state: 'stopped' };
+    this.state = 'stopped';
   }
 
+  /** Failing once some partition (or the consumer) has failed without a success for failingAfterMs. */
   health(): ProjectionHealth {
-    if (this.status.state !== 'failing') return this.status;
-    const failingFor = Date.now() - (this.failingSince ?? Date.now());
-    return failingFor >= (this.options.failingAfterMs ?? 5_000) ? this.status : { state: 'joined' };
+    const threshold = Date.now() - (this.options.failingAfterMs ?? 5_000);
+    for (const { since, failure } of this.failures.values()) {
+      if (since <= threshold) return { state: 'failing', failure };
+    }
+    return { state: this.state };
   }
 
-  private failed(error: unknown): void {
-    this.failingSince ??= Date.now();
-    this.status = { state: 'failing', failure: describeFailure(error) };
+  private failed(key: string, error: unknown): void {
+    const since = this.failures.get(key)?.since ?? Date.now();
+    this.failures.set(key, { since, failure: describeFailure(error) });
   }
 
   /** Where this group's read model stands, per partition (the offsets stored with it). */
@@ -137,7 +140,7 @@ export class ProjectionConsumer {
       try {
         await this.applyRun(batch.topic, batch.partition, messages);
       } catch (error) {
-        this.failed(error);
+        this.failed(`${batch.topic}/${batch.partition}`, error);
         this.logger.warn(
           { topic: batch.topic, partition: batch.partition, offset: messages[0]?.offset, err: describeFailure(error) },
           'Projection batch failed; it will be retried',
@@ -145,8 +148,7 @@ export class ProjectionConsumer {
         throw error;
       }
       timer?.();
-      this.status = { state: 'joined' };
-      this.failingSince = undefined;
+      this.failures.delete(`${batch.topic}/${batch.partition}`);
       control.markConsumed(messages[messages.length - 1]!.offset);
       await control.heartbeat();
     }
@@ -259,19 +261,19 @@ export class ProjectionConsumer {
     switch (event.type) {
       case 'joined':
         // A member that (re)joined is consuming again; a batch that still fails marks it failing again.
-        this.status = { state: 'joined' };
-        this.failingSince = undefined;
+        this.state = 'joined';
+        this.failures.clear();
         this.logger.log({ groupId: this.options.groupId, assigned: event.assigned.length }, 'Joined consumer group');
         break;
       case 'crashed':
-        this.failed(event.error);
+        this.failed('*', event.error);
         this.logger.error(
           { groupId: this.options.groupId, err: describeFailure(event.error), restarting: event.restarting },
           'Projection consumer crashed',
         );
         break;
       case 'stopped':
-        this.status = { state: 'stopped' };
+        this.state = 'stopped';
         break;
     }
   }

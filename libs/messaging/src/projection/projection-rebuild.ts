@@ -181,11 +181,12 @@ async function trySwitch(
   try {
     await client.query('BEGIN');
     await client.query(`SET LOCAL lock_timeout = '${SWITCH_LOCK_TIMEOUT}'`);
-    // The live consumer writes its tables before its offsets; holding the tables and then the offset rows freezes it.
-    await client.query(`LOCK TABLE ${options.tables.map(quote).join(', ')} IN ACCESS EXCLUSIVE MODE`);
+    // In the consumers' own order: a consumer transaction locks its partition's offset row first, then the tables.
+    // Holding the offset rows, then the tables, freezes both groups without a lock cycle.
     await client.query(`SELECT 1 FROM consumer_offsets WHERE group_id = ANY($1) FOR UPDATE`, [
       [options.liveGroupId, groupId],
     ]);
+    await client.query(`LOCK TABLE ${options.tables.map(quote).join(', ')} IN ACCESS EXCLUSIVE MODE`);
     const rebuilt = await storedPositions(client, groupId);
     const live = await storedPositions(client, options.liveGroupId);
     const progress = progressOf(rebuilt, targetsOf(floor, live));
@@ -206,8 +207,9 @@ async function trySwitch(
     return rebuilt;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
-    // Lock timeout: readers or the live consumer held the tables too long; try again on the next round.
-    if ((error as { code?: unknown }).code === '55P03') return undefined;
+    // Lock timeout (readers or a consumer held the tables too long) or a deadlock: try again on the next round.
+    const code = (error as { code?: unknown }).code;
+    if (code === '55P03' || code === '40P01') return undefined;
     throw error;
   } finally {
     release();

@@ -24,9 +24,8 @@ export interface ProjectionModuleOptions {
   batchSize: number;
   /** Partitions applied at the same time (see ProjectionConsumerOptions.concurrency). */
   concurrency: number;
-  /** The projection; its own dependencies must be providers of `providers` or of global modules. */
+  /** The projection; its dependencies must come from global modules (it usually needs none). */
   projection: Type<Projection>;
-  providers?: Type[];
 }
 
 const PROJECTION = Symbol('PROJECTION');
@@ -70,7 +69,6 @@ export class ProjectionModule {
     return {
       module: ProjectionModule,
       providers: [
-        ...(options.providers ?? []),
         {
           provide: PG_POOL,
           useFactory: (dataSource: DataSource) => pgPoolOf(dataSource),
