@@ -1,5 +1,6 @@
 export * from './config/config';
 export * from './auth/authentication';
+export * from './auth/caching-access-token.verifier';
 export * from './errors/error-response';
 export * from './errors/error-response.filter';
 export * from './logging/logger';

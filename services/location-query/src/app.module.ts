@@ -6,8 +6,9 @@ import {
   DatabaseReadinessCheck,
   HealthModule,
   MetricsModule,
+  CachingJwksAccessTokenVerifier,
+  VerifierConfigModule,
 } from '@lx/platform';
-import { CachingJwksAccessTokenVerifier, VerifierConfigModule } from './auth/caching-access-token.verifier';
 import type { LocationQueryConfig } from './config/location-query.config';
 import { MIGRATIONS } from './database/migrations';
 import { GroupModule } from './group/group.module';

@@ -6,8 +6,9 @@ import {
   DatabaseReadinessCheck,
   HealthModule,
   MetricsModule,
+  CachingJwksAccessTokenVerifier,
+  VerifierConfigModule,
 } from '@lx/platform';
-import { CachingJwksAccessTokenVerifier, VerifierConfigModule } from './auth/caching-access-token.verifier';
 import type { StatisticsProjectionConfig } from './config/statistics-projection.config';
 import { MIGRATIONS } from './database/migrations';
 import { LocationFactsProjection } from './facts/location-facts.projection';

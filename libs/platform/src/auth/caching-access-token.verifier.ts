@@ -1,6 +1,8 @@
 import { decodeJwt } from 'jose';
 import { type DynamicModule, Inject, Injectable, Module } from '@nestjs/common';
-import { AccessTokenVerifier, type AuthConfig, JwksAccessTokenVerifier, type Principal } from '@lx/platform';
+import type { AuthConfig } from '../config/config';
+import { AccessTokenVerifier, JwksAccessTokenVerifier } from './access-token.verifier';
+import type { Principal } from './authentication.errors';
 
 /** How long a verified token is trusted without checking its signature again (never past its own expiry). */
 const MAX_CACHE_MS = 60_000;

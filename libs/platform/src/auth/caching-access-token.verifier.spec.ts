@@ -1,4 +1,5 @@
-import { AccessTokenVerifier, AuthenticationError, type Principal } from '@lx/platform';
+import { AccessTokenVerifier } from './access-token.verifier';
+import { AuthenticationError, type Principal } from './authentication.errors';
 import { CachingAccessTokenVerifier } from './caching-access-token.verifier';
 
 /** An unsigned JWT carrying only `exp` (the cache reads exp after the inner verifier accepted the token). */
