@@ -8,5 +8,5 @@ module.exports = {
   testMatch: ['<rootDir>/{libs,services}/*/test/integration/**/*.int-spec.ts'],
   globalSetup: '<rootDir>/libs/testing/src/global-setup-integration.ts',
   setupFiles: ['<rootDir>/libs/testing/src/setup-integration.ts'],
-  testTimeout: 60_000,
+  testTimeout: 180_000,
 };

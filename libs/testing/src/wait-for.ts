@@ -1,5 +1,5 @@
 /** Polls `probe` until it returns true; fails with `description` after `timeoutMs`. */
-export async function waitFor(description: string, probe: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+export async function waitFor(description: string, probe: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await probe().catch(() => false)) return;

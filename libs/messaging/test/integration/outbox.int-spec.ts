@@ -128,12 +128,12 @@ describe('transactional outbox with its relay, on real Postgres and Kafka', () =
     const second = await startService();
     const [first] = contexts as [INestApplicationContext];
     await append(second, ['d'], 0, 20);
-    await waitFor('20 more messages', async () => received.length >= 320, 30_000);
+    await waitFor('20 more messages', async () => received.length >= 320, 90_000);
 
     await first.close();
     contexts.splice(0, 1);
     await append(second, ['d'], 20, 20);
-    await waitFor('the second replica relays after the first stopped', async () => received.length >= 340, 30_000);
+    await waitFor('the second replica relays after the first stopped', async () => received.length >= 340, 90_000);
     await new Promise((resolve) => setTimeout(resolve, 500));
 
     expect(received).toHaveLength(340);

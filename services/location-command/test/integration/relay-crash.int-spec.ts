@@ -116,7 +116,7 @@ describe('outbox relay crash', () => {
 
       const restarted = spawnTs(relayFile, relayEnv);
       children.push(restarted);
-      await waitFor('the restarted relay to drain the outbox', async () => (await store.unpublished()) === 0, 60_000);
+      await waitFor('the restarted relay to drain the outbox', async () => (await store.unpublished()) === 0, 90_000);
       const received = await service.events.waitFor(50, ids);
 
       const { duplicates } = expectEveryEventOnceInOrder(received, store.events);
@@ -125,7 +125,7 @@ describe('outbox relay crash', () => {
       await lock.release().catch(() => undefined);
       await service.close();
     }
-  }, 120_000);
+  }, 300_000);
 
   it('loses no event when the service process is SIGKILLed while its relay is publishing, and resumes after restart', async () => {
     const schema = `lc_it_crash_${uniqueSuffix()}`;
@@ -182,5 +182,5 @@ describe('outbox relay crash', () => {
       await lock.release().catch(() => undefined);
       await observer.close();
     }
-  }, 180_000);
+  }, 300_000);
 });

@@ -65,13 +65,13 @@ export async function startEventLog(brokers: readonly string[], topics: readonly
   for (const { topic, offsets } of ends) {
     for (const { partition, high } of offsets) consumer.seek({ topic, partition, offset: high });
   }
-  await waitFor('the test consumer joined its group', () => Promise.resolve(assigned), 30_000);
+  await waitFor('the test consumer joined its group', () => Promise.resolve(assigned), 90_000);
 
   const of = (...keys: string[]) => received.filter((message) => keys.includes(message.key));
   return {
     received,
     of,
-    async waitFor(count, keys, timeoutMs = 30_000) {
+    async waitFor(count, keys, timeoutMs = 90_000) {
       await waitFor(
         `${count} messages for ${keys.length} key(s)`,
         () => Promise.resolve(of(...keys).length >= count),

@@ -174,7 +174,7 @@ describe('location-query read model', () => {
         },
       });
       try {
-        await waitFor('the dead letter', async () => letters.some((letter) => letter.key === key), 30_000);
+        await waitFor('the dead letter', async () => letters.some((letter) => letter.key === key), 90_000);
         const letter = letters.find((candidate) => candidate.key === key)!;
         expect(letter.value).toBe(bytes);
         expect(letter.headers[KAFKA_HEADERS.dlqSourceTopic]).toBe(TOPICS.locationEvents.name);

@@ -54,7 +54,7 @@ export class ClientEventsReader {
     await waitFor(
       `${count} client events of ${clientId}`,
       () => Promise.resolve(this.eventsOf(clientId).length >= count),
-      30_000,
+      90_000,
     );
     return this.eventsOf(clientId);
   }
