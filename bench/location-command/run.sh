@@ -7,4 +7,4 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 npx tsc -p services/location-command/tsconfig.app.json
 npx tsc-alias -p services/location-command/tsconfig.app.json
-exec node -r ./services/location-command/test/support/register-swc.js bench/location-command/import-bench.ts "${1:-1000000}"
+exec node -r ./libs/testing/register-swc.js bench/location-command/import-bench.ts "${1:-1000000}"

@@ -1,14 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { REPO_ROOT } from '../../libs/testing/src/infra-env';
 import { freePort } from '../../libs/testing/src/private-postgres';
 import { waitFor } from '../../libs/testing/src/wait-for';
-
-/** Compiles TypeScript on the fly for the helper processes, the way the tests do. */
-export const REGISTER = join(REPO_ROOT, 'services/location-query/test/support/register-swc.js');
 
 export function log(message: string): void {
   process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${message}\n`);

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { TOPICS } from '@lx/contracts';
 import { KafkaEventBus } from '@lx/messaging';
-import { loadInfraEnv, REPO_ROOT, requireEnv } from '../../libs/testing/src/infra-env';
+import { loadInfraEnv, REGISTER_SWC, REPO_ROOT, requireEnv } from '../../libs/testing/src/infra-env';
 import { startTestTokenIssuer } from '../../libs/testing/src/token-issuer';
 import {
   copyInto,
@@ -29,7 +29,6 @@ import {
   measure,
   type Measurement,
   positionAtLogEnd,
-  REGISTER,
   run,
   type Server,
   startServer,
@@ -133,7 +132,7 @@ async function main(): Promise<void> {
     log(`loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
 
     const service = await startServer([join(DIST, 'main.js')], env, '/health/ready');
-    const baselineArgs = ['-r', REGISTER, join(REPO_ROOT, 'bench/location-query/bare-baseline.ts')];
+    const baselineArgs = ['-r', REGISTER_SWC, join(REPO_ROOT, 'bench/location-query/bare-baseline.ts')];
     const baseline = await startServer(baselineArgs, env, '/ready');
     const prepared = await startServer(baselineArgs, { ...env, BASELINE_PREPARED: '1' }, '/ready');
     servers.push(service, baseline, prepared);

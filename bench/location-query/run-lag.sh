@@ -9,4 +9,4 @@ for service in location-command location-query statistics-projection; do
   npx tsc -p "services/$service/tsconfig.app.json"
   npx tsc-alias -p "services/$service/tsconfig.app.json"
 done
-exec node -r ./services/location-query/test/support/register-swc.js bench/location-query/lag-bench.ts
+exec node -r ./libs/testing/register-swc.js bench/location-query/lag-bench.ts

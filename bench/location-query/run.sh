@@ -7,4 +7,4 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 npx tsc -p services/location-query/tsconfig.app.json
 npx tsc-alias -p services/location-query/tsconfig.app.json
-exec node -r ./services/location-query/test/support/register-swc.js bench/location-query/get-location-bench.ts
+exec node -r ./libs/testing/register-swc.js bench/location-query/get-location-bench.ts

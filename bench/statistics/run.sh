@@ -7,4 +7,4 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 npx tsc -p services/statistics-projection/tsconfig.app.json
 npx tsc-alias -p services/statistics-projection/tsconfig.app.json
-exec node -r ./services/location-query/test/support/register-swc.js bench/statistics/statistics-bench.ts
+exec node -r ./libs/testing/register-swc.js bench/statistics/statistics-bench.ts

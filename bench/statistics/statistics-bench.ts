@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { TOPICS } from '@lx/contracts';
 import { KafkaEventBus } from '@lx/messaging';
-import { loadInfraEnv, REPO_ROOT, requireEnv } from '../../libs/testing/src/infra-env';
+import { loadInfraEnv, REGISTER_SWC, REPO_ROOT, requireEnv } from '../../libs/testing/src/infra-env';
 import { startTestTokenIssuer } from '../../libs/testing/src/token-issuer';
 import {
   copyInto,
@@ -27,7 +27,6 @@ import {
   log,
   measure,
   positionAtLogEnd,
-  REGISTER,
   run,
   type Server,
   startServer,
@@ -146,7 +145,7 @@ async function main(): Promise<void> {
 
     const service = await startServer([join(DIST, 'main.js')], env, '/health/ready');
     const baseline = await startServer(
-      ['-r', REGISTER, join(REPO_ROOT, 'bench/statistics/naive-baseline.ts')],
+      ['-r', REGISTER_SWC, join(REPO_ROOT, 'bench/statistics/naive-baseline.ts')],
       env,
       '/ready',
     );

@@ -3,6 +3,9 @@ import { join } from 'node:path';
 
 export const REPO_ROOT = join(__dirname, '..', '..', '..');
 
+/** `node -r` this file to run TypeScript sources directly, compiled the way jest compiles them. */
+export const REGISTER_SWC = join(REPO_ROOT, 'libs', 'testing', 'register-swc.js');
+
 /**
  * Reads the endpoints that deploy/local wrote to .infra/env. A variable already set in the
  * environment wins, so tests can point at infrastructure started some other way.

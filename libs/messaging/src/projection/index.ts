@@ -6,3 +6,4 @@ export * from './pg-pool';
 export * from './projection-consumer';
 export * from './projection.module';
 export * from './projection-rebuild';
+export * from './projection-cli';

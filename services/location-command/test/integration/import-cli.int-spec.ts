@@ -5,11 +5,10 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { REPO_ROOT } from '@lx/testing';
+import { REGISTER_SWC, REPO_ROOT } from '@lx/testing';
 import { aLocationBody, type LocationCommandHarness, startLocationCommand } from '../support/location-command-harness';
 
 const run = promisify(execFile);
-const REGISTER = join(__dirname, '..', 'support', 'register-swc.js');
 const CLI = join(REPO_ROOT, 'services/location-command/src/cli/import.ts');
 
 /** The operator staff's import tool against the real service over HTTP. */
@@ -31,7 +30,7 @@ describe('lx-import command-line tool', () => {
   });
 
   const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-    run(process.execPath, ['-r', REGISTER, CLI, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env } }).then(
+    run(process.execPath, ['-r', REGISTER_SWC, CLI, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env } }).then(
       (result) => ({ code: 0, ...result }),
       (error: { code: number; stdout: string; stderr: string }) => ({
         code: error.code,

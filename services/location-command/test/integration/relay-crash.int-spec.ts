@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { freePort, REPO_ROOT, requireEnv, uniqueSuffix, waitFor } from '@lx/testing';
+import { freePort, REGISTER_SWC, REPO_ROOT, requireEnv, uniqueSuffix, waitFor } from '@lx/testing';
 import type { ReceivedMessage } from '../support/event-log';
 import {
   aLocationBody,
@@ -10,8 +10,6 @@ import {
   startLocationCommand,
   withStatus,
 } from '../support/location-command-harness';
-
-const REGISTER = join(__dirname, '..', 'support', 'register-swc.js');
 
 /** A child Node process running TypeScript sources; its output is kept for assertions and failure messages. */
 interface Child {
@@ -21,7 +19,7 @@ interface Child {
 }
 
 function spawnTs(file: string, env: NodeJS.ProcessEnv): Child {
-  const child = spawn(process.execPath, ['-r', REGISTER, file], {
+  const child = spawn(process.execPath, ['-r', REGISTER_SWC, file], {
     cwd: REPO_ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,7 +5,7 @@
  * a crash must lead to a re-publish and never to a loss.
  *
  * Env: DATABASE_URL, DATABASE_SCHEMA, KAFKA_BROKERS, RELAY_BATCH_SIZE, CRASH_AFTER_PUBLISHES (optional).
- * Run with: node -r ./services/location-command/test/support/register-swc.js <this file>
+ * Run with: node -r ./libs/testing/register-swc.js <this file>
  */
 import 'reflect-metadata';
 import { Global, Module } from '@nestjs/common';

@@ -1,10 +1,9 @@
 import { TOPICS } from '@lx/contracts';
 import { createServiceApp } from '@lx/platform';
-import { describeServiceSmoke, requireEnv, uniqueSuffix } from '@lx/testing';
+import { describeServiceSmoke, requireEnv, uniqueSuffix, positionAtLogEnd } from '@lx/testing';
 import { AppModule } from '../../src/app.module';
 import { loadLocationQueryConfig } from '../../src/config/location-query.config';
 import { MIGRATIONS } from '../../src/database/migrations';
-import { positionAtLogEnd } from '../support/projection-position';
 
 describeServiceSmoke({
   name: 'location-query',

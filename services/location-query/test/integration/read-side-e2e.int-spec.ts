@@ -1,8 +1,17 @@
 import { Client } from 'pg';
 import { type Location, type ServiceabilityStatus, TOPICS } from '@lx/contracts';
-import { requireEnv, startTestTokenIssuer, type TestTokenIssuer, uniqueSuffix, waitFor } from '@lx/testing';
-import { storeLogEndAsPosition } from '../support/projection-position';
-import { countersAgreeWithFacts, type Counts, expectedCounts, recountFacts } from '../support/recount';
+import {
+  requireEnv,
+  startTestTokenIssuer,
+  type TestTokenIssuer,
+  uniqueSuffix,
+  waitFor,
+  storeLogEndAsPosition,
+  countersAgreeWithFacts,
+  type Counts,
+  expectedCounts,
+  recountFacts,
+} from '@lx/testing';
 import { runServiceCli, type ServiceProcess, startServiceProcess } from '../support/service-process';
 
 const OPERATIONS = Number(process.env['LX_E2E_OPERATIONS'] ?? 3_000);

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Location } from '@lx/contracts';
-import { uniqueSuffix, waitFor } from '@lx/testing';
+import { uniqueSuffix, waitFor, aLocation, publish, waitUntilCaughtUp } from '@lx/testing';
 import { loadLocationQueryConfig } from '../../src/config/location-query.config';
 import { replayReadModel } from '../../src/replay/replay-read-model';
-import { aLocation, publish, waitUntilCaughtUp } from '../support/events';
 import { type LocationQueryHarness, READ_MODEL_TOPICS, startLocationQuery } from '../support/location-query-harness';
 
 const REPLAY_TIMEOUT_MS = 15 * 60_000;

@@ -1,9 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { freePort, REPO_ROOT, waitFor } from '@lx/testing';
-
-/** Runs TypeScript sources directly, compiled by swc the way jest compiles them (see register-swc.js). */
-const REGISTER = join(__dirname, 'register-swc.js');
+import { freePort, REGISTER_SWC, REPO_ROOT, waitFor } from '@lx/testing';
 
 /** A service of this repository running as its own process, which a test may SIGKILL and start again. */
 export interface ServiceProcess {
@@ -29,7 +26,7 @@ export async function startServiceProcess(name: ServiceName, env: NodeJS.Process
   const lines: string[] = [];
 
   const start = async () => {
-    child = spawn(process.execPath, ['-r', REGISTER, join(REPO_ROOT, 'services', name, 'src', 'main.ts')], {
+    child = spawn(process.execPath, ['-r', REGISTER_SWC, join(REPO_ROOT, 'services', name, 'src', 'main.ts')], {
       cwd: REPO_ROOT,
       env: fullEnv,
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -76,7 +73,7 @@ export function runServiceCli(
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ['-r', REGISTER, join(REPO_ROOT, 'services', name, 'src', 'cli.ts'), ...args],
+      ['-r', REGISTER_SWC, join(REPO_ROOT, 'services', name, 'src', 'cli.ts'), ...args],
       {
         cwd: REPO_ROOT,
         env,

@@ -1,56 +1,26 @@
-import { DataSource } from 'typeorm';
-import { ALL_TOPICS } from '@lx/contracts';
-import { KafkaEventBus, pgPoolOf, rebuildProjection, type RebuildProgress, type RebuildResult } from '@lx/messaging';
-import { dataSourceOptions, migrateSchema } from '@lx/platform';
+import { type ReplayOptions, replayProjection, type ReplayTarget, type RebuildResult } from '@lx/messaging';
 import type { StatisticsProjectionConfig } from '../config/statistics-projection.config';
 import { MIGRATIONS } from '../database/migrations';
 import { LocationFactsProjection } from '../facts/location-facts.projection';
 import { LIVE_TABLES, REBUILT_TABLES } from '../facts/statistics-tables';
 
-export interface ReplayOptions {
-  timeoutMs?: number;
-  onProgress?: (progress: RebuildProgress) => void;
-}
+/** The statistics facts and counters as a replay rebuilds them. */
+export const STATISTICS_REPLAY: ReplayTarget = {
+  migrations: MIGRATIONS,
+  tables: REBUILT_TABLES,
+  projectionFor: (tables) =>
+    new LocationFactsProjection({
+      facts: tables[LIVE_TABLES.facts]!,
+      counters: tables[LIVE_TABLES.counters]!,
+      geoCounters: tables[LIVE_TABLES.geoCounters]!,
+      dayCounters: tables[LIVE_TABLES.dayCounters]!,
+    }),
+};
 
-/**
- * Rebuilds the statistics facts and counters from offset 0 into fresh tables and switches the service over to them once they
- * have caught up (see rebuildProjection); the running service keeps answering from the old tables meanwhile.
- */
-export async function replayStatistics(
+/** Rebuilds the statistics facts and counters from offset 0 beside the running service, then switches to them. */
+export function replayStatistics(
   config: StatisticsProjectionConfig,
   options: ReplayOptions = {},
 ): Promise<RebuildResult> {
-  const dataSource = new DataSource(
-    dataSourceOptions({
-      config: { ...config.database, poolSize: config.projection.concurrency + 3 },
-      entities: [],
-      migrations: MIGRATIONS,
-    }),
-  );
-  await dataSource.initialize();
-  const bus = new KafkaEventBus({ ...config.kafka, clientId: `${config.kafka.clientId}-replay` });
-  try {
-    await migrateSchema(dataSource, config.database.schema);
-    await bus.ensureTopics(ALL_TOPICS);
-    return await rebuildProjection({
-      pool: pgPoolOf(dataSource),
-      bus,
-      liveGroupId: config.projection.groupId,
-      tables: REBUILT_TABLES,
-      projectionFor: (tables) =>
-        new LocationFactsProjection({
-          facts: tables[LIVE_TABLES.facts]!,
-          counters: tables[LIVE_TABLES.counters]!,
-          geoCounters: tables[LIVE_TABLES.geoCounters]!,
-          dayCounters: tables[LIVE_TABLES.dayCounters]!,
-        }),
-      batchSize: config.projection.batchSize,
-      concurrency: config.projection.concurrency,
-      timeoutMs: options.timeoutMs,
-      onProgress: options.onProgress,
-    });
-  } finally {
-    await bus.close();
-    await dataSource.destroy();
-  }
+  return replayProjection(config, STATISTICS_REPLAY, options);
 }

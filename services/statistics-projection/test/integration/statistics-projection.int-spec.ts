@@ -1,10 +1,9 @@
 import { TOPICS } from '@lx/contracts';
 import { createServiceApp } from '@lx/platform';
-import { describeServiceSmoke, requireEnv, uniqueSuffix } from '@lx/testing';
+import { describeServiceSmoke, requireEnv, uniqueSuffix, positionAtLogEnd } from '@lx/testing';
 import { AppModule } from '../../src/app.module';
 import { loadStatisticsProjectionConfig } from '../../src/config/statistics-projection.config';
 import { MIGRATIONS } from '../../src/database/migrations';
-import { positionAtLogEnd } from '../support/projection-position';
 
 describeServiceSmoke({
   name: 'statistics-projection',

@@ -1,8 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { type Location, type ServiceabilityStatus, statisticsResponseSchema, TOPICS, validate } from '@lx/contracts';
-import { uniqueSuffix, waitFor } from '@lx/testing';
-import { aLocation, publish, waitUntilCaughtUp } from '../support/events';
-import { countersAgreeWithFacts, expectedCounts, recountFacts } from '../support/recount';
+import {
+  uniqueSuffix,
+  waitFor,
+  aLocation,
+  publish,
+  waitUntilCaughtUp,
+  countersAgreeWithFacts,
+  expectedCounts,
+  recountFacts,
+} from '@lx/testing';
 import { startStatistics, type StatisticsHarness } from '../support/statistics-harness';
 
 /** GET /locations/statistics over facts fed by events published straight to location.events.v1. */

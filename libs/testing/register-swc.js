@@ -1,12 +1,12 @@
 // Lets a child process run the TypeScript sources directly, compiled the way jest compiles them (swc with decorator
 // metadata for NestJS) and with the @lx/* path aliases of tsconfig.base.json. Tests use it to run a real relay or
-// service process they can SIGKILL, and the import CLI. Usage: node -r <this file> <file.ts>
+// service process they can SIGKILL, the import CLI, and the benchmarks. Usage: node -r <this file> <file.ts>
 const fs = require('node:fs');
 const Module = require('node:module');
 const path = require('node:path');
 const { transformSync } = require('@swc/core');
 
-const root = path.resolve(__dirname, '../../../..');
+const root = path.resolve(__dirname, '../..');
 const { compilerOptions } = require(path.join(root, 'tsconfig.base.json'));
 const aliases = Object.fromEntries(
   Object.entries(compilerOptions.paths).map(([alias, [target]]) => [alias, path.join(root, target)]),

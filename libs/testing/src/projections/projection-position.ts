@@ -1,7 +1,7 @@
+import { Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
 import { DataSource, type MigrationInterface } from 'typeorm';
 import { dataSourceOptions, migrateSchema } from '@lx/platform';
-import { KafkaEventBus } from '@lx/messaging';
 
 /**
  * Migrates `schema` and stores, for `groupId`, the current end of each topic as the read model's position, so a
@@ -41,12 +41,17 @@ export async function storeLogEndAsPosition(options: {
   groupId: string;
   topics: readonly string[];
 }): Promise<void> {
-  const bus = new KafkaEventBus({ brokers: options.brokers, clientId: `it-position-${options.groupId}` });
+  const admin = new Kafka({
+    brokers: options.brokers,
+    clientId: `it-position-${options.groupId}`,
+    logLevel: logLevel.NOTHING,
+  }).admin();
+  await admin.connect();
   const db = new Client({ connectionString: options.databaseUrl, options: `-c search_path=${options.schema}` });
   await db.connect();
   try {
     for (const topic of options.topics) {
-      for (const { partition, high } of await bus.partitionBounds(topic)) {
+      for (const { partition, high } of await admin.fetchTopicOffsets(topic)) {
         await db.query(
           `INSERT INTO consumer_offsets (group_id, topic, partition, next_offset) VALUES ($1, $2, $3, $4)
            ON CONFLICT (group_id, topic, partition) DO UPDATE SET next_offset = EXCLUDED.next_offset`,
@@ -56,6 +61,6 @@ export async function storeLogEndAsPosition(options: {
     }
   } finally {
     await db.end();
-    await bus.close();
+    await admin.disconnect();
   }
 }

@@ -7,8 +7,19 @@ import {
   type Location,
   type LocationGroup,
 } from '@lx/contracts';
-import type { EventBus } from '@lx/messaging';
-import { waitFor } from '@lx/testing';
+import { waitFor } from '../wait-for';
+
+/**
+ * The part of @lx/messaging's EventBus these helpers use, stated here because @lx/testing cannot depend on
+ * @lx/messaging (whose own tests use @lx/testing).
+ */
+export interface TestEventBus {
+  publish(
+    topic: string,
+    messages: readonly { key: string; value: string; headers: Record<string, string> }[],
+  ): Promise<void>;
+  partitionBounds(topic: string): Promise<readonly { topic: string; partition: number; high: string }[]>;
+}
 
 /** A valid Location with a fresh id: address and coordinates in Denver, no group, no serviceability. */
 export function aLocation(overrides: Partial<Location> = {}): Location {
@@ -26,7 +37,7 @@ export function aLocation(overrides: Partial<Location> = {}): Location {
 
 /** Publishes an event of `type` with `data` as the producer would (envelope, key = aggregate id, version header). */
 export async function publish(
-  bus: EventBus,
+  bus: TestEventBus,
   type: EventType,
   data: Location | LocationGroup | AddressGroup,
   version: number,
@@ -48,7 +59,7 @@ export async function publish(
 
 /** Waits until the projection of `groupId` has applied everything published so far on `topics` (stored offsets). */
 export async function waitUntilCaughtUp(
-  bus: EventBus,
+  bus: TestEventBus,
   db: {
     query(
       text: string,
