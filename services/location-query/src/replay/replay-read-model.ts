@@ -1,5 +1,4 @@
-import { type ReplayOptions, replayProjection, type ReplayTarget, type RebuildResult } from '@lx/messaging';
-import type { LocationQueryConfig } from '../config/location-query.config';
+import type { ReplayTarget } from '@lx/messaging';
 import { MIGRATIONS } from '../database/migrations';
 import { LocationReadModelProjection } from '../read-model/location-read-model.projection';
 import { LIVE_TABLES, REBUILT_TABLES } from '../read-model/read-model-tables';
@@ -15,8 +14,3 @@ export const READ_MODEL_REPLAY: ReplayTarget = {
       addressGroups: tables[LIVE_TABLES.addressGroups]!,
     }),
 };
-
-/** Rebuilds the location read model from offset 0 beside the running service, then switches to it. */
-export function replayReadModel(config: LocationQueryConfig, options: ReplayOptions = {}): Promise<RebuildResult> {
-  return replayProjection(config, READ_MODEL_REPLAY, options);
-}

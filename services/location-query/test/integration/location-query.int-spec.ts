@@ -1,6 +1,6 @@
 import { TOPICS } from '@lx/contracts';
 import { createServiceApp } from '@lx/platform';
-import { describeServiceSmoke, requireEnv, uniqueSuffix, positionAtLogEnd } from '@lx/testing';
+import { describeServiceSmoke, positionAtLogEnd, requireEnv, uniqueSuffix } from '@lx/testing';
 import { AppModule } from '../../src/app.module';
 import { loadLocationQueryConfig } from '../../src/config/location-query.config';
 import { MIGRATIONS } from '../../src/database/migrations';

@@ -10,7 +10,7 @@ import {
   TOPICS,
   validate,
 } from '@lx/contracts';
-import { requireEnv, uniqueSuffix, waitFor, aLocation, publish } from '@lx/testing';
+import { aLocation, publish, requireEnv, uniqueSuffix, waitFor } from '@lx/testing';
 import { type LocationQueryHarness, startLocationQuery } from '../support/location-query-harness';
 
 /** The read model fed by events published straight to the shared topics, through the real HTTP stack. */

@@ -1,16 +1,16 @@
 import { Client } from 'pg';
 import { type Location, type ServiceabilityStatus, TOPICS } from '@lx/contracts';
 import {
-  requireEnv,
-  startTestTokenIssuer,
-  type TestTokenIssuer,
-  uniqueSuffix,
-  waitFor,
-  storeLogEndAsPosition,
   countersAgreeWithFacts,
   type Counts,
   expectedCounts,
   recountFacts,
+  requireEnv,
+  startTestTokenIssuer,
+  storeLogEndAsPosition,
+  type TestTokenIssuer,
+  uniqueSuffix,
+  waitFor,
 } from '@lx/testing';
 import { runServiceCli, type ServiceProcess, startServiceProcess } from '../support/service-process';
 

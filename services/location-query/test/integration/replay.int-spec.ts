@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Location } from '@lx/contracts';
-import { uniqueSuffix, waitFor, aLocation, publish, waitUntilCaughtUp } from '@lx/testing';
+import { replayProjection } from '@lx/messaging';
+import { aLocation, publish, uniqueSuffix, waitFor, waitUntilCaughtUp } from '@lx/testing';
 import { loadLocationQueryConfig } from '../../src/config/location-query.config';
-import { replayReadModel } from '../../src/replay/replay-read-model';
+import { READ_MODEL_REPLAY } from '../../src/replay/replay-read-model';
 import { type LocationQueryHarness, READ_MODEL_TOPICS, startLocationQuery } from '../support/location-query-harness';
 
 const REPLAY_TIMEOUT_MS = 15 * 60_000;
@@ -62,7 +63,7 @@ describe('location-query replay', () => {
       // Writes during the rebuild reach the live tables first and must be in the rebuilt ones after the switch.
       let published = 0;
       const live = locations[29]!;
-      const result = await replayReadModel(loadLocationQueryConfig(service.env), {
+      const result = await replayProjection(loadLocationQueryConfig(service.env), READ_MODEL_REPLAY, {
         timeoutMs: REPLAY_TIMEOUT_MS,
         onProgress: () => {
           if (published < 5) {

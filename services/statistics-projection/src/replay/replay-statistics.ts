@@ -1,5 +1,4 @@
-import { type ReplayOptions, replayProjection, type ReplayTarget, type RebuildResult } from '@lx/messaging';
-import type { StatisticsProjectionConfig } from '../config/statistics-projection.config';
+import type { ReplayTarget } from '@lx/messaging';
 import { MIGRATIONS } from '../database/migrations';
 import { LocationFactsProjection } from '../facts/location-facts.projection';
 import { LIVE_TABLES, REBUILT_TABLES } from '../facts/statistics-tables';
@@ -16,11 +15,3 @@ export const STATISTICS_REPLAY: ReplayTarget = {
       dayCounters: tables[LIVE_TABLES.dayCounters]!,
     }),
 };
-
-/** Rebuilds the statistics facts and counters from offset 0 beside the running service, then switches to them. */
-export function replayStatistics(
-  config: StatisticsProjectionConfig,
-  options: ReplayOptions = {},
-): Promise<RebuildResult> {
-  return replayProjection(config, STATISTICS_REPLAY, options);
-}

@@ -1,6 +1,6 @@
 import { TOPICS } from '@lx/contracts';
 import { createServiceApp } from '@lx/platform';
-import { describeServiceSmoke, requireEnv, uniqueSuffix, positionAtLogEnd } from '@lx/testing';
+import { describeServiceSmoke, positionAtLogEnd, requireEnv, uniqueSuffix } from '@lx/testing';
 import { AppModule } from '../../src/app.module';
 import { loadStatisticsProjectionConfig } from '../../src/config/statistics-projection.config';
 import { MIGRATIONS } from '../../src/database/migrations';

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { type Location, type ServiceabilityStatus, statisticsResponseSchema, TOPICS, validate } from '@lx/contracts';
 import {
-  uniqueSuffix,
-  waitFor,
   aLocation,
-  publish,
-  waitUntilCaughtUp,
   countersAgreeWithFacts,
   expectedCounts,
+  publish,
   recountFacts,
+  uniqueSuffix,
+  waitFor,
+  waitUntilCaughtUp,
 } from '@lx/testing';
 import { startStatistics, type StatisticsHarness } from '../support/statistics-harness';
 

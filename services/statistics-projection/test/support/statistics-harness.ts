@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { TOPICS } from '@lx/contracts';
 import { KafkaEventBus } from '@lx/messaging';
 import { createServiceApp } from '@lx/platform';
-import { requireEnv, startTestTokenIssuer, type TestTokenIssuer, uniqueSuffix, positionAtLogEnd } from '@lx/testing';
+import { positionAtLogEnd, requireEnv, startTestTokenIssuer, type TestTokenIssuer, uniqueSuffix } from '@lx/testing';
 import { AppModule } from '../../src/app.module';
 import { loadStatisticsProjectionConfig } from '../../src/config/statistics-projection.config';
 import { MIGRATIONS } from '../../src/database/migrations';
