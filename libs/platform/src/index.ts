@@ -9,3 +9,6 @@ export * from './health/health';
 export * from './metrics/metrics';
 export * from './database/database';
 export * from './database/snake-naming.strategy';
+export * from './ports/clock';
+export * from './ports/id-generator';
+export * from './crypto/secret-box';

@@ -1,7 +1,6 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { Clock, SecretBox, SystemClock } from '@lx/platform';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth.config';
-import { Clock, SystemClock } from './clock';
-import { SecretBox } from './secret-box';
 import { SecretHasher } from './secret-hasher';
 
 /**

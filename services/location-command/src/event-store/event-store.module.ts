@@ -1,6 +1,5 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
-import { Clock, SystemClock } from '../shared/clock';
-import { IdGenerator, TimeOrderedUuidGenerator } from '../shared/id-generator';
+import { Clock, IdGenerator, SystemClock, TimeOrderedUuidGenerator } from '@lx/platform';
 import { EVENT_SOURCE, EventStore } from './event-store';
 
 /** The event store with the ports every write needs: clock and id generator. Needs DatabaseModule and OutboxModule. */

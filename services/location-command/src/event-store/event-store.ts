@@ -4,7 +4,7 @@ import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { EVENT_CATALOG, type EventType, KAFKA_HEADERS } from '@lx/contracts';
 import { ConflictError, type ExistingGroups, type GroupIds } from '@lx/domain';
 import { Outbox, type OutboxMessage } from '@lx/messaging';
-import { IdGenerator } from '../shared/id-generator';
+import { IdGenerator } from '@lx/platform';
 import { copyField, copyFrom } from './pg-copy';
 
 /** The kinds of aggregate whose events this service records. */

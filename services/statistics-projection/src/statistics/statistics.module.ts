@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { Clock, SystemClock } from '../shared/clock';
+import { Clock, SystemClock } from '@lx/platform';
 import { StatisticsController } from './http/statistics.controller';
 import { StatisticsRepository } from './infrastructure/statistics.repository';
 import { GetStatisticsHandler } from './queries/get-statistics/get-statistics.handler';

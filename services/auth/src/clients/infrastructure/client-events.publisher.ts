@@ -3,8 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { type ClientData, eventSchema, type EventType, TOPICS, validate } from '@lx/contracts';
 import { Outbox } from '@lx/messaging';
 import type { EntityManager } from 'typeorm';
-import { Clock } from '../../common/clock';
-import { SecretBox } from '../../common/secret-box';
+import { Clock, SecretBox } from '@lx/platform';
 import { type Client, hasWebhook } from '../domain/client';
 import { webhookSecretContext } from './webhook-secret';
 

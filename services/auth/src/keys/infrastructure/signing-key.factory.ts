@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { calculateJwkThumbprint, exportJWK, exportPKCS8, generateKeyPair } from 'jose';
-import { Clock } from '../../common/clock';
-import { SecretBox } from '../../common/secret-box';
+import { Clock, SecretBox } from '@lx/platform';
 import type { SigningAlgorithm, SigningKey } from '../domain/signing-key';
 
 /** Additional authenticated data of a sealed private key: it decrypts only as the key with this id. */

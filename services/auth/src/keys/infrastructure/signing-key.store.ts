@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { errors as joseErrors, importJWK, importPKCS8, type JWK, type KeyLike } from 'jose';
-import { Clock } from '../../common/clock';
-import { SecretBox } from '../../common/secret-box';
+import { Clock, SecretBox } from '@lx/platform';
 import { AUTH_CONFIG, type AuthConfig } from '../../config/auth.config';
 import { oldestPublishedRetirement, type SigningAlgorithm } from '../domain/signing-key';
 import { privateKeyContext } from './signing-key.factory';

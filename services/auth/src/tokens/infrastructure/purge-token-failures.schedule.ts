@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { Clock } from '../../common/clock';
+import { Clock } from '@lx/platform';
 import { AUTH_CONFIG, type AuthConfig } from '../../config/auth.config';
 import { TokenFailuresRepository } from './token-failures.repository';
 

@@ -9,7 +9,7 @@ import {
   type GroupState,
 } from '@lx/domain';
 import { EventStore, type EventStoreTransaction, type StoredStream } from '../../event-store/event-store';
-import { Clock } from '../../shared/clock';
+import { Clock } from '@lx/platform';
 import { assertIfMatch } from '../../shared/version-precondition';
 
 /** A group after a write, with its version (the ETag) and what the write did. */

@@ -12,7 +12,7 @@ import {
 } from '@lx/domain';
 import type { StateIndex, StoredStream } from '../../event-store/event-store';
 import { EventStore } from '../../event-store/event-store';
-import { Clock } from '../../shared/clock';
+import { Clock } from '@lx/platform';
 import { assertIfMatch } from '../../shared/version-precondition';
 
 /** A location after a write, with its version (the ETag) and what the write did. */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ClientView } from '@lx/contracts';
 import type { DataSource } from 'typeorm';
-import { Clock } from '../../../common/clock';
+import { Clock } from '@lx/platform';
 import { toClientView } from '../../domain/client';
 import { ClientNotFoundError } from '../../domain/client.errors';
 import { ClientEventsPublisher } from '../../infrastructure/client-events.publisher';

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { ClientView, UpdateClientRequest } from '@lx/contracts';
 import { ValidationFailedError } from '@lx/domain';
 import type { DataSource } from 'typeorm';
-import { Clock } from '../../../common/clock';
+import { Clock } from '@lx/platform';
 import { type Client, clientShapeIssues, normalizeScopes, toClientView } from '../../domain/client';
 import { ClientNotFoundError } from '../../domain/client.errors';
 import { ClientEventsPublisher } from '../../infrastructure/client-events.publisher';

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Clock } from '../../../common/clock';
+import { Clock } from '@lx/platform';
 import { AUTH_CONFIG, type AuthConfig } from '../../../config/auth.config';
 import { SigningKeyFactory } from '../../infrastructure/signing-key.factory';
 import { SigningKeyRepository } from '../../infrastructure/signing-key.repository';

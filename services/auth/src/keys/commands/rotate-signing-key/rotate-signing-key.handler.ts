@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Clock } from '../../../common/clock';
+import { Clock } from '@lx/platform';
 import { AUTH_CONFIG, type AuthConfig } from '../../../config/auth.config';
 import type { SigningKey } from '../../domain/signing-key';
 import { type SigningKeyView, toSigningKeyView } from '../../domain/signing-key.view';

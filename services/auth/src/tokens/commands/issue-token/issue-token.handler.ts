@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type TokenResponse, uuidSchema } from '@lx/contracts';
-import { Clock } from '../../../common/clock';
+import { Clock } from '@lx/platform';
 import { SecretHasher } from '../../../common/secret-hasher';
 import { ClientRepository } from '../../../clients/infrastructure/client.repository';
 import { AUTH_CONFIG, type AuthConfig } from '../../../config/auth.config';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { GroupKind } from '@lx/domain';
-import { IdGenerator } from '../../../shared/id-generator';
+import { IdGenerator } from '@lx/platform';
 import { GroupWriter, type GroupWriteResult } from '../group-writer';
 
 export interface CreateGroupCommand {

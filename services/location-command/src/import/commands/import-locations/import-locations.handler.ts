@@ -14,7 +14,7 @@ import {
   referencedGroupIds,
   ValidationFailedError,
 } from '@lx/domain';
-import { MetricsRegistry } from '@lx/platform';
+import { Clock, MetricsRegistry } from '@lx/platform';
 import {
   ConcurrentWriteError,
   EventStore,
@@ -22,7 +22,6 @@ import {
   type StreamAppend,
 } from '../../../event-store/event-store';
 import { locationIndex } from '../../../location/commands/location-writer';
-import { Clock } from '../../../shared/clock';
 import { ImportFileRejectedError } from '../../import.errors';
 import { IMPORT_OPTIONS, type ImportOptions } from '../../import-options';
 import { ImportFileError, type ImportRow } from '../../infrastructure/import-row';

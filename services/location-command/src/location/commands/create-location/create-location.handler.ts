@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { IdGenerator } from '../../../shared/id-generator';
+import { IdGenerator } from '@lx/platform';
 import { LocationWriter, type LocationWriteResult } from '../location-writer';
 
 export interface CreateLocationCommand {

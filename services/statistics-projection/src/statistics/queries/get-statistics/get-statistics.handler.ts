@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { StatisticsResponse } from '@lx/contracts';
 import type { StatisticsFilter } from '@lx/domain';
-import { Clock } from '../../../shared/clock';
+import { Clock } from '@lx/platform';
 import { StatisticsRepository } from '../../infrastructure/statistics.repository';
 
 /**
