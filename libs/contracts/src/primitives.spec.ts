@@ -4,6 +4,7 @@ import {
   countSchema,
   httpUrlSchema,
   isoDateSchema,
+  isUuid,
   nonEmptyStringSchema,
   upperSnakeCaseSchema,
   utcDateTimeSchema,
@@ -21,6 +22,21 @@ describe('uuidSchema', () => {
     'given %p, when validated, then "value must be a UUID"',
     (value) =>
       expect(issuesOf(uuidSchema, value)).toEqual([{ field: '', rule: 'uuid', message: 'value must be a UUID' }]),
+  );
+
+  it.each([
+    '0b6f4f8e-3c1a-4b8e-9d5e-2a7c1f0e9b11',
+    '0B6F4F8E-3C1A-4B8E-9D5E-2A7C1F0E9B11',
+    '00000000-0000-0000-0000-000000000000',
+    '',
+    'abc',
+    '0b6f4f8e3c1a4b8e9d5e2a7c1f0e9b11',
+    '0b6f4f8e-3c1a-4b8e-9d5e-2a7c1f0e9b1g',
+    ' 0b6f4f8e-3c1a-4b8e-9d5e-2a7c1f0e9b11',
+    '0b6f4f8e-3c1a-4b8e-9d5e-2a7c1f0e9b11\n',
+    '{0b6f4f8e-3c1a-4b8e-9d5e-2a7c1f0e9b11}',
+  ])('given %p, when isUuid checks it, then it agrees with uuidSchema', (value) =>
+    expect(isUuid(value)).toBe(uuidSchema.safeParse(value).success),
   );
 });
 

@@ -11,6 +11,15 @@ const rule = (shapeRule: ShapeRule) => ({ params: shapeRule });
 /** A string with at least one non-blank character; also used for optional strings, which are omitted rather than sent empty. */
 export const nonEmptyStringSchema = z.string().refine((value) => value.trim() !== '', rule({ rule: 'nonEmpty' }));
 
+/**
+ * The textual form of an RFC 4122 UUID (any version, either case): the one pattern every layer checks ids with. It
+ * accepts exactly what zod's `uuid()` accepts (a unit test holds them together).
+ */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether a string is a UUID in its textual form (see UUID_PATTERN). */
+export const isUuid = (value: string): boolean => UUID_PATTERN.test(value);
+
 /** An RFC 4122 UUID in its textual form (any version, either case). */
 export const uuidSchema = z.string().uuid();
 
