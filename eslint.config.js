@@ -1,5 +1,90 @@
+const fs = require('node:fs');
+const path = require('node:path');
 const nx = require('@nx/eslint-plugin');
 const tseslint = require('typescript-eslint');
+
+/** What each kind of project may import (Nx tags). Services never import services, nor the testing library. */
+const PRODUCTION_DEPENDENCIES = {
+  'type:contract': [],
+  'type:domain': ['type:contract'],
+  'type:platform': ['type:contract', 'type:domain'],
+  'type:messaging': ['type:contract', 'type:domain', 'type:platform'],
+  'type:storage': ['type:contract', 'type:platform'],
+  'type:testing': ['type:contract', 'type:domain', 'type:platform'],
+  'type:e2e': ['type:contract', 'type:testing'],
+  'type:service': ['type:contract', 'type:domain', 'type:platform', 'type:messaging', 'type:storage'],
+};
+
+/** Tests and their helpers may also use the testing library; nothing else is relaxed. */
+const TEST_DEPENDENCIES = Object.fromEntries(
+  Object.entries(PRODUCTION_DEPENDENCIES).map(([tag, allowed]) => [
+    tag,
+    tag === 'type:testing' ? allowed : [...allowed, 'type:testing'],
+  ]),
+);
+
+const moduleBoundaries = (dependencies) => [
+  'error',
+  {
+    allow: [],
+    depConstraints: Object.entries(dependencies).map(([sourceTag, onlyDependOnLibsWithTags]) => ({
+      sourceTag,
+      onlyDependOnLibsWithTags,
+    })),
+  },
+];
+
+const TEST_FILES = ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', '**/test/**/*.ts'];
+
+const projectRoots = new Map();
+/** The folder of the Nx project (nearest project.json) a file belongs to; null outside every project. */
+function projectRootOf(file) {
+  const dir = path.dirname(file);
+  if (!projectRoots.has(dir)) {
+    let root = null;
+    for (let at = dir; at.startsWith(__dirname) && at !== __dirname; at = path.dirname(at)) {
+      if (fs.existsSync(path.join(at, 'project.json'))) {
+        root = at;
+        break;
+      }
+    }
+    projectRoots.set(dir, root);
+  }
+  return projectRoots.get(dir);
+}
+
+/** `../` may move within a project, never out of it: other projects are imported by their @lx/* alias. */
+const noRelativeImportOutsideProject = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: {
+      outside:
+        "Relative import '{{source}}' leaves the project {{project}}; import other projects by their @lx/* alias",
+    },
+  },
+  create(context) {
+    const root = projectRootOf(context.filename);
+    if (root === null) return {};
+    const check = (node) => {
+      const source = node?.value;
+      if (typeof source !== 'string' || !source.startsWith('.')) return;
+      const target = path.resolve(path.dirname(context.filename), source);
+      if (path.relative(root, target).startsWith('..')) {
+        context.report({ node, messageId: 'outside', data: { source, project: path.relative(__dirname, root) } });
+      }
+    };
+    return {
+      ImportDeclaration: (node) => check(node.source),
+      ExportNamedDeclaration: (node) => check(node.source),
+      ExportAllDeclaration: (node) => check(node.source),
+      ImportExpression: (node) => check(node.source),
+      CallExpression: (node) => {
+        if (node.callee.type === 'Identifier' && node.callee.name === 'require') check(node.arguments[0]);
+      },
+    };
+  },
+};
 
 module.exports = tseslint.config(
   { ignores: ['**/node_modules', '**/dist', '**/.nx', '**/.infra', '**/reports', '**/*.js'] },
@@ -7,25 +92,10 @@ module.exports = tseslint.config(
   {
     files: ['**/*.ts'],
     languageOptions: { parserOptions: { project: './tsconfig.json', tsconfigRootDir: __dirname } },
-    plugins: { '@nx': nx },
+    plugins: { '@nx': nx, lx: { rules: { 'no-relative-import-outside-project': noRelativeImportOutsideProject } } },
     rules: {
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          allow: [],
-          depConstraints: [
-            { sourceTag: 'type:contract', onlyDependOnLibsWithTags: [] },
-            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:contract'] },
-            { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:contract', 'type:domain', 'type:platform'] },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contract', 'type:domain', 'type:platform'] },
-            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contract', 'type:testing'] },
-            {
-              sourceTag: 'type:service',
-              onlyDependOnLibsWithTags: ['type:contract', 'type:domain', 'type:platform', 'type:testing'],
-            },
-          ],
-        },
-      ],
+      '@nx/enforce-module-boundaries': moduleBoundaries(PRODUCTION_DEPENDENCIES),
+      'lx/no-relative-import-outside-project': 'error',
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
@@ -34,17 +104,36 @@ module.exports = tseslint.config(
     },
   },
   {
-    // Tests may use the testing library and import their own project through its alias.
-    files: ['**/*.spec.ts', '**/*.int-spec.ts'],
+    // Production code: no test helpers, and configuration is read only by the config modules (and handed down).
+    files: ['libs/*/src/**/*.ts', 'services/*/src/**/*.ts'],
+    ignores: ['libs/testing/**', ...TEST_FILES, '**/testing/**'],
     rules: {
-      '@nx/enforce-module-boundaries': [
+      'no-restricted-imports': [
         'error',
         {
-          allow: ['@lx/messaging', '@lx/storage', '@lx/platform', '@lx/contracts', '@lx/domain', '@lx/testing'],
-          depConstraints: [{ sourceTag: '*', onlyDependOnLibsWithTags: ['*'] }],
+          paths: [
+            { name: '@lx/testing', message: 'Test helpers are for tests only.' },
+            { name: '@lx/domain/testing', message: 'Test builders are for tests only.' },
+          ],
         },
       ],
     },
+  },
+  {
+    // The entry points (main.ts, cli.ts) hand the environment to the config modules; nothing else reads it.
+    files: ['libs/*/src/**/*.ts', 'services/*/src/**/*.ts'],
+    ignores: ['libs/testing/**', ...TEST_FILES, '**/config/**', 'services/*/src/main.ts', 'services/*/src/cli.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read configuration in the config module and inject it.' },
+      ],
+    },
+  },
+  {
+    // Tests and their helpers may also import the testing library; every other boundary holds.
+    files: TEST_FILES,
+    rules: { '@nx/enforce-module-boundaries': moduleBoundaries(TEST_DEPENDENCIES) },
   },
   {
     files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', 'libs/testing/**/*.ts'],

@@ -96,6 +96,7 @@ async function main(): Promise<void> {
     ...process.env,
     DATABASE_SCHEMA: schema,
     AUTH_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    WEBHOOK_SECRET_TRANSPORT_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: 'warn',
     // The bench hammers one client id with right secrets only; the throttle never counts them.
     TOKEN_FAILURE_LIMIT: '1000',

@@ -20,8 +20,15 @@ const CPU = ['arm64', 'x64', 'ia32', 'arm', 'ppc64', 's390x', 'riscv64', 'loong6
 function platformOf(name) {
   const parts = name.split('/').pop().split('-');
   const os = OS.find((candidate) => parts.includes(candidate));
-  const cpu = CPU.find((candidate) => parts.includes(candidate) || (candidate === 'arm' && parts.includes('gnueabihf')));
-  const libc = parts.includes('musl') || parts.includes('musleabihf') ? 'musl' : parts.includes('gnu') || parts.includes('gnueabihf') ? 'glibc' : undefined;
+  const cpu = CPU.find(
+    (candidate) => parts.includes(candidate) || (candidate === 'arm' && parts.includes('gnueabihf')),
+  );
+  const libc =
+    parts.includes('musl') || parts.includes('musleabihf')
+      ? 'musl'
+      : parts.includes('gnu') || parts.includes('gnueabihf')
+        ? 'glibc'
+        : undefined;
   return { os, cpu, libc };
 }
 
@@ -44,7 +51,10 @@ for (const [path, entry] of Object.entries(packages)) {
     const { os, cpu, libc } = platformOf(name);
     if (!os && !cpu) continue; // not a platform build: leave it to npm
     if (!/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(range)) continue; // only exact pins can be completed safely
-    const location = `${path ? `${path}/` : ''}node_modules/${name}`.replace(/^node_modules\/node_modules/, 'node_modules');
+    const location = `${path ? `${path}/` : ''}node_modules/${name}`.replace(
+      /^node_modules\/node_modules/,
+      'node_modules',
+    );
     packages[location] = {
       version: range,
       optional: true,
@@ -58,11 +68,17 @@ for (const [path, entry] of Object.entries(packages)) {
 
 if (process.argv.includes('--check')) {
   if (added.length > 0) {
-    console.error(`package-lock.json lacks ${added.length} platform builds; run: node deploy/local/lockfile-platforms.js`);
+    console.error(
+      `package-lock.json lacks ${added.length} platform builds; run: node deploy/local/lockfile-platforms.js`,
+    );
     process.exit(1);
   }
   process.exit(0);
 }
-lock.packages = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))));
+lock.packages = Object.fromEntries(
+  Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))),
+);
 writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`);
-console.log(added.length ? `added ${added.length} platform builds:\n  ${added.join('\n  ')}` : 'package-lock.json is complete');
+console.log(
+  added.length ? `added ${added.length} platform builds:\n  ${added.join('\n  ')}` : 'package-lock.json is complete',
+);

@@ -52,6 +52,8 @@ start_service() {
     else
       unset AUTH_ENCRYPTION_KEY ADMIN_CLIENT_ID ADMIN_CLIENT_SECRET
     fi
+    # The webhook secrets' transport key: auth seals with it, the webhook dispatcher opens with it; nobody else.
+    if [[ "$name" != auth && "$name" != webhook-dispatcher ]]; then unset WEBHOOK_SECRET_TRANSPORT_KEY; fi
     export HTTP_PORT=$port HTTP_HOST=127.0.0.1
     # Tokens are verified against this stack's auth service, wherever its port was moved.
     export AUTH_JWKS_URL="${AUTH_JWKS_URL:-http://127.0.0.1:$(port_of auth)/.well-known/jwks.json}"
@@ -73,17 +75,22 @@ wait_ready() {
 }
 
 # The local stack's auth secrets, generated once and kept in $LX_ENV_FILE: the key that encrypts signing keys and
-# webhook secrets at rest, and the first admin client, which auth creates at its first start (in production both
+# webhook secrets at rest, the key that seals webhook secrets into client events (a different one: the webhook
+# dispatcher holds it too), and the first admin client, which auth creates at its first start (in production they
 # come from a Kubernetes Secret).
 ensure_auth_secrets() {
-  local id secret key
+  local id secret key transport_key
   id=$(lx_env_get ADMIN_CLIENT_ID)
   secret=$(lx_env_get ADMIN_CLIENT_SECRET)
   key=$(lx_env_get AUTH_ENCRYPTION_KEY)
+  transport_key=$(lx_env_get WEBHOOK_SECRET_TRANSPORT_KEY)
   [[ -n "$id" ]] || id=$(node -e 'process.stdout.write(require("crypto").randomUUID())')
   [[ -n "$secret" ]] || secret=$(node -e 'process.stdout.write(require("crypto").randomBytes(32).toString("base64url"))')
   [[ -n "$key" ]] || key=$(node -e 'process.stdout.write(require("crypto").randomBytes(32).toString("base64"))')
-  lx_env_set ADMIN_CLIENT_ID "$id" ADMIN_CLIENT_SECRET "$secret" AUTH_ENCRYPTION_KEY "$key"
+  [[ -n "$transport_key" ]] ||
+    transport_key=$(node -e 'process.stdout.write(require("crypto").randomBytes(32).toString("base64"))')
+  lx_env_set ADMIN_CLIENT_ID "$id" ADMIN_CLIENT_SECRET "$secret" AUTH_ENCRYPTION_KEY "$key" \
+    WEBHOOK_SECRET_TRANSPORT_KEY "$transport_key"
 }
 
 stop_services() {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# npm test: type check, lint, unit tests, integration tests against real Postgres, Kafka and MinIO,
+# npm test: type check, format check, lint, unit tests, integration tests against real Postgres, Kafka and MinIO,
 # then system tests against the whole stack behind the ingress. What was not running before is
 # started here and stopped again at the end.
 set -euo pipefail
@@ -24,6 +24,9 @@ trap cleanup EXIT
 
 lx_info "type check"
 npx tsc -p tsconfig.json --noEmit
+
+lx_info "format (prettier --check)"
+npx prettier --check . --log-level warn
 
 lx_info "lint"
 # The module-boundary rule reads Nx's project graph, which a fresh clone has not computed yet.

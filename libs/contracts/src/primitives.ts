@@ -17,8 +17,8 @@ export const nonEmptyStringSchema = z.string().refine((value) => value.trim() !=
  */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Whether a string is a UUID in its textual form (see UUID_PATTERN). */
-export const isUuid = (value: string): boolean => UUID_PATTERN.test(value);
+/** Whether a value is a UUID in its textual form (see UUID_PATTERN). */
+export const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID_PATTERN.test(value);
 
 /** An RFC 4122 UUID in its textual form (any version, either case). */
 export const uuidSchema = z.string().uuid();

@@ -1,6 +1,7 @@
 export * from './config/config';
 export * from './auth/authentication';
 export * from './auth/caching-access-token.verifier';
+export * from './auth/client-credentials-token';
 export * from './errors/error-response';
 export * from './errors/error-response.filter';
 export * from './logging/logger';
@@ -12,3 +13,7 @@ export * from './database/snake-naming.strategy';
 export * from './ports/clock';
 export * from './ports/id-generator';
 export * from './crypto/secret-box';
+export * from './database/pg-pool';
+export * from './crypto/webhook-secret-transport';
+export * from './http/conditional-requests';
+export * from './http/uuid-param.pipe';

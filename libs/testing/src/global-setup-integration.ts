@@ -3,7 +3,7 @@
 // ("does not host this topic-partition"). Create them here, and wait until every partition has a
 // leader. Relative imports: jest resolves globalSetup without the path aliases.
 import { Kafka, logLevel } from 'kafkajs';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- globalSetup runs outside jest's moduleNameMapper
+// eslint-disable-next-line @nx/enforce-module-boundaries, lx/no-relative-import-outside-project -- globalSetup runs outside jest's moduleNameMapper
 import { ALL_TOPICS } from '../../contracts/src/events/topics';
 import { loadInfraEnv } from './infra-env';
 

@@ -7,9 +7,12 @@ import { waitFor } from './wait-for';
 
 export interface ServiceUnderTest {
   name: string;
-  /** The service's default schema and the tables its migrations create there. */
+  /**
+   * The service's default schema and the tables its migrations create there, each with its columns in order as
+   * `name type` (`format_type`), followed by ` not null` where the column is.
+   */
   schema: string;
-  tables: string[];
+  tables: Readonly<Record<string, readonly string[]>>;
   /** Names of the readiness checks /health/ready must report. */
   readiness: string[];
   /** Environment variables the service cannot start without. */
@@ -18,18 +21,56 @@ export interface ServiceUnderTest {
   createApp(env: NodeJS.ProcessEnv): Promise<NestFastifyApplication>;
 }
 
-async function tablesIn(url: string, schema: string): Promise<string[]> {
+/**
+ * The shared table in which projections store their consumed offsets (createConsumerOffsetsTable of
+ * @lx/messaging); every service that has one must have exactly this shape.
+ */
+export const CONSUMER_OFFSETS_COLUMNS: readonly string[] = [
+  'group_id text not null',
+  'topic text not null',
+  'partition integer not null',
+  'next_offset bigint not null',
+  'updated_at timestamp with time zone not null',
+];
+
+/** The shared outbox table (createOutboxTable of @lx/messaging). */
+export const OUTBOX_COLUMNS: readonly string[] = [
+  'position bigint not null',
+  'topic text not null',
+  'message_key text not null',
+  'value text not null',
+  'headers jsonb not null',
+  'created_at timestamp with time zone not null',
+  'published_at timestamp with time zone',
+];
+
+/** Every table of the schema with its columns, as ServiceUnderTest.tables states them (the migrations table too). */
+async function tablesIn(url: string, schema: string): Promise<Record<string, string[]>> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    const result = await client.query<{ table_name: string }>(
-      'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
+    const result = await client.query<{ table_name: string; columns: string[] }>(
+      `SELECT c.relname AS table_name,
+              array_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod)
+                        || CASE WHEN a.attnotnull THEN ' not null' ELSE '' END ORDER BY a.attnum) AS columns
+         FROM pg_class c
+         JOIN pg_namespace n ON n.oid = c.relnamespace
+         JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+        WHERE n.nspname = $1 AND c.relkind IN ('r', 'p')
+        GROUP BY c.relname`,
       [schema],
     );
-    return result.rows.map((row) => row.table_name);
+    return Object.fromEntries(result.rows.map((row) => [row.table_name, row.columns]));
   } finally {
     await client.end();
   }
+}
+
+/** The service's own tables (without TypeORM's migrations table). */
+async function serviceTablesIn(url: string, schema: string): Promise<Record<string, string[]>> {
+  const { migrations, ...tables } = await tablesIn(url, schema);
+  if (migrations === undefined) throw new Error(`schema ${schema} has no migrations table`);
+  return tables;
 }
 
 /**
@@ -70,17 +111,17 @@ export function describeServiceSmoke(service: ServiceUnderTest): void {
       for (const name of service.required) expect(problems).toContain(`${name} is required`);
     });
 
-    it('creates its tables in its own schema, and its migrations revert and re-apply', async () => {
-      expect(await tablesIn(postgres.url, service.schema)).toEqual([...service.tables, 'migrations'].sort());
+    it('creates its tables with their columns in its own schema, and its migrations revert and re-apply', async () => {
+      expect(await serviceTablesIn(postgres.url, service.schema)).toEqual(service.tables);
 
       const dataSource = app.get(DataSource);
       while ((await dataSource.query('SELECT count(*)::int AS n FROM migrations'))[0].n > 0) {
         await dataSource.undoLastMigration({ transaction: 'each' });
       }
-      expect(await tablesIn(postgres.url, service.schema)).toEqual(['migrations']);
+      expect(await serviceTablesIn(postgres.url, service.schema)).toEqual({});
 
       await migrateSchema(dataSource, service.schema);
-      expect(await tablesIn(postgres.url, service.schema)).toEqual([...service.tables, 'migrations'].sort());
+      expect(await serviceTablesIn(postgres.url, service.schema)).toEqual(service.tables);
     });
 
     it('is live, and ready while its dependencies answer', async () => {

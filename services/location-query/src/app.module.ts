@@ -1,13 +1,11 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { EventBusReadinessCheck, MessagingModule, ProjectionModule, ProjectionReadinessCheck } from '@lx/messaging';
+import { EventBusReadinessCheck, MessagingModule, ProjectionModule, projectionReadinessToken } from '@lx/messaging';
 import {
   AuthenticationModule,
   DatabaseModule,
   DatabaseReadinessCheck,
   HealthModule,
   MetricsModule,
-  CachingJwksAccessTokenVerifier,
-  VerifierConfigModule,
 } from '@lx/platform';
 import type { LocationQueryConfig } from './config/location-query.config';
 import { MIGRATIONS } from './database/migrations';
@@ -22,15 +20,11 @@ export class AppModule {
       module: AppModule,
       imports: [
         MetricsModule,
-        AuthenticationModule.forRoot({
-          config: config.auth,
-          verifier: CachingJwksAccessTokenVerifier,
-          imports: [VerifierConfigModule.forRoot(config.auth)],
-        }),
+        AuthenticationModule.forRoot({ config: config.auth }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
         MessagingModule.forRoot(config.kafka),
-        ProjectionModule.forRoot({ ...config.projection, projection: LocationReadModelProjection }),
-        HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck, ProjectionReadinessCheck]),
+        ProjectionModule.register({ ...config.projection, projection: LocationReadModelProjection }),
+        HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck, projectionReadinessToken()]),
         LocationModule.register(config.snapshot),
         GroupModule,
       ],

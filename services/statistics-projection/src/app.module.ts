@@ -1,13 +1,11 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { EventBusReadinessCheck, MessagingModule, ProjectionModule, ProjectionReadinessCheck } from '@lx/messaging';
+import { EventBusReadinessCheck, MessagingModule, ProjectionModule, projectionReadinessToken } from '@lx/messaging';
 import {
   AuthenticationModule,
   DatabaseModule,
   DatabaseReadinessCheck,
   HealthModule,
   MetricsModule,
-  CachingJwksAccessTokenVerifier,
-  VerifierConfigModule,
 } from '@lx/platform';
 import type { StatisticsProjectionConfig } from './config/statistics-projection.config';
 import { MIGRATIONS } from './database/migrations';
@@ -21,15 +19,11 @@ export class AppModule {
       module: AppModule,
       imports: [
         MetricsModule,
-        AuthenticationModule.forRoot({
-          config: config.auth,
-          verifier: CachingJwksAccessTokenVerifier,
-          imports: [VerifierConfigModule.forRoot(config.auth)],
-        }),
+        AuthenticationModule.forRoot({ config: config.auth }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
         MessagingModule.forRoot(config.kafka),
-        ProjectionModule.forRoot({ ...config.projection, projection: LocationFactsProjection }),
-        HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck, ProjectionReadinessCheck]),
+        ProjectionModule.register({ ...config.projection, projection: LocationFactsProjection }),
+        HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck, projectionReadinessToken()]),
         StatisticsModule,
       ],
     };

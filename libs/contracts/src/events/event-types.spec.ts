@@ -23,7 +23,7 @@ const client = {
   scopes: ['locations:read'],
   enabled: true,
   webhookUrl: 'https://hooks.acme.example/lx',
-  webhookSecret: 'whsec_abc',
+  webhookSecretSealed: Buffer.from('version|iv|tag|ciphertext of whsec_abc').toString('base64'),
 };
 
 describe('EVENT_CATALOG', () => {
@@ -174,9 +174,37 @@ describe('validateEvent', () => {
   });
 
   it('given client data of an admin client without webhook, when validated, then it is accepted', () => {
-    const { webhookSecret: _secret, webhookUrl: _url, ...admin } = client;
+    const { webhookSecretSealed: _sealed, webhookUrl: _url, ...admin } = client;
     const data = { ...admin, kind: 'ADMIN', scopes: ['auth:admin'] };
     expect(validateEvent({ ...envelope, type: 'CLIENT_REGISTERED', data }).ok).toBe(true);
+  });
+
+  it('given client data with the webhook secret in clear, when validated, then the field is refused', () => {
+    const { webhookSecretSealed: _sealed, ...rest } = client;
+    const result = validateEvent({
+      ...envelope,
+      type: 'CLIENT_SECRET_ROTATED',
+      data: { ...rest, webhookSecret: 'whsec_abc' },
+    });
+    expect(!result.ok && result.issues).toEqual([
+      { field: 'data.webhookSecret', rule: 'unknownField', message: 'unknown field "data.webhookSecret"' },
+    ]);
+  });
+
+  it.each([
+    ['plain text', 'whsec_abc'],
+    ['base64url', Buffer.from([0xfb, 0xff, 0xfe, 0x01]).toString('base64url')],
+    ['unpadded base64', 'AQIDBA'],
+    ['empty', ''],
+  ])('given a sealed webhook secret that is %s, when validated, then its format is refused', (_, sealed) => {
+    const result = validateEvent({
+      ...envelope,
+      type: 'CLIENT_UPDATED',
+      data: { ...client, webhookSecretSealed: sealed },
+    });
+    expect(!result.ok && result.issues).toEqual([
+      { field: 'data.webhookSecretSealed', rule: 'format', message: 'data.webhookSecretSealed has an invalid format' },
+    ]);
   });
 
   it('given client data without kind, when validated, then kind is required', () => {

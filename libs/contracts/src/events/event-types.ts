@@ -48,7 +48,7 @@ export const EVENT_CATALOG = {
   CLIENT_REGISTERED: { topic: clientEvents.name, data: clientDataSchema },
   /** A client's name, scopes or webhook URL changed. Producer: auth. Consumers: webhook-dispatcher. */
   CLIENT_UPDATED: { topic: clientEvents.name, data: clientDataSchema },
-  /** A client's secret was rotated; data carries the new webhookSecret. Producer: auth. Consumers: webhook-dispatcher. */
+  /** A client's secret was rotated; data carries the new sealed webhook secret. Producer: auth. Consumers: webhook-dispatcher. */
   CLIENT_SECRET_ROTATED: { topic: clientEvents.name, data: clientDataSchema },
   /** A client was disabled (enabled false); its deliveries stop. Producer: auth. Consumers: webhook-dispatcher. */
   CLIENT_DISABLED: { topic: clientEvents.name, data: clientDataSchema },

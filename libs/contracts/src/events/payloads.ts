@@ -33,10 +33,19 @@ export const exportFailedDataSchema = z
 /** data of EXPORT_FAILED. */
 export type ExportFailedData = z.infer<typeof exportFailedDataSchema>;
 
+/** Standard base64 with padding, as Node writes it: the only form a sealed value is accepted in. */
+const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
 /**
  * data of every CLIENT_* event: the full client as the webhook dispatcher needs it (client.events.v1 is compacted, so
- * each event must stand alone). `webhookSecret` is the HMAC key for signing deliveries, present for RSP clients only;
- * it is not the OAuth client secret, which auth keeps only hashed and never publishes.
+ * each event must stand alone). The client's version is not in data but in the `lx-aggregate-version` header.
+ *
+ * `webhookSecretSealed` (RSP clients only) is the HMAC key for signing deliveries, never in clear: sealed with
+ * AES-256-GCM under WEBHOOK_SECRET_TRANSPORT_KEY, which only auth and the webhook dispatcher hold, bound as additional
+ * data to this client id and the event's version, in standard base64 (format and the opening code:
+ * `WebhookSecretTransport` of `@lx/platform`). A reader of the topic without the key can neither read it nor move it
+ * into another client's or another version's event. The OAuth client secret is never published: auth keeps it only
+ * hashed.
  */
 export const clientDataSchema = z
   .object({
@@ -46,7 +55,7 @@ export const clientDataSchema = z
     scopes: z.array(nonEmptyStringSchema),
     enabled: z.boolean(),
     webhookUrl: httpUrlSchema.optional(),
-    webhookSecret: nonEmptyStringSchema.optional(),
+    webhookSecretSealed: z.string().regex(CANONICAL_BASE64).optional(),
   })
   .strict();
 /** data of every CLIENT_* event. */

@@ -1,4 +1,4 @@
-import { isIsoDate } from '../primitives';
+import { isIsoDate, isUuid } from '../primitives';
 import { LAYER2_ACCESS_PROTOCOLS, type LocationInput, SERVICEABILITY_STATUSES, STREET_DIRECTIONS } from './location';
 
 /*
@@ -10,7 +10,6 @@ import { LAYER2_ACCESS_PROTOCOLS, type LocationInput, SERVICEABILITY_STATUSES, S
  */
 
 // The pattern zod 3 uses for z.string().uuid().
-const UUID = /^[0-9a-fA-F]{8}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{12}$/i;
 const COUNTRY_CODE = /^[A-Z]{2}$/;
 const UPPER_SNAKE_CASE = /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/;
 
@@ -144,10 +143,6 @@ function optional(value: unknown, check: (present: unknown) => boolean): boolean
 
 function isText(value: unknown): boolean {
   return typeof value === 'string' && value.trim() !== '';
-}
-
-function isUuid(value: unknown): boolean {
-  return typeof value === 'string' && UUID.test(value);
 }
 
 function isWithin(value: unknown, min: number, max: number): boolean {

@@ -4,6 +4,7 @@ import {
   InvalidGroupReferenceError,
   InvalidRequestError,
   InvalidStatusTransitionError,
+  RateLimitExceededError,
   ResourceNotFoundError,
   ValidationFailedError,
   VersionMismatchError,
@@ -27,6 +28,24 @@ describe('ValidationFailedError', () => {
 
   it('given a specific code, when created, then it carries that code', () => {
     expect(new ValidationFailedError(issues.slice(0, 1), 'INVALID_COORDINATES').code).toBe('INVALID_COORDINATES');
+  });
+});
+
+describe('RateLimitExceededError', () => {
+  it.each([
+    [30, '30'],
+    [0.2, '1'],
+    [0, '1'],
+    [12.1, '13'],
+  ])('given %p seconds to wait, when created, then Retry-After is %s whole seconds', (seconds, header) => {
+    const error = new RateLimitExceededError('too many exports', seconds);
+    expect(error.code).toBe('RATE_LIMIT_EXCEEDED');
+    expect(error.headers).toEqual({ 'retry-after': header });
+    expect(error.details).toEqual({ retryAfterSeconds: Number(header) });
+  });
+
+  it('given an error without headers, when read, then it has none', () => {
+    expect(new ConflictError('busy').headers).toEqual({});
   });
 });
 

@@ -1,14 +1,24 @@
 import type { ErrorCode, ResourceType, ServiceabilityStatus, ValidationIssue } from '@lx/contracts';
 
-/** A broken business rule with a stable code from ERROR_CODES; each transport maps the code to its status and body. */
+/**
+ * A broken business rule with a stable code from ERROR_CODES; each transport maps the code to its status and body.
+ * `headers` are what the caller needs besides the body to act on it (Retry-After, a WWW-Authenticate challenge); the
+ * HTTP edge sends them as response headers, by lower-case name.
+ */
 export abstract class DomainError extends Error {
   abstract readonly code: ErrorCode;
   declare readonly details?: Record<string, unknown>;
+  readonly #headers: Readonly<Record<string, string>>;
 
-  protected constructor(message: string, details?: Record<string, unknown>) {
+  protected constructor(message: string, details?: Record<string, unknown>, headers: Record<string, string> = {}) {
     super(message);
     this.name = new.target.name;
     if (details !== undefined) this.details = details;
+    this.#headers = headers;
+  }
+
+  get headers(): Readonly<Record<string, string>> {
+    return this.#headers;
   }
 }
 
@@ -88,6 +98,20 @@ export class ConflictError extends DomainError {
 
   constructor(message: string, details?: Record<string, unknown>) {
     super(message, details);
+  }
+}
+
+/**
+ * The caller sent more requests than its quota allows in the current window; Retry-After (whole seconds, at least 1)
+ * says when the next one can succeed.
+ */
+export class RateLimitExceededError extends DomainError {
+  readonly code = 'RATE_LIMIT_EXCEEDED';
+  declare readonly details: { retryAfterSeconds: number };
+
+  constructor(message: string, retryAfterSeconds: number) {
+    const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+    super(message, { retryAfterSeconds: seconds }, { 'retry-after': String(seconds) });
   }
 }
 

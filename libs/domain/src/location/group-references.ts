@@ -1,4 +1,4 @@
-import type { LocationInput, ValidationIssue } from '@lx/contracts';
+import { isUuid, type LocationInput, type ValidationIssue } from '@lx/contracts';
 
 /** The groups that exist among those a write references, by lower-case id; a write loads them before deciding. */
 export interface ExistingGroups {
@@ -14,8 +14,6 @@ export interface GroupIds {
   locationGroupIds: string[];
   addressGroupIds: string[];
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The group ids that unvalidated bodies, merge patches or current states mention (`locationGroupId` and
@@ -57,7 +55,7 @@ export function groupReferenceIssues(input: LocationInput, existing: ExistingGro
 }
 
 function addIfUuid(ids: Set<string>, value: unknown): void {
-  if (typeof value === 'string' && UUID.test(value)) ids.add(value.toLowerCase());
+  if (isUuid(value)) ids.add(value.toLowerCase());
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,5 +1,6 @@
 import {
   GROUP_LIST_PARAMETERS,
+  isUuid,
   LOCATION_LIST_PARAMETERS,
   LOCATION_SNAPSHOT,
   PAGINATION,
@@ -54,7 +55,6 @@ export interface StatisticsFilter {
   postalCode?: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INTEGER = /^(0|[1-9]\d{0,15})$/;
 const COUNTRY = /^[A-Za-z]{2}$/;
 const STATUSES: ReadonlySet<string> = new Set(SERVICEABILITY_STATUSES);
@@ -141,7 +141,7 @@ function parsePage(query: QueryParameters, problems: Problems): Page {
 function uuid(query: QueryParameters, name: string, problems: Problems): string | undefined {
   const raw = single(query, name, 'INVALID_FILTER', problems);
   if (raw === undefined) return undefined;
-  if (UUID.test(raw)) return raw.toLowerCase();
+  if (isUuid(raw)) return raw.toLowerCase();
   return problems.add('INVALID_FILTER', name, 'uuid', `${name} must be a UUID`);
 }
 

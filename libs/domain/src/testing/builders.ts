@@ -1,7 +1,7 @@
 import type { Address, Geography, Location, LocationInput, ServiceabilityStatus } from '@lx/contracts';
 
 /** Overrides of a location builder; `status` is a shortcut for fiberAccessDetails.serviceability.status, `undefined` removes a field. */
-type LocationOverrides<T> = { [K in keyof T]?: T[K] | undefined } & { status?: ServiceabilityStatus };
+export type LocationOverrides<T> = { [K in keyof T]?: T[K] | undefined } & { status?: ServiceabilityStatus };
 
 /** A valid geography in Denver, CO. */
 export function aGeography(overrides: Partial<Geography> = {}): Geography {

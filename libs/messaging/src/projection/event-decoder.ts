@@ -3,6 +3,7 @@ import {
   EVENT_CATALOG,
   type EventType,
   isIsoDate,
+  isUuid,
   isWellFormedLocationInput,
   KAFKA_HEADERS,
   locationModifiedFieldsSchema,
@@ -61,13 +62,11 @@ function invalid(reason: string): DecodedMessage {
   return { kind: 'invalid', reason: reason.length > MAX_REASON ? `${reason.slice(0, MAX_REASON)}…` : reason };
 }
 
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const UTC_DATE_TIME = /^\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?Z$/;
 const ENVELOPE_KEYS = new Set(['id', 'type', 'timestamp', 'source', 'data', 'modifiedFields']);
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-const isUuid = (value: unknown) => typeof value === 'string' && UUID.test(value);
 const isUtcDateTime = (value: unknown) =>
   typeof value === 'string' && UTC_DATE_TIME.test(value) && isIsoDate(value.slice(0, 10));
 

@@ -2,7 +2,6 @@ export * from './projection';
 export * from './event-decoder';
 export * from './failure-classification';
 export * from './consumer-offsets';
-export * from './pg-pool';
 export * from './projection-consumer';
 export * from './projection.module';
 export * from './projection-rebuild';

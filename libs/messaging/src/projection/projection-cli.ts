@@ -7,10 +7,10 @@ import {
   dataSourceOptions,
   type KafkaConfig,
   migrateSchema,
+  pgPoolOf,
   runMain,
 } from '@lx/platform';
 import { KafkaEventBus } from '../kafka-event-bus';
-import { pgPoolOf } from './pg-pool';
 import { rebuildProjection, type RebuildOptions, type RebuildProgress, type RebuildResult } from './projection-rebuild';
 
 /** The part of a projection service's configuration that a replay needs. */

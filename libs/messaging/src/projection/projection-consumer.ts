@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { Pool, PoolClient } from 'pg';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { dlqTopicSpec, type EventType, KAFKA_HEADERS, type TopicName } from '@lx/contracts';
+import { checkOut } from '@lx/platform';
 import type {
   AssignedPartition,
   BatchControl,
@@ -14,7 +15,6 @@ import type {
 } from '../event-bus';
 import { lockNextOffset, storedPositions, storeNextOffset } from './consumer-offsets';
 import { decodeMessage } from './event-decoder';
-import { checkOut } from './pg-pool';
 import { classifyFailure, describeFailure } from './failure-classification';
 import type { ProjectedEvent, Projection } from './projection';
 

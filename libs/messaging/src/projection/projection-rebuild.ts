@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import type { Pool, PoolClient } from 'pg';
+import { checkOut } from '@lx/platform';
 import type { EventBus, PartitionPosition } from '../event-bus';
 import { storedPositions } from './consumer-offsets';
-import { checkOut } from './pg-pool';
 import type { Projection } from './projection';
 import { ProjectionConsumer } from './projection-consumer';
 

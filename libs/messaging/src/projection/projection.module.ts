@@ -1,25 +1,22 @@
 import {
   type DynamicModule,
-  Global,
-  Injectable,
   Module,
   type OnApplicationBootstrap,
   type OnModuleDestroy,
   type Type,
 } from '@nestjs/common';
-import { getDataSourceToken } from '@nestjs/typeorm';
 import type { Pool } from 'pg';
-import type { DataSource } from 'typeorm';
-import { MetricsRegistry, type ReadinessCheck } from '@lx/platform';
+import { MetricsRegistry, PG_POOL, type ReadinessCheck } from '@lx/platform';
 import { EventBus } from '../event-bus';
-import { pgPoolOf } from './pg-pool';
 import type { Projection } from './projection';
 import { ProjectionConsumer } from './projection-consumer';
 
-/** The node-postgres pool of the service's data source (see pgPoolOf). */
-export const PG_POOL = Symbol('PG_POOL');
-
 export interface ProjectionModuleOptions {
+  /**
+   * Names this consumer among the service's projections: its injection tokens and its readiness check. Default
+   * `projection`; a service that registers several gives each its own.
+   */
+  name?: string;
   groupId: string;
   batchSize: number;
   /** Partitions applied at the same time (see ProjectionConsumerOptions.concurrency). */
@@ -28,16 +25,23 @@ export interface ProjectionModuleOptions {
   projection: Type<Projection>;
 }
 
-const PROJECTION = Symbol('PROJECTION');
+const DEFAULT_NAME = 'projection';
+
+/** Injection token of the ProjectionConsumer registered under this name. */
+export const projectionConsumerToken = (name = DEFAULT_NAME): string => `ProjectionConsumer:${name}`;
+
+/** Injection token of the readiness check (a ReadinessCheck named after the projection) registered under this name. */
+export const projectionReadinessToken = (name = DEFAULT_NAME): string => `ProjectionReadinessCheck:${name}`;
 
 /**
  * Ready unless the projection is failing (its last batch could not be applied, or its consumer crashed) or stopped. A
  * consumer that has not joined its group yet, or is catching up, is ready: its reads are consistent, only older.
  */
-@Injectable()
 export class ProjectionReadinessCheck implements ReadinessCheck {
-  readonly name = 'projection';
-  constructor(private readonly consumer: ProjectionConsumer) {}
+  constructor(
+    readonly name: string,
+    private readonly consumer: ProjectionConsumer,
+  ) {}
 
   check(): Promise<void> {
     const health = this.consumer.health();
@@ -47,7 +51,7 @@ export class ProjectionReadinessCheck implements ReadinessCheck {
   }
 }
 
-@Injectable()
+/** Starts the consumer once the application is up and stops it first on shutdown. */
 class ProjectionLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(private readonly consumer: ProjectionConsumer) {}
 
@@ -61,22 +65,24 @@ class ProjectionLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
   }
 }
 
-/** Runs one projection from the event log into the service's database. Needs DatabaseModule, MessagingModule, MetricsModule. */
-@Global()
+/**
+ * Runs one projection from the event log into the service's database (the pool of DatabaseModule). A service may
+ * register several, each under its own `name`; each registration exports its consumer and readiness check under the
+ * tokens of that name. Needs DatabaseModule, MessagingModule, MetricsModule.
+ */
 @Module({})
 export class ProjectionModule {
-  static forRoot(options: ProjectionModuleOptions): DynamicModule {
+  static register(options: ProjectionModuleOptions): DynamicModule {
+    const name = options.name ?? DEFAULT_NAME;
+    const consumerToken = projectionConsumerToken(name);
+    const readinessToken = projectionReadinessToken(name);
     return {
       module: ProjectionModule,
+      global: true,
       providers: [
+        options.projection,
         {
-          provide: PG_POOL,
-          useFactory: (dataSource: DataSource) => pgPoolOf(dataSource),
-          inject: [getDataSourceToken()],
-        },
-        { provide: PROJECTION, useClass: options.projection },
-        {
-          provide: ProjectionConsumer,
+          provide: consumerToken,
           useFactory: (pool: Pool, bus: EventBus, projection: Projection, metrics: MetricsRegistry) =>
             new ProjectionConsumer(pool, bus, projection, {
               groupId: options.groupId,
@@ -84,12 +90,20 @@ export class ProjectionModule {
               concurrency: options.concurrency,
               registry: metrics.registry,
             }),
-          inject: [PG_POOL, EventBus, PROJECTION, MetricsRegistry],
+          inject: [PG_POOL, EventBus, options.projection, MetricsRegistry],
         },
-        ProjectionReadinessCheck,
-        ProjectionLifecycle,
+        {
+          provide: readinessToken,
+          useFactory: (consumer: ProjectionConsumer) => new ProjectionReadinessCheck(name, consumer),
+          inject: [consumerToken],
+        },
+        {
+          provide: `ProjectionLifecycle:${name}`,
+          useFactory: (consumer: ProjectionConsumer) => new ProjectionLifecycle(consumer),
+          inject: [consumerToken],
+        },
       ],
-      exports: [PG_POOL, ProjectionConsumer, ProjectionReadinessCheck],
+      exports: [consumerToken, readinessToken],
     };
   }
 }

@@ -1,6 +1,6 @@
 import { Kafka, logLevel, ConfigResourceTypes } from 'kafkajs';
 import type { TopicSpec } from '@lx/contracts';
-import { KafkaEventBus, type IncomingMessage } from '@lx/messaging';
+import { KafkaEventBus, type IncomingMessage } from '../../src';
 import { requireEnv, uniqueSuffix, waitFor } from '@lx/testing';
 
 /**

@@ -11,7 +11,7 @@ import {
   MessagingModule,
   Outbox,
   OutboxModule,
-} from '@lx/messaging';
+} from '../../src';
 import { requireEnv, uniqueSuffix, waitFor } from '@lx/testing';
 
 class CreateOutbox1700000000000 implements MigrationInterface {
@@ -134,12 +134,19 @@ describe('transactional outbox with its relay, on real Postgres and Kafka', () =
     contexts.splice(0, 1);
     await append(second, ['d'], 20, 20);
     await waitFor('the second replica relays after the first stopped', async () => received.length >= 340, 90_000);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // A sentinel on the same key (so the same partition, after every earlier row in outbox order): once it has
+    // arrived, any message published twice would have arrived before it.
+    await append(second, ['d'], 40, 1);
+    await waitFor(
+      'the sentinel',
+      async () => received.some((m) => m.key === 'd' && m.headers['x-seq'] === '40'),
+      90_000,
+    );
 
-    expect(received).toHaveLength(340);
+    expect(received).toHaveLength(341);
     expect(
       received.filter((m) => m.key === 'd').map((m) => (JSON.parse(m.value!.toString()) as { seq: number }).seq),
-    ).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    ).toEqual(Array.from({ length: 41 }, (_, i) => i));
     expect(await unpublished(second)).toBe(0);
   }, 60_000);
 });

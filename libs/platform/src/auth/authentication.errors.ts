@@ -16,7 +16,7 @@ export type BearerError = 'invalid_request' | 'invalid_token';
 
 const quoted = (value: string) => value.replace(/["\\]/g, "'");
 
-/** Missing or invalid credentials: 401 UNAUTHORIZED with a WWW-Authenticate challenge (`challenge`). */
+/** Missing or invalid credentials: 401 UNAUTHORIZED with a WWW-Authenticate challenge (`headers`). */
 export class AuthenticationError extends DomainError {
   readonly code = 'UNAUTHORIZED' as const;
 
@@ -27,8 +27,8 @@ export class AuthenticationError extends DomainError {
     super(message);
   }
 
-  get challenge(): string {
-    return bearerChallenge(this);
+  override get headers(): Readonly<Record<string, string>> {
+    return { 'www-authenticate': bearerChallenge(this) };
   }
 }
 
@@ -48,9 +48,11 @@ export class InsufficientScopeError extends DomainError {
   }
 
   /** RFC 6750 section 3.1: 403 with error="insufficient_scope" and the scope needed. */
-  get challenge(): string {
+  override get headers(): Readonly<Record<string, string>> {
     const { requiredScope } = this.details;
-    return `Bearer realm="${AUTH_REALM}", error="insufficient_scope", error_description="${quoted(this.message)}", scope="${requiredScope}"`;
+    return {
+      'www-authenticate': `Bearer realm="${AUTH_REALM}", error="insufficient_scope", error_description="${quoted(this.message)}", scope="${requiredScope}"`,
+    };
   }
 }
 

@@ -12,6 +12,7 @@ import { APP_GUARD, HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthConfig } from '../config/config';
 import { AccessTokenVerifier, JwksAccessTokenVerifier } from './access-token.verifier';
+import { CachingAccessTokenVerifier } from './caching-access-token.verifier';
 import type { Principal } from './authentication.errors';
 import { BearerAuthenticator } from './bearer.strategy';
 import { ScopeGuard } from './scope.guard';
@@ -36,8 +37,9 @@ export interface AuthenticationOptions {
   /** Further paths served without a token (the token endpoint and JWKS of the auth service). */
   publicPaths?: readonly string[];
   /**
-   * Replaces the JWKS-backed verifier; the auth service verifies against its own key store instead of fetching
-   * its own JWKS over HTTP. Its dependencies come from `imports`.
+   * Replaces the default verifier (the service's JWKS, with verified tokens cached until their expiry but at most a
+   * minute: CachingAccessTokenVerifier); the auth service verifies against its own key store instead of fetching its
+   * own JWKS over HTTP. Its dependencies come from `imports`.
    */
   verifier?: Type<AccessTokenVerifier>;
   imports?: ModuleMetadata['imports'];
@@ -90,7 +92,10 @@ export class AuthenticationModule {
         { provide: AUTHENTICATION_OPTIONS, useValue: options },
         options.verifier
           ? { provide: AccessTokenVerifier, useClass: options.verifier }
-          : { provide: AccessTokenVerifier, useFactory: () => new JwksAccessTokenVerifier(options.config) },
+          : {
+              provide: AccessTokenVerifier,
+              useFactory: () => new CachingAccessTokenVerifier(new JwksAccessTokenVerifier(options.config)),
+            },
         AuthenticationHook,
         { provide: APP_GUARD, useClass: ScopeGuard },
       ],

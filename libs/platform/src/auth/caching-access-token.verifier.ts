@@ -1,7 +1,5 @@
 import { decodeJwt } from 'jose';
-import { type DynamicModule, Inject, Injectable, Module } from '@nestjs/common';
-import type { AuthConfig } from '../config/config';
-import { AccessTokenVerifier, JwksAccessTokenVerifier } from './access-token.verifier';
+import { AccessTokenVerifier } from './access-token.verifier';
 import type { Principal } from './authentication.errors';
 
 /** How long a verified token is trusted without checking its signature again (never past its own expiry). */
@@ -38,27 +36,5 @@ export class CachingAccessTokenVerifier extends AccessTokenVerifier {
       this.cache.set(token, { principal, until });
     }
     return principal;
-  }
-}
-
-const AUTH_CONFIG = Symbol('AUTH_CONFIG');
-
-/** The JWKS verifier every service uses, with the cache in front; for AuthenticationModule's `verifier`. */
-@Injectable()
-export class CachingJwksAccessTokenVerifier extends CachingAccessTokenVerifier {
-  constructor(@Inject(AUTH_CONFIG) config: AuthConfig) {
-    super(new JwksAccessTokenVerifier(config));
-  }
-}
-
-/** Provides what CachingJwksAccessTokenVerifier needs (AuthenticationModule's `imports`). */
-@Module({})
-export class VerifierConfigModule {
-  static forRoot(config: Readonly<AuthConfig>): DynamicModule {
-    return {
-      module: VerifierConfigModule,
-      providers: [{ provide: AUTH_CONFIG, useValue: config }],
-      exports: [AUTH_CONFIG],
-    };
   }
 }

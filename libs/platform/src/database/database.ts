@@ -1,8 +1,9 @@
 import { type DynamicModule, Global, Inject, Injectable, Logger, Module, type OnModuleInit } from '@nestjs/common';
-import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
+import { getDataSourceToken, InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from '../config/config';
 import type { ReadinessCheck } from '../health/health';
+import { pgPoolOf } from './pg-pool';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
 export interface DatabaseOptions {
@@ -48,6 +49,9 @@ export async function migrateSchema(dataSource: DataSource, schema: string): Pro
 
 const DATABASE_CONFIG = Symbol('DATABASE_CONFIG');
 
+/** Injection token of the node-postgres pool behind the service's data source (see pgPoolOf). */
+export const PG_POOL = Symbol('PG_POOL');
+
 @Injectable()
 export class DatabaseReadinessCheck implements ReadinessCheck {
   readonly name = 'database';
@@ -73,7 +77,10 @@ class MigrateOnBoot implements OnModuleInit {
   }
 }
 
-/** The service's TypeORM data source on its own schema, migrations at boot (unless disabled), readiness check. */
+/**
+ * The service's TypeORM data source on its own schema, its node-postgres pool (PG_POOL), migrations at boot (unless
+ * disabled), readiness check.
+ */
 @Global()
 @Module({})
 export class DatabaseModule {
@@ -81,8 +88,17 @@ export class DatabaseModule {
     return {
       module: DatabaseModule,
       imports: [TypeOrmModule.forRoot({ ...dataSourceOptions(options), retryAttempts: 3, retryDelay: 1_000 })],
-      providers: [{ provide: DATABASE_CONFIG, useValue: options.config }, DatabaseReadinessCheck, MigrateOnBoot],
-      exports: [DatabaseReadinessCheck],
+      providers: [
+        { provide: DATABASE_CONFIG, useValue: options.config },
+        {
+          provide: PG_POOL,
+          useFactory: (dataSource: DataSource) => pgPoolOf(dataSource),
+          inject: [getDataSourceToken()],
+        },
+        DatabaseReadinessCheck,
+        MigrateOnBoot,
+      ],
+      exports: [PG_POOL, DatabaseReadinessCheck],
     };
   }
 }

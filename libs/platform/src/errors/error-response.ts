@@ -57,9 +57,8 @@ function fromHttpException(exception: HttpException): ErrorResponse {
 export function toErrorResponse(exception: unknown): ErrorResponse {
   if (exception instanceof DomainError) {
     const status = httpStatusOf(exception.code);
-    // Authentication and scope errors carry their RFC 6750 WWW-Authenticate challenge.
-    const challenge: unknown = (exception as { challenge?: unknown }).challenge;
-    const headers: Record<string, string> = typeof challenge === 'string' ? { 'www-authenticate': challenge } : {};
+    // Retry-After of a 429, the RFC 6750 WWW-Authenticate challenge of authentication and scope errors.
+    const headers = { ...exception.headers };
     return { status, body: body(exception.code, exception.message, exception.details), headers };
   }
   if (exception instanceof HttpException) return fromHttpException(exception);

@@ -1,4 +1,4 @@
-import { Controller, type DynamicModule, Get, Inject, Module, type Type } from '@nestjs/common';
+import { Controller, type DynamicModule, Get, Inject, type InjectionToken, Module } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, HealthIndicatorService, TerminusModule } from '@nestjs/terminus';
 
 /** A dependency the service needs to answer requests: Postgres, Kafka, the object store. */
@@ -52,10 +52,13 @@ export class HealthController {
   }
 }
 
-/** Serves /health/live and /health/ready; readiness runs the given checks (providers of other global modules). */
+/**
+ * Serves /health/live and /health/ready; readiness runs the given checks: tokens of ReadinessCheck providers of other
+ * global modules (a class such as DatabaseReadinessCheck, or a token such as projectionReadinessToken()).
+ */
 @Module({})
 export class HealthModule {
-  static forRoot(checks: Type<ReadinessCheck>[]): DynamicModule {
+  static forRoot(checks: InjectionToken<ReadinessCheck>[]): DynamicModule {
     return {
       module: HealthModule,
       imports: [TerminusModule.forRoot({ logger: false })],

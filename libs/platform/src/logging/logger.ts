@@ -1,18 +1,30 @@
 import type { LoggerService } from '@nestjs/common';
-import pino, { type Logger as Pino, type LevelWithSilent } from 'pino';
+import pino, { type DestinationStream, type Logger as Pino, type LevelWithSilent } from 'pino';
 
-/** One JSON-lines logger per process; secrets that might pass through request logs are redacted. */
-export function createLogger(service: string, level: LevelWithSilent): Pino {
-  return pino({
-    level,
-    base: { service },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
-    redact: {
-      paths: ['req.headers.authorization', 'req.headers.cookie', '*.clientSecret', '*.client_secret', '*.password'],
-      censor: '[redacted]',
+/** One JSON-lines logger per process (stdout unless a destination is given); secrets that might pass through logged fields are redacted. */
+export function createLogger(service: string, level: LevelWithSilent, destination?: DestinationStream): Pino {
+  return pino(
+    {
+      level,
+      base: { service },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: {
+        paths: [
+          'req.headers.authorization',
+          'req.headers.cookie',
+          'clientSecret',
+          'webhookSecret',
+          '*.clientSecret',
+          '*.client_secret',
+          '*.webhookSecret',
+          '*.password',
+        ],
+        censor: '[redacted]',
+      },
     },
-  });
+    destination,
+  );
 }
 
 /**

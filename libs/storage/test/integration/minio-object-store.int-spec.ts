@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { MinioObjectStore } from '@lx/storage';
+import { MinioObjectStore } from '../../src';
 import { requireEnv, uniqueSuffix } from '@lx/testing';
 
 const MIB = 1024 * 1024;

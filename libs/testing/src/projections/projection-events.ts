@@ -7,6 +7,7 @@ import {
   type Location,
   type LocationGroup,
 } from '@lx/contracts';
+import { aLocation, type LocationOverrides } from '@lx/domain/testing';
 import { waitFor } from '../wait-for';
 
 /**
@@ -21,18 +22,13 @@ export interface TestEventBus {
   partitionBounds(topic: string): Promise<readonly { topic: string; partition: number; high: string }[]>;
 }
 
-/** A valid Location with a fresh id: address and coordinates in Denver, no group, no serviceability. */
-export function aLocation(overrides: Partial<Location> = {}): Location {
+/**
+ * `aLocation` of `@lx/domain/testing` as a new location that tests publish: a fresh id and the current time, so
+ * tests sharing topics never collide. Overrides as there.
+ */
+export function aNewLocation(overrides: LocationOverrides<Location> = {}): Location {
   const now = new Date().toISOString();
-  return {
-    id: randomUUID(),
-    createdAt: now,
-    updatedAt: now,
-    geography: { country: 'US', region: 'CO', locality: 'Denver', postalCode: '80202' },
-    address: { streetNumber: '1600', streetName: 'Glenarm', streetType: 'PLACE' },
-    coordinates: { latitude: 39.7447, longitude: -104.9903 },
-    ...overrides,
-  };
+  return aLocation({ id: randomUUID(), createdAt: now, updatedAt: now, ...overrides });
 }
 
 /** Publishes an event of `type` with `data` as the producer would (envelope, key = aggregate id, version header). */

@@ -6,6 +6,7 @@ const base = {
   DATABASE_URL: 'postgresql://localhost/lx',
   KAFKA_BROKERS: '127.0.0.1:9092',
   AUTH_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  WEBHOOK_SECRET_TRANSPORT_KEY: randomBytes(32).toString('base64'),
 };
 
 function problemsOf(env: NodeJS.ProcessEnv): readonly string[] {
@@ -39,6 +40,33 @@ describe('auth configuration', () => {
     const problems = problemsOf({ ...base, AUTH_ENCRYPTION_KEY: key });
     expect(problems).toEqual(['AUTH_ENCRYPTION_KEY: must be 32 bytes, base64-encoded']);
     expect(problems.join()).not.toContain(key);
+  });
+
+  it('given the required settings, when loaded, then both keys are kept apart', () => {
+    const config = loadAuthConfig(base);
+    expect(config.encryptionKeyBase64).toBe(base.AUTH_ENCRYPTION_KEY);
+    expect(config.webhookSecretTransportKeyBase64).toBe(base.WEBHOOK_SECRET_TRANSPORT_KEY);
+  });
+
+  it('given no webhook secret transport key, when loaded, then it is required (no default for a secret)', () => {
+    expect(problemsOf({ ...base, WEBHOOK_SECRET_TRANSPORT_KEY: undefined })).toContain(
+      'WEBHOOK_SECRET_TRANSPORT_KEY is required',
+    );
+  });
+
+  it('given a transport key of the wrong size, when loaded, then it is named without its value', () => {
+    const key = randomBytes(31).toString('base64');
+    const problems = problemsOf({ ...base, WEBHOOK_SECRET_TRANSPORT_KEY: key });
+    expect(problems).toEqual(['WEBHOOK_SECRET_TRANSPORT_KEY: must be 32 bytes, base64-encoded']);
+    expect(problems.join()).not.toContain(key);
+  });
+
+  it('given the transport key equal to the encryption key, when loaded, then it is refused by name, without the value', () => {
+    const problems = problemsOf({ ...base, WEBHOOK_SECRET_TRANSPORT_KEY: base.AUTH_ENCRYPTION_KEY });
+    expect(problems).toEqual([
+      'WEBHOOK_SECRET_TRANSPORT_KEY: must differ from AUTH_ENCRYPTION_KEY (the webhook dispatcher holds this key, never that one)',
+    ]);
+    expect(problems.join()).not.toContain(base.AUTH_ENCRYPTION_KEY);
   });
 
   it('given only half of the bootstrap admin credentials, when loaded, then both are asked for', () => {

@@ -12,8 +12,8 @@ import {
 } from '@lx/platform';
 
 /**
- * 32 bytes, base64: the AES-256-GCM key that encrypts private signing keys and webhook secrets at rest. Kept as
- * text because the frozen configuration cannot hold a Buffer (typed arrays cannot be frozen).
+ * 32 bytes, base64: an AES-256-GCM key. Kept as text because the frozen configuration cannot hold a Buffer (typed
+ * arrays cannot be frozen).
  */
 const encryptionKey = z
   .string()
@@ -22,7 +22,10 @@ const encryptionKey = z
   });
 
 const tokensEnv = {
+  /** Seals private signing keys and webhook secrets at rest; auth only. */
   AUTH_ENCRYPTION_KEY: encryptionKey,
+  /** Seals webhook secrets into CLIENT_* events; auth and the webhook dispatcher. */
+  WEBHOOK_SECRET_TRANSPORT_KEY: encryptionKey,
   TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3_600),
   TOKEN_SIGNING_ALGORITHM: z.enum(['ES256', 'EdDSA']).default('ES256'),
   TOKEN_FAILURE_LIMIT: z.coerce.number().int().min(1).max(1_000).default(10),
@@ -34,6 +37,15 @@ const tokensEnv = {
 const schema = z
   .object({ ...httpEnv(3001), ...databaseEnv, ...authEnv, ...kafkaEnv, ...tokensEnv })
   .superRefine((env, ctx) => {
+    // One key, one purpose: the transport key is shared with the webhook dispatcher, the at-rest key is not.
+    const transportKey = Buffer.from(env.WEBHOOK_SECRET_TRANSPORT_KEY, 'base64');
+    if (transportKey.length === 32 && transportKey.equals(Buffer.from(env.AUTH_ENCRYPTION_KEY, 'base64'))) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['WEBHOOK_SECRET_TRANSPORT_KEY'],
+        message: 'must differ from AUTH_ENCRYPTION_KEY (the webhook dispatcher holds this key, never that one)',
+      });
+    }
     if ((env.ADMIN_BOOTSTRAP_CLIENT_ID === undefined) !== (env.ADMIN_BOOTSTRAP_CLIENT_SECRET === undefined)) {
       ctx.addIssue({
         code: z.ZodIssueCode.custom,
@@ -54,8 +66,10 @@ const schema = z
       failureLimit: env.TOKEN_FAILURE_LIMIT,
       failureWindowSeconds: env.TOKEN_FAILURE_WINDOW_SECONDS,
     },
-    /** Base64 of the 32-byte encryption key. */
+    /** Base64 of the 32-byte key that seals secrets at rest. */
     encryptionKeyBase64: env.AUTH_ENCRYPTION_KEY,
+    /** Base64 of the 32-byte key that seals webhook secrets into CLIENT_* events. */
+    webhookSecretTransportKeyBase64: env.WEBHOOK_SECRET_TRANSPORT_KEY,
     bootstrapAdmin:
       env.ADMIN_BOOTSTRAP_CLIENT_ID !== undefined && env.ADMIN_BOOTSTRAP_CLIENT_SECRET !== undefined
         ? { clientId: env.ADMIN_BOOTSTRAP_CLIENT_ID, clientSecret: env.ADMIN_BOOTSTRAP_CLIENT_SECRET }

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
-import { validateEvent, type RegisteredClient } from '@lx/contracts';
+import { KAFKA_HEADERS, validateEvent, type RegisteredClient } from '@lx/contracts';
+import { WebhookSecretTransport } from '@lx/platform';
 import { requireEnv } from '@lx/testing';
 import { runCli } from '../../src/cli/auth-cli';
 import { ClientEventsReader } from './support/client-events';
@@ -54,6 +55,13 @@ describe('client registry: admin API, command-line tool, events', () => {
     return { code, stdout, stderr, json: () => JSON.parse(stdout) };
   };
 
+  /** The webhook secret a CLIENT_* event of `clientId` at `version` carries, opened with the transport key. */
+  const openedWebhookSecret = (event: { data: Record<string, unknown> } | undefined, version: number) =>
+    new WebhookSecretTransport(Buffer.from(auth.env.WEBHOOK_SECRET_TRANSPORT_KEY!, 'base64')).open(
+      event?.data.webhookSecretSealed as string,
+      { clientId: event?.data.clientId as string, version },
+    );
+
   const remember = (secrets: { clientSecret: string; webhookSecret?: string }) => {
     clientSecrets.push(secrets.clientSecret);
     if (secrets.webhookSecret !== undefined) webhookSecrets.push(secrets.webhookSecret);
@@ -76,7 +84,7 @@ describe('client registry: admin API, command-line tool, events', () => {
   describe('over HTTP', () => {
     let rsp: RegisteredClient;
 
-    it('registers an RSP: 201 with its secrets shown once, uncached; CLIENT_REGISTERED carries the webhook secret', async () => {
+    it('registers an RSP: 201 with its secrets shown once, uncached; CLIENT_REGISTERED carries the webhook secret sealed', async () => {
       const response = await admin('POST', '/admin/clients', {
         name: 'Acme Fiber',
         kind: 'RSP',
@@ -116,9 +124,11 @@ describe('client registry: admin API, command-line tool, events', () => {
           scopes: ['locations:read'],
           enabled: true,
           webhookUrl: 'https://hooks.acme.example/lx',
-          webhookSecret: rsp.webhookSecret,
+          webhookSecretSealed: expect.stringMatching(/^[A-Za-z0-9+/]+={0,2}$/),
         },
       });
+      expect(openedWebhookSecret(registered, 1)).toBe(rsp.webhookSecret);
+      expect(events.messagesOf(rsp.clientId)[0]?.headers[KAFKA_HEADERS.aggregateVersion]).toBe('1');
     });
 
     it('lists and gets clients without any secret', async () => {
@@ -134,7 +144,7 @@ describe('client registry: admin API, command-line tool, events', () => {
       expect(await one.json()).toEqual(view);
     });
 
-    it('updates the webhook URL: CLIENT_UPDATED carries the new URL and the same webhook secret', async () => {
+    it('updates the webhook URL: CLIENT_UPDATED carries the new URL and the same webhook secret, sealed anew', async () => {
       const response = await admin('PATCH', `/admin/clients/${rsp.clientId}`, {
         webhookUrl: 'https://hooks.acme.example/v2',
       });
@@ -147,8 +157,9 @@ describe('client registry: admin API, command-line tool, events', () => {
       const [, updated] = await events.waitForEvents(rsp.clientId, 2);
       expect(updated).toMatchObject({
         type: 'CLIENT_UPDATED',
-        data: { webhookUrl: 'https://hooks.acme.example/v2', webhookSecret: rsp.webhookSecret, enabled: true },
+        data: { webhookUrl: 'https://hooks.acme.example/v2', enabled: true },
       });
+      expect(openedWebhookSecret(updated, 2)).toBe(rsp.webhookSecret);
     });
 
     it('rotates the secrets: new ones shown once, the old secret stops working, CLIENT_SECRET_ROTATED carries the new webhook secret', async () => {
@@ -168,7 +179,8 @@ describe('client registry: admin API, command-line tool, events', () => {
       expect(await tokenStatus(rsp.clientId, rotated.clientSecret)).toBe(200);
 
       const [, , event] = await events.waitForEvents(rsp.clientId, 3);
-      expect(event).toMatchObject({ type: 'CLIENT_SECRET_ROTATED', data: { webhookSecret: rotated.webhookSecret } });
+      expect(event).toMatchObject({ type: 'CLIENT_SECRET_ROTATED' });
+      expect(openedWebhookSecret(event, 3)).toBe(rotated.webhookSecret);
     });
 
     it('disables a client: no more tokens; CLIENT_DISABLED; disabling again changes nothing', async () => {
@@ -180,9 +192,26 @@ describe('client registry: admin API, command-line tool, events', () => {
       const [, , , disabled] = await events.waitForEvents(rsp.clientId, 4);
       expect(disabled).toMatchObject({ type: 'CLIENT_DISABLED', data: { enabled: false } });
 
-      expect((await admin('POST', `/admin/clients/${rsp.clientId}/disable`)).status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(events.eventsOf(rsp.clientId)).toHaveLength(4);
+      const again = await admin('POST', `/admin/clients/${rsp.clientId}/disable`);
+      expect(again.status).toBe(200);
+      expect(await again.json()).toMatchObject({ enabled: false });
+      // Sentinel instead of a sleep: a change that does publish, on the same key (so after anything the second
+      // disable could have published); once it arrived, whatever the second disable published would be before it.
+      expect((await admin('PATCH', `/admin/clients/${rsp.clientId}`, { name: 'Acme Fiber (marker)' })).status).toBe(
+        200,
+      );
+      const published = await events.waitForEvents(rsp.clientId, 5);
+      expect(published.map((event) => event.type)).toEqual([
+        'CLIENT_REGISTERED',
+        'CLIENT_UPDATED',
+        'CLIENT_SECRET_ROTATED',
+        'CLIENT_DISABLED',
+        'CLIENT_UPDATED',
+      ]);
+      expect(published[4]?.data).toMatchObject({ name: 'Acme Fiber (marker)', enabled: false });
+      expect(events.messagesOf(rsp.clientId).map((message) => message.headers[KAFKA_HEADERS.aggregateVersion])).toEqual(
+        ['1', '2', '3', '4', '5'],
+      );
     });
 
     it('registers operator and admin clients without webhook or webhook secret', async () => {
@@ -362,6 +391,7 @@ describe('client registry: admin API, command-line tool, events', () => {
       const second = await startAuth({
         DATABASE_SCHEMA: auth.env.DATABASE_SCHEMA!,
         AUTH_ENCRYPTION_KEY: auth.env.AUTH_ENCRYPTION_KEY!,
+        WEBHOOK_SECRET_TRANSPORT_KEY: auth.env.WEBHOOK_SECRET_TRANSPORT_KEY!,
         ADMIN_BOOTSTRAP_CLIENT_ID: other.id,
         ADMIN_BOOTSTRAP_CLIENT_SECRET: other.secret,
         LOG_LEVEL: 'trace',
@@ -396,16 +426,17 @@ describe('client registry: admin API, command-line tool, events', () => {
       }
     });
 
-    it('is in no event but the client secret never, the webhook secret only in CLIENT_* data', async () => {
+    it('is in no event in clear: the client secret never, the webhook secret only sealed', () => {
       const all = events.messages.map((message) => message.value).join('\n');
-      for (const secret of clientSecrets) expect(all).not.toContain(secret);
-      expect(all).toContain(webhookSecrets[0]);
+      expect(all).toContain('webhookSecretSealed');
+      for (const secret of [...clientSecrets, ...webhookSecrets]) expect(all).not.toContain(secret);
     });
 
-    it('is in no log line, at log level trace', () => {
+    it('is in no log line, at log level trace: no secret and no key', () => {
       const logs = output.join('');
       expect(logs).toContain('"service":"auth"');
-      for (const secret of [...clientSecrets, ...webhookSecrets]) expect(logs).not.toContain(secret);
+      const keys = [auth.env.AUTH_ENCRYPTION_KEY!, auth.env.WEBHOOK_SECRET_TRANSPORT_KEY!];
+      for (const secret of [...clientSecrets, ...webhookSecrets, ...keys]) expect(logs).not.toContain(secret);
     });
   });
 });

@@ -92,27 +92,3 @@ export async function uploadImportFile(options: UploadOptions): Promise<UploadRe
   }
   return { status: reply.statusCode ?? 0, body };
 }
-
-/** An access token by the OAuth 2.0 client-credentials grant (RFC 6749 section 4.4) from the auth service. */
-export async function clientCredentialsToken(
-  tokenUrl: string,
-  clientId: string,
-  clientSecret: string,
-  scope = 'locations:write',
-): Promise<string> {
-  const response = await fetch(tokenUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-    body: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: clientId,
-      client_secret: clientSecret,
-      scope,
-    }),
-  });
-  const body = (await response.json().catch(() => ({}))) as { access_token?: unknown; error?: unknown };
-  if (!response.ok || typeof body.access_token !== 'string') {
-    throw new Error(`the token endpoint answered ${response.status}: ${JSON.stringify(body)}`);
-  }
-  return body.access_token;
-}

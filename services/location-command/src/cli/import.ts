@@ -1,18 +1,21 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { Presets, SingleBar } from 'cli-progress';
-import { clientCredentialsToken, uploadImportFile } from './import-upload';
+import { SCOPES } from '@lx/contracts';
+import { clientCredentialsToken } from '@lx/platform';
+import { type ImportCliEnvironment, loadImportCliEnvironment } from '../config/import-cli.config';
+import { uploadImportFile } from './import-upload';
 
 /**
  * lx-import: the operator staff's bulk import tool. Streams a CSV or NDJSON file to location-command's
  * POST /operator/imports, shows a progress bar with rows/s, and prints the import report as JSON on stdout.
  * Exit status: 0 every row applied, 2 some rows rejected (listed in the report), 1 the import failed.
  */
-async function main(argv: string[]): Promise<number> {
+async function main(argv: string[], env: ImportCliEnvironment): Promise<number> {
   const program = new Command()
     .name('lx-import')
     .description('Bulk-import locations into Location Exchange from a CSV (export layout) or NDJSON file')
     .argument('<file>', 'the file to import (.csv, or .ndjson / .jsonl)')
-    .option('--url <url>', 'location-command base URL', process.env['LX_COMMAND_URL'] ?? 'http://127.0.0.1:3002')
+    .option('--url <url>', 'location-command base URL (or set LX_COMMAND_URL)', env.commandUrl)
     .addOption(
       new Option('--mode <mode>', 'merge, or full-replace (retires locations missing from the file)')
         .choices(['merge', 'full-replace'])
@@ -20,11 +23,7 @@ async function main(argv: string[]): Promise<number> {
     )
     .addOption(new Option('--format <format>', 'file format (default: by extension)').choices(['csv', 'ndjson']))
     .option('--token <token>', 'an access token with locations:write (or set LX_ACCESS_TOKEN)')
-    .option(
-      '--token-url <url>',
-      'the auth service token endpoint',
-      process.env['LX_TOKEN_URL'] ?? 'http://127.0.0.1:3001/oauth/token',
-    )
+    .option('--token-url <url>', 'the auth service token endpoint (or set LX_TOKEN_URL)', env.tokenUrl)
     .option('--client-id <id>', 'client id for the client-credentials grant (or set LX_CLIENT_ID)')
     .option('--no-progress', 'no progress bar (for scripts)')
     .showHelpAfterError();
@@ -40,7 +39,7 @@ async function main(argv: string[]): Promise<number> {
     progress: boolean;
   }>();
 
-  const token = await tokenFor(options);
+  const token = await tokenFor(options, env);
   const bar = new SingleBar(
     {
       format: 'importing [{bar}] {percentage}% | {rows} rows | {rate} rows/s | {elapsed}s',
@@ -97,21 +96,24 @@ async function main(argv: string[]): Promise<number> {
   return report.rejected > 0 ? 2 : 0;
 }
 
-async function tokenFor(options: { token?: string; tokenUrl: string; clientId?: string }): Promise<string> {
-  const token = options.token ?? process.env['LX_ACCESS_TOKEN'];
+async function tokenFor(
+  options: { token?: string; tokenUrl: string; clientId?: string },
+  env: ImportCliEnvironment,
+): Promise<string> {
+  const token = options.token ?? env.accessToken;
   if (token !== undefined && token !== '') return token;
-  const clientId = options.clientId ?? process.env['LX_CLIENT_ID'];
+  const clientId = options.clientId ?? env.clientId;
   // The secret comes only from the environment: a command-line argument would be visible to every user in `ps`.
-  const clientSecret = process.env['LX_CLIENT_SECRET'];
+  const clientSecret = env.clientSecret;
   if (clientId === undefined || clientSecret === undefined) {
     throw new InvalidArgumentError(
       'give --token (or LX_ACCESS_TOKEN), or --client-id with LX_CLIENT_SECRET in the environment',
     );
   }
-  return clientCredentialsToken(options.tokenUrl, clientId, clientSecret);
+  return clientCredentialsToken({ tokenUrl: options.tokenUrl, clientId, clientSecret, scope: SCOPES.locationsWrite });
 }
 
-main(process.argv).then(
+main(process.argv, loadImportCliEnvironment()).then(
   (code) => process.exit(code),
   (error: unknown) => {
     process.stderr.write(`lx-import: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -1,8 +1,15 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { Clock, IdGenerator, SystemClock, TimeOrderedUuidGenerator } from '@lx/platform';
-import { EVENT_SOURCE, EventStore } from './event-store';
+import { AggregateStateWriter } from './aggregate-state.writer';
+import { BulkEventAppender } from './bulk-event.appender';
+import { EventAppender } from './event.appender';
+import { EVENT_SOURCE, EventEnvelopeFactory } from './event-envelope.factory';
+import { EventStore } from './event-store';
 
-/** The event store with the ports every write needs: clock and id generator. Needs DatabaseModule and OutboxModule. */
+/**
+ * The event store, its bulk appender for imports, and the ports every write needs: clock and id generator. Needs
+ * DatabaseModule and OutboxModule.
+ */
 @Global()
 @Module({})
 export class EventStoreModule {
@@ -11,11 +18,15 @@ export class EventStoreModule {
       module: EventStoreModule,
       providers: [
         EventStore,
+        EventAppender,
+        BulkEventAppender,
+        AggregateStateWriter,
+        EventEnvelopeFactory,
         { provide: EVENT_SOURCE, useValue: options.source },
         { provide: Clock, useClass: SystemClock },
         { provide: IdGenerator, useClass: TimeOrderedUuidGenerator },
       ],
-      exports: [EventStore, Clock, IdGenerator],
+      exports: [EventStore, BulkEventAppender, Clock, IdGenerator],
     };
   }
 }

@@ -2,12 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import { LOCATION_CSV_COLUMNS, locationToCsvRow } from '@lx/contracts';
-import {
-  aLocationBody,
-  type LocationCommandHarness,
-  startLocationCommand,
-  withStatus,
-} from '../support/location-command-harness';
+import { aLocationBody, type LocationCommandHarness, startLocationCommand } from '../support/location-command-harness';
 
 const ndjson = (...rows: unknown[]) =>
   rows.map((row) => (typeof row === 'string' ? row : JSON.stringify(row))).join('\n');
@@ -39,8 +34,8 @@ describe('bulk import', () => {
       { id: d, ...aLocationBody({ locationGroupId: randomUUID() }) },
       aLocationBody(),
       { id: 'not-a-uuid', ...aLocationBody() },
-      { id: e, ...withStatus(aLocationBody(), 'PLANNED') },
-      { id: e, ...withStatus(aLocationBody(), 'ACTIVE') },
+      { id: e, ...aLocationBody({ status: 'PLANNED' }) },
+      { id: e, ...aLocationBody({ status: 'ACTIVE' }) },
       [1, 2],
     );
 
@@ -189,8 +184,8 @@ describe('bulk import', () => {
 
   it('applies the same rules as PUT: no status change out of RETIRED, no reference to a missing group', async () => {
     const id = randomUUID();
-    await service.request('PUT', `/operator/locations/${id}`, { body: withStatus(aLocationBody(), 'RETIRED') });
-    const reply = await importFile(ndjson({ id, ...withStatus(aLocationBody(), 'ACTIVE') }), 'application/x-ndjson');
+    await service.request('PUT', `/operator/locations/${id}`, { body: aLocationBody({ status: 'RETIRED' }) });
+    const reply = await importFile(ndjson({ id, ...aLocationBody({ status: 'ACTIVE' }) }), 'application/x-ndjson');
     expect(reply.body.rejections).toEqual([
       {
         line: 1,
@@ -272,12 +267,12 @@ describe('bulk import', () => {
         const alreadyRetired = randomUUID();
         const cancelled = randomUUID();
         const put = (id: string, body: unknown) => isolated.request('PUT', `/operator/locations/${id}`, { body });
-        for (const id of [kept, invalidInFile, ...missing]) await put(id, withStatus(aLocationBody(), 'ACTIVE'));
-        await put(alreadyRetired, withStatus(aLocationBody(), 'RETIRED'));
-        await put(cancelled, withStatus(aLocationBody(), 'CANCELLED'));
+        for (const id of [kept, invalidInFile, ...missing]) await put(id, aLocationBody({ status: 'ACTIVE' }));
+        await put(alreadyRetired, aLocationBody({ status: 'RETIRED' }));
+        await put(cancelled, aLocationBody({ status: 'CANCELLED' }));
         const fresh = randomUUID();
         const file = ndjson(
-          { id: kept, ...withStatus(aLocationBody(), 'ACTIVE') },
+          { id: kept, ...aLocationBody({ status: 'ACTIVE' }) },
           { id: invalidInFile, ...aLocationBody({ coordinates: { latitude: 500, longitude: 0 } }) },
           { id: fresh, ...aLocationBody() },
         );

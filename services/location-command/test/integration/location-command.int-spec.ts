@@ -1,12 +1,34 @@
 import { createServiceApp } from '@lx/platform';
-import { describeServiceSmoke } from '@lx/testing';
+import { OUTBOX_COLUMNS, describeServiceSmoke } from '@lx/testing';
 import { AppModule } from '../../src/app.module';
 import { loadLocationCommandConfig } from '../../src/config/location-command.config';
 
 describeServiceSmoke({
   name: 'location-command',
   schema: 'location_command',
-  tables: ['aggregate_state', 'events', 'outbox'],
+  tables: {
+    aggregate_state: [
+      'stream_id uuid not null',
+      'stream_type text not null',
+      'version integer not null',
+      'deleted boolean not null',
+      'location_group_id uuid',
+      'address_group_id uuid',
+      'serviceability_status text',
+      'updated_at timestamp with time zone not null',
+    ],
+    events: [
+      'global_position bigint not null',
+      'stream_id uuid not null',
+      'stream_type text not null',
+      'stream_version integer not null',
+      'event_id uuid not null',
+      'event_type text not null',
+      'payload json not null',
+      'recorded_at timestamp with time zone not null',
+    ],
+    outbox: OUTBOX_COLUMNS,
+  },
   readiness: ['database', 'kafka'],
   required: ['DATABASE_URL', 'KAFKA_BROKERS'],
   loadConfig: loadLocationCommandConfig,

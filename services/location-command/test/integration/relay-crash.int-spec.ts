@@ -4,12 +4,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { freePort, REGISTER_SWC, REPO_ROOT, requireEnv, uniqueSuffix, waitFor } from '@lx/testing';
 import type { ReceivedMessage } from '../support/event-log';
-import {
-  aLocationBody,
-  type LocationCommandHarness,
-  startLocationCommand,
-  withStatus,
-} from '../support/location-command-harness';
+import { aLocationBody, type LocationCommandHarness, startLocationCommand } from '../support/location-command-harness';
 
 /** A child Node process running TypeScript sources; its output is kept for assertions and failure messages. */
 interface Child {
@@ -90,7 +85,7 @@ describe('outbox relay crash', () => {
     try {
       const ids = Array.from({ length: 8 }, () => randomUUID());
       for (const id of ids) {
-        await service.request('PUT', `/operator/locations/${id}`, { body: withStatus(aLocationBody(), 'PLANNED') });
+        await service.request('PUT', `/operator/locations/${id}`, { body: aLocationBody({ status: 'PLANNED' }) });
         for (const notes of ['a', 'b', 'c', 'd']) {
           await service.request('PATCH', `/operator/locations/${id}`, { body: { notes } });
         }
@@ -152,8 +147,8 @@ describe('outbox relay crash', () => {
       const first = await startService();
       const ids = Array.from({ length: 1_000 }, () => randomUUID());
       const file = [
-        ...ids.map((id) => JSON.stringify({ id, ...withStatus(aLocationBody(), 'PLANNED') })),
-        ...ids.map((id) => JSON.stringify({ id, ...withStatus(aLocationBody(), 'ACTIVE') })),
+        ...ids.map((id) => JSON.stringify({ id, ...aLocationBody({ status: 'PLANNED' }) })),
+        ...ids.map((id) => JSON.stringify({ id, ...aLocationBody({ status: 'ACTIVE' }) })),
       ].join('\n');
       const token = await observer.issuer.token({ scopes: ['locations:write'] });
       const imported = await fetch(`${baseUrl}/operator/imports`, {

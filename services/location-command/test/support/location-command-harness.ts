@@ -1,6 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
 import { TOPICS } from '@lx/contracts';
+import { aLocationInput } from '@lx/domain/testing';
 import { createServiceApp } from '@lx/platform';
 import { requireEnv, startTestTokenIssuer, type TestTokenIssuer, uniqueSuffix } from '@lx/testing';
 import { AppModule } from '../../src/app.module';
@@ -121,21 +122,12 @@ export async function startLocationCommand(settings: Record<string, string> = {}
   };
 }
 
-/** A valid location body: geography plus an address and coordinates; fields may be replaced or (with undefined) removed. */
-export function aLocationBody(overrides: Record<string, unknown> = {}): Record<string, Json> {
-  const body: Record<string, unknown> = {
-    geography: { country: 'US', region: 'CO', locality: 'Denver', postalCode: '80202' },
-    address: { streetNumber: '1600', streetName: 'Glenarm', streetType: 'PLACE' },
-    coordinates: { latitude: 39.7447, longitude: -104.9903 },
-    ...overrides,
-  };
-  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
-}
-
-/** The same body with a serviceability status. */
-export function withStatus(body: Record<string, Json>, status: string): Record<string, Json> {
-  const fiberAccessDetails = body['fiberAccessDetails'] as Record<string, unknown> | undefined;
-  return { ...body, fiberAccessDetails: { ...fiberAccessDetails, serviceability: { status } } };
+/**
+ * `aLocationInput` of `@lx/domain/testing` as the JSON body of a request. Overrides may be anything a client could
+ * send (invalid values, unknown fields); `undefined` removes a field and `status` sets the serviceability status.
+ */
+export function aLocationBody(overrides: Record<string, Json> = {}): Record<string, Json> {
+  return aLocationInput(overrides);
 }
 
 function parseJson(text: string): unknown {

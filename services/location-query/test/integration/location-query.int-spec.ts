@@ -1,14 +1,40 @@
 import { TOPICS } from '@lx/contracts';
 import { createServiceApp } from '@lx/platform';
-import { describeServiceSmoke, positionAtLogEnd, requireEnv, uniqueSuffix } from '@lx/testing';
+import {
+  CONSUMER_OFFSETS_COLUMNS,
+  describeServiceSmoke,
+  positionAtLogEnd,
+  requireEnv,
+  uniqueSuffix,
+} from '@lx/testing';
 import { AppModule } from '../../src/app.module';
 import { loadLocationQueryConfig } from '../../src/config/location-query.config';
 import { MIGRATIONS } from '../../src/database/migrations';
 
+const GROUP_COLUMNS = [
+  'id uuid not null',
+  'version integer not null',
+  'name text not null',
+  'type text not null',
+  'deleted boolean not null',
+];
+
 describeServiceSmoke({
   name: 'location-query',
   schema: 'location_query',
-  tables: ['address_groups', 'consumer_offsets', 'location_groups', 'locations'],
+  tables: {
+    address_groups: GROUP_COLUMNS,
+    consumer_offsets: CONSUMER_OFFSETS_COLUMNS,
+    location_groups: GROUP_COLUMNS,
+    locations: [
+      'id uuid not null',
+      'version integer not null',
+      'body json not null',
+      'location_group_id uuid',
+      'address_group_id uuid',
+      'updated_at timestamp with time zone not null',
+    ],
+  },
   readiness: ['database', 'kafka', 'projection'],
   required: ['DATABASE_URL', 'KAFKA_BROKERS'],
   loadConfig: loadLocationQueryConfig,

@@ -10,7 +10,7 @@ import {
   TOPICS,
   validate,
 } from '@lx/contracts';
-import { aLocation, publish, requireEnv, uniqueSuffix, waitFor } from '@lx/testing';
+import { aNewLocation, publish, requireEnv, uniqueSuffix, waitFor } from '@lx/testing';
 import { type LocationQueryHarness, startLocationQuery } from '../support/location-query-harness';
 
 /** The read model fed by events published straight to the shared topics, through the real HTTP stack. */
@@ -36,7 +36,7 @@ describe('location-query read model', () => {
 
   describe('GET /locations/{id}', () => {
     it('answers the Location of the newest event exactly, with its version as ETag', async () => {
-      const location = aLocation({
+      const location = aNewLocation({
         notes: 'Gate code 12',
         locationGroupId: randomUUID(),
         fiberAccessDetails: { serviceability: { status: 'PLANNED', availableDate: '2025-01-31' } },
@@ -68,7 +68,7 @@ describe('location-query read model', () => {
     });
 
     it('answers 304 without a body to If-None-Match with the current ETag, and 200 after a change', async () => {
-      const location = aLocation();
+      const location = aNewLocation();
       await publish(service.bus, 'LOCATION_CREATED', location, 1);
       await waitForVersion(location.id, 1);
 
@@ -114,13 +114,13 @@ describe('location-query read model', () => {
 
   describe('projection rules', () => {
     it('given the same event twice, then one effect', async () => {
-      const location = aLocation();
+      const location = aNewLocation();
       await publish(service.bus, 'LOCATION_CREATED', location, 1);
       const second = { ...location, notes: 'v2' };
       await publish(service.bus, 'LOCATION_UPDATED', second, 2);
       await publish(service.bus, 'LOCATION_UPDATED', second, 2);
       await publish(service.bus, 'LOCATION_CREATED', location, 1);
-      const marker = aLocation();
+      const marker = aNewLocation();
       await publish(service.bus, 'LOCATION_CREATED', marker, 1);
       await waitForVersion(marker.id, 1);
       await waitForVersion(location.id, 2);
@@ -131,13 +131,13 @@ describe('location-query read model', () => {
     });
 
     it('given version n+2 before n+1, then n+2 stays', async () => {
-      const location = aLocation();
+      const location = aNewLocation();
       const third = { ...location, notes: 'third' };
       const second = { ...location, notes: 'second' };
       await publish(service.bus, 'LOCATION_CREATED', location, 1);
       await publish(service.bus, 'LOCATION_UPDATED', third, 3);
       await publish(service.bus, 'LOCATION_UPDATED', second, 2);
-      const marker = aLocation();
+      const marker = aNewLocation();
       await publish(service.bus, 'LOCATION_CREATED', marker, 1);
       await waitForVersion(marker.id, 1);
 
@@ -153,7 +153,7 @@ describe('location-query read model', () => {
       await service.bus.publish(TOPICS.locationEvents.name, [
         { key, value: bytes, headers: { [KAFKA_HEADERS.aggregateVersion]: '1' } },
       ]);
-      await publish(service.bus, 'LOCATION_CREATED', aLocation({ id: key }), 1);
+      await publish(service.bus, 'LOCATION_CREATED', aNewLocation({ id: key }), 1);
       await waitForVersion(key, 1);
 
       // The dead-letter topic is created with its first letter.
@@ -186,7 +186,7 @@ describe('location-query read model', () => {
     });
 
     it('given an event without a version header, then it is dead-lettered, not applied', async () => {
-      const location = aLocation();
+      const location = aNewLocation();
       await service.bus.publish(TOPICS.locationEvents.name, [
         {
           key: location.id,
@@ -199,7 +199,7 @@ describe('location-query read model', () => {
           }),
         },
       ]);
-      const marker = aLocation({ id: location.id });
+      const marker = aNewLocation({ id: location.id });
       await publish(service.bus, 'LOCATION_UPDATED', { ...marker, notes: 'with version' }, 2);
       await waitForVersion(location.id, 2);
       expect((await service.get(`/locations/${location.id}`)).body.notes).toBe('with version');
@@ -278,7 +278,7 @@ describe('location-query read model', () => {
       const addressGroupId = randomUUID();
       const members: Location[] = [];
       for (let index = 0; index < 5; index += 1) {
-        const location = aLocation({
+        const location = aNewLocation({
           locationGroupId,
           address: {
             streetNumber: String(index + 1),
@@ -328,8 +328,8 @@ describe('location-query read model', () => {
 
   describe(`GET ${LOCATION_SNAPSHOT.path}`, () => {
     it('streams a consistent snapshot as NDJSON with the count and time in headers, optionally only recent changes', async () => {
-      const older = aLocation({ updatedAt: '2020-01-01T00:00:00Z', createdAt: '2020-01-01T00:00:00Z' });
-      const newer = aLocation();
+      const older = aNewLocation({ updatedAt: '2020-01-01T00:00:00Z', createdAt: '2020-01-01T00:00:00Z' });
+      const newer = aNewLocation();
       await publish(service.bus, 'LOCATION_CREATED', older, 1);
       await publish(service.bus, 'LOCATION_CREATED', newer, 1);
       await waitForVersion(older.id, 1);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Location } from '@lx/contracts';
 import { replayProjection } from '@lx/messaging';
-import { aLocation, publish, uniqueSuffix, waitFor, waitUntilCaughtUp } from '@lx/testing';
+import { aNewLocation, publish, uniqueSuffix, waitFor, waitUntilCaughtUp } from '@lx/testing';
 import { loadLocationQueryConfig } from '../../src/config/location-query.config';
 import { READ_MODEL_REPLAY } from '../../src/replay/replay-read-model';
 import { type LocationQueryHarness, READ_MODEL_TOPICS, startLocationQuery } from '../support/location-query-harness';
@@ -37,7 +37,7 @@ describe('location-query replay', () => {
     async () => {
       const group = { id: randomUUID(), name: `Replay ${uniqueSuffix()}`, type: 'OTHER' as const };
       await publish(service.bus, 'LOCATION_GROUP_CREATED', group, 1);
-      const locations: Location[] = Array.from({ length: 30 }, () => aLocation({ locationGroupId: group.id }));
+      const locations: Location[] = Array.from({ length: 30 }, () => aNewLocation({ locationGroupId: group.id }));
       for (const location of locations) await publish(service.bus, 'LOCATION_CREATED', location, 1);
       for (const location of locations.slice(0, 10)) {
         await publish(service.bus, 'LOCATION_UPDATED', { ...location, notes: 'second version' }, 2);

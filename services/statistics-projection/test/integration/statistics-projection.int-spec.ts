@@ -1,14 +1,52 @@
 import { TOPICS } from '@lx/contracts';
 import { createServiceApp } from '@lx/platform';
-import { describeServiceSmoke, positionAtLogEnd, requireEnv, uniqueSuffix } from '@lx/testing';
+import {
+  CONSUMER_OFFSETS_COLUMNS,
+  describeServiceSmoke,
+  positionAtLogEnd,
+  requireEnv,
+  uniqueSuffix,
+} from '@lx/testing';
 import { AppModule } from '../../src/app.module';
 import { loadStatisticsProjectionConfig } from '../../src/config/statistics-projection.config';
 import { MIGRATIONS } from '../../src/database/migrations';
 
+/** The dimensions every counters table is keyed by. */
+const COUNTED_COLUMNS = [
+  'status text not null',
+  'has_address boolean not null',
+  'has_coordinates boolean not null',
+  'has_location_group boolean not null',
+];
+
 describeServiceSmoke({
   name: 'statistics-projection',
   schema: 'statistics_projection',
-  tables: ['consumer_offsets', 'location_counters', 'location_day_counters', 'location_facts', 'location_geo_counters'],
+  tables: {
+    consumer_offsets: CONSUMER_OFFSETS_COLUMNS,
+    location_counters: [...COUNTED_COLUMNS, 'locations bigint not null'],
+    location_day_counters: ['day date not null', ...COUNTED_COLUMNS, 'locations bigint not null'],
+    location_facts: [
+      'location_id uuid not null',
+      'version integer not null',
+      'status text',
+      'has_address boolean not null',
+      'has_coordinates boolean not null',
+      'location_group_id uuid',
+      'address_group_id uuid',
+      'country text not null',
+      'region text not null',
+      'locality text not null',
+      'postal_code text not null',
+      'updated_at timestamp with time zone not null',
+    ],
+    location_geo_counters: [
+      'country text not null',
+      'region text not null',
+      ...COUNTED_COLUMNS,
+      'locations bigint not null',
+    ],
+  },
   readiness: ['database', 'kafka', 'projection'],
   required: ['DATABASE_URL', 'KAFKA_BROKERS'],
   loadConfig: loadStatisticsProjectionConfig,

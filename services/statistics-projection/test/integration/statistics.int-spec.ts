@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Location, type ServiceabilityStatus, statisticsResponseSchema, TOPICS, validate } from '@lx/contracts';
 import {
-  aLocation,
+  aNewLocation,
   countersAgreeWithFacts,
   expectedCounts,
   publish,
@@ -79,7 +79,7 @@ describe('statistics projection', () => {
     ];
     return Array.from({ length: 20 }, (_, index) => {
       const shape = index % 3;
-      const location = aLocation({
+      const location = aNewLocation({
         updatedAt: new Date(Date.UTC(2024, 0, 1 + index)).toISOString(),
         geography: { country: 'US', region, locality, postalCode: `P${index % 4}-${suffix}` },
         ...(index % 4 === 0 ? {} : { locationGroupId: index % 2 === 0 ? groupA : groupB }),
@@ -170,7 +170,7 @@ describe('statistics projection', () => {
   });
 
   it('given the same event twice, then one effect', async () => {
-    const location = aLocation({ geography: { country: 'US', region, locality, postalCode: `dup-${suffix}` } });
+    const location = aNewLocation({ geography: { country: 'US', region, locality, postalCode: `dup-${suffix}` } });
     await publish(service.bus, 'LOCATION_CREATED', location, 1);
     await publish(service.bus, 'LOCATION_CREATED', location, 1);
     const active = withStatus(location, 'ACTIVE');
@@ -186,7 +186,7 @@ describe('statistics projection', () => {
 
   it('given version n+2 before n+1, then the counts are those of n+2', async () => {
     const location = withStatus(
-      aLocation({ geography: { country: 'US', region, locality, postalCode: `ooo-${suffix}` } }),
+      aNewLocation({ geography: { country: 'US', region, locality, postalCode: `ooo-${suffix}` } }),
       'PLANNED',
     );
     const retired = withStatus(location, 'RETIRED');

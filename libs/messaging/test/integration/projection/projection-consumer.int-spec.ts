@@ -9,7 +9,7 @@ import {
   type Projection,
   ProjectionConsumer,
   type ProjectionTransaction,
-} from '@lx/messaging';
+} from '../../../src';
 import { requireEnv, uniqueSuffix, waitFor } from '@lx/testing';
 
 const TOPIC = TOPICS.locationGroupEvents.name;

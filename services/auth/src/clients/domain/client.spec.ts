@@ -1,4 +1,4 @@
-import { type Client, clientShapeIssues, normalizeScopes, toClientView } from './client';
+import { changeClient, type Client, clientShapeIssues, normalizeScopes, toClientView } from './client';
 
 describe('client rules', () => {
   it('given an RSP with the read scope and a webhook, when checked, then nothing is wrong', () => {
@@ -30,19 +30,29 @@ describe('client rules', () => {
     ]);
   });
 
+  const client: Client = {
+    id: '3f6c2a9e-8d1b-4c1e-9a57-0b4b6a1d2c3e',
+    name: 'Acme',
+    kind: 'RSP',
+    scopes: ['locations:read'],
+    enabled: true,
+    version: 1,
+    webhookUrl: null,
+    secretHash: 'scrypt$...',
+    webhookSecretEncrypted: Buffer.from('sealed'),
+    createdAt: new Date('2025-01-01T00:00:00Z'),
+    updatedAt: new Date('2025-01-02T00:00:00Z'),
+  };
+
+  it('given a client at version 1, when changed twice, then it is at version 3, updated at the last change', () => {
+    const later = new Date('2025-02-01T00:00:00Z');
+    const renamed = changeClient(client, { name: 'Acme Fiber' }, new Date('2025-01-15T00:00:00Z'));
+    const disabled = changeClient(renamed, { enabled: false }, later);
+    expect(disabled).toEqual({ ...client, name: 'Acme Fiber', enabled: false, version: 3, updatedAt: later });
+    expect(client.version).toBe(1);
+  });
+
   it('given a client, when shown, then no secret material is in the view', () => {
-    const client: Client = {
-      id: '3f6c2a9e-8d1b-4c1e-9a57-0b4b6a1d2c3e',
-      name: 'Acme',
-      kind: 'RSP',
-      scopes: ['locations:read'],
-      enabled: true,
-      webhookUrl: null,
-      secretHash: 'scrypt$...',
-      webhookSecretEncrypted: Buffer.from('sealed'),
-      createdAt: new Date('2025-01-01T00:00:00Z'),
-      updatedAt: new Date('2025-01-02T00:00:00Z'),
-    };
     expect(toClientView(client)).toEqual({
       clientId: client.id,
       name: 'Acme',

@@ -7,6 +7,11 @@ export interface Client {
   kind: ClientKind;
   scopes: Scope[];
   enabled: boolean;
+  /**
+   * 1 when registered, one more with every change: the `lx-aggregate-version` of the client's events, which consumers
+   * of client.events.v1 guard on.
+   */
+  version: number;
   /** RSPs only: base URL that export and location notifications are posted under. */
   webhookUrl: string | null;
   secretHash: string;
@@ -14,6 +19,16 @@ export interface Client {
   webhookSecretEncrypted: Buffer | null;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** What a use case may change about a client. */
+export type ClientChange = Partial<
+  Pick<Client, 'name' | 'scopes' | 'enabled' | 'webhookUrl' | 'secretHash' | 'webhookSecretEncrypted'>
+>;
+
+/** The client after one change: the next version, updated now. Every change that publishes an event goes through it. */
+export function changeClient(client: Client, change: ClientChange, now: Date): Client {
+  return { ...client, ...change, version: client.version + 1, updatedAt: now };
 }
 
 /** The scopes each kind of client may hold: least privilege, so an RSP can never be given write or admin access. */

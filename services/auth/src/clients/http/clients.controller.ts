@@ -1,5 +1,5 @@
-import { Body, Controller, Get, Header, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import { Body, Controller, Get, Header, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   type ClientList,
   type ClientSecrets,
@@ -50,7 +50,7 @@ function pageParameter(name: 'limit' | 'offset', raw: string | undefined, fallba
 
 /**
  * Client management for administrators (scope auth:admin). Secrets appear only in the replies that create them
- * (registration and rotation), which are never cached.
+ * (registration and rotation), which are never cached. The request id becomes the correlation id of the change's event.
  */
 @Controller('admin/clients')
 @RequireScope(SCOPES.authAdmin)
@@ -67,8 +67,15 @@ export class ClientsController {
   @Post()
   @HttpCode(201)
   @Header('cache-control', 'no-store')
-  async register(@Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<RegisteredClient> {
-    const registered = await this.registerClient.execute(bodyOf(registerClientRequestSchema, body));
+  async register(
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<RegisteredClient> {
+    const registered = await this.registerClient.execute({
+      ...bodyOf(registerClientRequestSchema, body),
+      correlationId: request.id,
+    });
     void reply.header('location', `/admin/clients/${registered.clientId}`);
     return registered;
   }
@@ -87,20 +94,28 @@ export class ClientsController {
   }
 
   @Patch(':clientId')
-  update(@Param('clientId') clientId: string, @Body() body: unknown): Promise<ClientView> {
-    return this.updateClient.execute({ clientId: clientIdOf(clientId), ...bodyOf(updateClientRequestSchema, body) });
+  update(
+    @Param('clientId') clientId: string,
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+  ): Promise<ClientView> {
+    return this.updateClient.execute({
+      clientId: clientIdOf(clientId),
+      ...bodyOf(updateClientRequestSchema, body),
+      correlationId: request.id,
+    });
   }
 
   @Post(':clientId/rotate-secret')
   @HttpCode(200)
   @Header('cache-control', 'no-store')
-  rotate(@Param('clientId') clientId: string): Promise<ClientSecrets> {
-    return this.rotateSecret.execute({ clientId: clientIdOf(clientId) });
+  rotate(@Param('clientId') clientId: string, @Req() request: FastifyRequest): Promise<ClientSecrets> {
+    return this.rotateSecret.execute({ clientId: clientIdOf(clientId), correlationId: request.id });
   }
 
   @Post(':clientId/disable')
   @HttpCode(200)
-  disable(@Param('clientId') clientId: string): Promise<ClientView> {
-    return this.disableClient.execute({ clientId: clientIdOf(clientId) });
+  disable(@Param('clientId') clientId: string, @Req() request: FastifyRequest): Promise<ClientView> {
+    return this.disableClient.execute({ clientId: clientIdOf(clientId), correlationId: request.id });
   }
 }

@@ -1,29 +1,42 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { type ClientData, eventSchema, type EventType, TOPICS, validate } from '@lx/contracts';
+import { type ClientData, eventSchema, type EventType, KAFKA_HEADERS, TOPICS, validate } from '@lx/contracts';
 import { Outbox } from '@lx/messaging';
 import type { EntityManager } from 'typeorm';
-import { Clock, SecretBox } from '@lx/platform';
+import { Clock, SecretBox, WebhookSecretTransport } from '@lx/platform';
 import { type Client, hasWebhook } from '../domain/client';
 import { webhookSecretContext } from './webhook-secret';
 
 type ClientEventType = Extract<EventType, `CLIENT_${string}`>;
 
+/** Where a change came from, for the event's headers. */
+export interface ClientEventContext {
+  /** The HTTP request id of the admin API call; absent for the CLI and the bootstrap at start. */
+  correlationId?: string;
+}
+
 /**
  * Appends a CLIENT_* event to the outbox inside the transaction that changed the client, so the event exists
- * exactly when the change commits. Every event carries the whole client, webhook signing secret included, because
- * client.events.v1 is compacted and the webhook dispatcher keeps its own copy from it. The OAuth client secret
- * never leaves auth.
+ * exactly when the change commits. Every event carries the whole client, because client.events.v1 is compacted and
+ * the webhook dispatcher keeps its own copy from it; headers `lx-aggregate-version` (the client's version after the
+ * change) and `lx-correlation-id`. The webhook signing secret leaves auth only sealed under the transport key, bound
+ * to client id and version; the OAuth client secret never leaves auth.
  */
 @Injectable()
 export class ClientEventsPublisher {
   constructor(
     private readonly outbox: Outbox,
     private readonly box: SecretBox,
+    private readonly transport: WebhookSecretTransport,
     private readonly clock: Clock,
   ) {}
 
-  async append(manager: EntityManager, type: ClientEventType, client: Client): Promise<void> {
+  async append(
+    manager: EntityManager,
+    type: ClientEventType,
+    client: Client,
+    context: ClientEventContext = {},
+  ): Promise<void> {
     const event = {
       id: randomUUID(),
       type,
@@ -33,18 +46,23 @@ export class ClientEventsPublisher {
     };
     const checked = validate(eventSchema(type), event);
     if (!checked.ok) {
-      // A programming error, not bad input: the client was validated before it got here.
+      // A programming error, not bad input: the client was validated before it got here. Issues name fields, not values.
       throw new Error(`${type} event does not match its contract: ${checked.issues.map((i) => i.message).join('; ')}`);
     }
+    const headers: Record<string, string> = { [KAFKA_HEADERS.aggregateVersion]: String(client.version) };
+    if (context.correlationId !== undefined) headers[KAFKA_HEADERS.correlationId] = context.correlationId;
     await this.outbox.append(manager, [
-      { topic: TOPICS.clientEvents.name, key: client.id, value: JSON.stringify(checked.value) },
+      { topic: TOPICS.clientEvents.name, key: client.id, value: JSON.stringify(checked.value), headers },
     ]);
   }
 
   private dataOf(client: Client): ClientData {
-    const webhookSecret =
+    const webhookSecretSealed =
       hasWebhook(client.kind) && client.webhookSecretEncrypted !== null
-        ? this.box.open(client.webhookSecretEncrypted, webhookSecretContext(client.id)).toString('utf8')
+        ? this.transport.seal(
+            this.box.open(client.webhookSecretEncrypted, webhookSecretContext(client.id)).toString('utf8'),
+            { clientId: client.id, version: client.version },
+          )
         : undefined;
     return {
       clientId: client.id,
@@ -53,7 +71,7 @@ export class ClientEventsPublisher {
       scopes: [...client.scopes],
       enabled: client.enabled,
       ...(client.webhookUrl === null ? {} : { webhookUrl: client.webhookUrl }),
-      ...(webhookSecret === undefined ? {} : { webhookSecret }),
+      ...(webhookSecretSealed === undefined ? {} : { webhookSecretSealed }),
     };
   }
 }

@@ -22,6 +22,9 @@ export class ClientEntity {
   @Column('boolean')
   enabled!: boolean;
 
+  @Column('integer')
+  version!: number;
+
   @Column('text', { nullable: true })
   webhookUrl!: string | null;
 

@@ -46,6 +46,7 @@ export class NewClientFactory {
       kind: input.kind,
       scopes: normalizeScopes(input.kind, scopes),
       enabled: true,
+      version: 1,
       webhookUrl,
       secretHash,
       webhookSecretEncrypted,

@@ -43,6 +43,7 @@ export async function startAuth(overrides: Record<string, string> = {}): Promise
     ...process.env,
     DATABASE_SCHEMA: `auth_it_${uniqueSuffix()}`,
     AUTH_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    WEBHOOK_SECRET_TRANSPORT_KEY: randomBytes(32).toString('base64'),
     ADMIN_BOOTSTRAP_CLIENT_ID: admin.clientId,
     ADMIN_BOOTSTRAP_CLIENT_SECRET: admin.clientSecret,
     HTTP_HOST: '127.0.0.1',

@@ -13,31 +13,60 @@ export interface ClientEvent {
 export interface ReceivedMessage {
   key: string | null;
   value: string;
+  /** Header values as text (the producer writes strings). */
+  headers: Record<string, string>;
+  /** The bytes as they were on the topic. */
+  raw: { key: Buffer | null; value: Buffer | null; headers: Record<string, Buffer> };
 }
 
-/** Reads client.events.v1 from the beginning with a group of its own and keeps every message. */
+export interface ClientEventsReaderOptions {
+  /** `beginning` (default): everything the topic keeps; `end`: only what is published after start() resolved. */
+  from?: 'beginning' | 'end';
+}
+
+/** Reads client.events.v1 with a group of its own and keeps every message, as text and as raw bytes. */
 export class ClientEventsReader {
   readonly messages: ReceivedMessage[] = [];
+  private readonly kafka: Kafka;
   private readonly consumer: Consumer;
 
-  constructor() {
-    const kafka = new Kafka({
+  constructor(private readonly options: ClientEventsReaderOptions = {}) {
+    this.kafka = new Kafka({
       brokers: requireEnv('KAFKA_BROKERS').split(','),
       clientId: `it-auth-${uniqueSuffix()}`,
       logLevel: logLevel.NOTHING,
     });
-    this.consumer = kafka.consumer({ groupId: `it-auth-client-events-${uniqueSuffix()}` });
+    this.consumer = this.kafka.consumer({ groupId: `it-auth-client-events-${uniqueSuffix()}`, maxWaitTimeInMs: 100 });
   }
 
   async start(): Promise<void> {
+    const topic = TOPICS.clientEvents.name;
+    // The log end before anything of the test happens: reading from there sees exactly the test's era.
+    const ends = this.options.from === 'end' ? await this.logEnd(topic) : [];
+    let joined = false;
+    this.consumer.on(this.consumer.events.GROUP_JOIN, () => {
+      joined = true;
+    });
     await this.consumer.connect();
-    await this.consumer.subscribe({ topics: [TOPICS.clientEvents.name], fromBeginning: true });
+    await this.consumer.subscribe({ topics: [topic], fromBeginning: this.options.from !== 'end' });
     await this.consumer.run({
       eachMessage: ({ message }) => {
-        this.messages.push({ key: message.key?.toString() ?? null, value: message.value?.toString() ?? '' });
+        const headers: Record<string, Buffer> = {};
+        for (const [name, value] of Object.entries(message.headers ?? {})) {
+          if (value === undefined) continue;
+          headers[name] = Buffer.isBuffer(value) ? value : Buffer.from(String(value));
+        }
+        this.messages.push({
+          key: message.key?.toString() ?? null,
+          value: message.value?.toString() ?? '',
+          headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, value.toString()])),
+          raw: { key: message.key, value: message.value, headers },
+        });
         return Promise.resolve();
       },
     });
+    for (const { partition, high } of ends) this.consumer.seek({ topic, partition, offset: high });
+    await waitFor('the client events reader joined its group', () => Promise.resolve(joined), 90_000);
   }
 
   /** The raw messages keyed by `clientId`, in the order they were published. */
@@ -61,5 +90,15 @@ export class ClientEventsReader {
 
   stop(): Promise<void> {
     return this.consumer.disconnect();
+  }
+
+  private async logEnd(topic: string) {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      return await admin.fetchTopicOffsets(topic);
+    } finally {
+      await admin.disconnect();
+    }
   }
 }

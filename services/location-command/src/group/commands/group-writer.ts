@@ -8,9 +8,10 @@ import {
   type GroupKind,
   type GroupState,
 } from '@lx/domain';
-import { EventStore, type EventStoreTransaction, type StoredStream } from '../../event-store/event-store';
-import { Clock } from '@lx/platform';
-import { assertIfMatch } from '../../shared/version-precondition';
+import { EventStore } from '../../event-store/event-store';
+import type { EventStoreTransaction } from '../../event-store/event-store.transaction';
+import type { StoredStream } from '../../event-store/event-store.types';
+import { assertIfMatch, Clock } from '@lx/platform';
 
 /** A group after a write, with its version (the ETag) and what the write did. */
 export interface GroupWriteResult {

@@ -16,9 +16,7 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SCOPES } from '@lx/contracts';
 import type { Group, GroupKind } from '@lx/domain';
-import { RequireScope } from '@lx/platform';
-import { UuidParamPipe } from '../../shared/http/uuid-param.pipe';
-import { etagOf } from '../../shared/version-precondition';
+import { etagOf, RequireScope, UuidParamPipe } from '@lx/platform';
 import { CreateGroupHandler } from '../commands/create-group/create-group.handler';
 import { DeleteGroupHandler } from '../commands/delete-group/delete-group.handler';
 import { ReplaceGroupHandler } from '../commands/replace-group/replace-group.handler';

@@ -10,10 +10,9 @@ import {
   referencedGroupIds,
   serviceabilityStatusOf,
 } from '@lx/domain';
-import type { StateIndex, StoredStream } from '../../event-store/event-store';
 import { EventStore } from '../../event-store/event-store';
-import { Clock } from '@lx/platform';
-import { assertIfMatch } from '../../shared/version-precondition';
+import type { StateIndex, StoredStream } from '../../event-store/event-store.types';
+import { assertIfMatch, Clock } from '@lx/platform';
 
 /** A location after a write, with its version (the ETag) and what the write did. */
 export interface LocationWriteResult {

@@ -1,9 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Put, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Location, SCOPES } from '@lx/contracts';
-import { RequireScope } from '@lx/platform';
-import { UuidParamPipe } from '../../shared/http/uuid-param.pipe';
-import { etagOf } from '../../shared/version-precondition';
+import { etagOf, RequireScope, UuidParamPipe } from '@lx/platform';
 import { CreateLocationHandler } from '../commands/create-location/create-location.handler';
 import type { LocationWriteResult } from '../commands/location-writer';
 import { ReplaceLocationHandler } from '../commands/replace-location/replace-location.handler';

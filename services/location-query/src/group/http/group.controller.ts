@@ -2,10 +2,8 @@ import { Controller, Get, Headers, Injectable, Param, Query, Res } from '@nestjs
 import type { FastifyReply } from 'fastify';
 import { type AddressGroupList, type LocationGroupList, SCOPES } from '@lx/contracts';
 import { parseGroupListQuery, type QueryParameters } from '@lx/domain';
-import { RequireScope } from '@lx/platform';
-import { etagOf, ifNoneMatchMatches } from '../../shared/http/etag';
+import { etagOf, ifNoneMatchMatches, RequireScope, UuidParamPipe } from '@lx/platform';
 import { valueOrThrow } from '../../shared/http/query-result';
-import { UuidParamPipe } from '../../shared/http/uuid-param.pipe';
 import type { GroupKind } from '../infrastructure/group-read.repository';
 import { GetGroupHandler } from '../queries/get-group/get-group.handler';
 import { ListGroupsHandler } from '../queries/list-groups/list-groups.handler';

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
 import type { AddressGroup, LocationGroup } from '@lx/contracts';
 import type { GroupListQuery, Page } from '@lx/domain';
-import { PG_POOL } from '@lx/messaging';
+import { PG_POOL } from '@lx/platform';
 import { LIVE_TABLES } from '../../read-model/read-model-tables';
 
 /** The two kinds of group the read model holds. */

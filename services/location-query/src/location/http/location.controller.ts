@@ -2,11 +2,9 @@ import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { SCOPES } from '@lx/contracts';
 import { parseLocationListQuery, type QueryParameters } from '@lx/domain';
-import { RequireScope } from '@lx/platform';
-import { etagOf, ifNoneMatchMatches } from '../../shared/http/etag';
+import { etagOf, ifNoneMatchMatches, RequireScope, UuidParamPipe } from '@lx/platform';
 import { JSON_CONTENT_TYPE } from '../../shared/http/json';
 import { valueOrThrow } from '../../shared/http/query-result';
-import { UuidParamPipe } from '../../shared/http/uuid-param.pipe';
 import { GetLocationHandler } from '../queries/get-location/get-location.handler';
 import { ListLocationsHandler } from '../queries/list-locations/list-locations.handler';
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
 import type { Page } from '@lx/domain';
-import { PG_POOL } from '@lx/messaging';
+import { PG_POOL } from '@lx/platform';
 
 /** A stored location: its JSON text exactly as served, and its aggregate version (the ETag). */
 export interface StoredLocation {

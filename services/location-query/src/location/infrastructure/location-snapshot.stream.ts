@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { Pool, PoolClient } from 'pg';
-import { checkOut } from '@lx/messaging';
+import { checkOut } from '@lx/platform';
 
 /** A snapshot stream and what the export needs to know before the first line. */
 export interface LocationSnapshot {

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { SERVICEABILITY_STATUSES, type StatisticsResponse } from '@lx/contracts';
 import type { StatisticsFilter } from '@lx/domain';
-import { PG_POOL } from '@lx/messaging';
+import { PG_POOL } from '@lx/platform';
 import { buildStatisticsQuery, type StatisticsRow } from './statistics-query';
 
 export type Counts = Omit<StatisticsResponse, 'queryTimestamp'>;

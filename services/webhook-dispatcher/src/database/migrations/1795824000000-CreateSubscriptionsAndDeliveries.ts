@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { createConsumerOffsetsTable, dropConsumerOffsetsTable } from '@lx/messaging';
 
 /** Runs with search_path set to the service's own schema (see dataSourceOptions). */
 export class CreateSubscriptionsAndDeliveries1795824000000 implements MigrationInterface {
@@ -36,19 +37,11 @@ export class CreateSubscriptionsAndDeliveries1795824000000 implements MigrationI
       )
     `);
     await queryRunner.query(`CREATE INDEX deliveries_due_idx ON deliveries (next_attempt_at) WHERE status = 'PENDING'`);
-    await queryRunner.query(`
-      CREATE TABLE consumer_offsets (
-        group_id text NOT NULL,
-        topic text NOT NULL,
-        partition integer NOT NULL,
-        next_offset bigint NOT NULL,
-        CONSTRAINT consumer_offsets_pkey PRIMARY KEY (group_id, topic, partition)
-      )
-    `);
+    await createConsumerOffsetsTable(queryRunner);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP TABLE consumer_offsets`);
+    await dropConsumerOffsetsTable(queryRunner);
     await queryRunner.query(`DROP TABLE deliveries`);
     await queryRunner.query(`DROP TABLE subscriptions`);
   }

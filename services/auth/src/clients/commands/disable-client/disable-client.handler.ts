@@ -3,13 +3,15 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { ClientView } from '@lx/contracts';
 import type { DataSource } from 'typeorm';
 import { Clock } from '@lx/platform';
-import { toClientView } from '../../domain/client';
+import { changeClient, toClientView } from '../../domain/client';
 import { ClientNotFoundError } from '../../domain/client.errors';
 import { ClientEventsPublisher } from '../../infrastructure/client-events.publisher';
 import { ClientRepository } from '../../infrastructure/client.repository';
 
 export interface DisableClientCommand {
   clientId: string;
+  /** Travels into the event's lx-correlation-id header (the HTTP request id). */
+  correlationId?: string;
 }
 
 /**
@@ -30,9 +32,9 @@ export class DisableClientHandler {
       const client = await this.clients.lockById(manager, command.clientId);
       if (client === null) throw new ClientNotFoundError(command.clientId);
       if (!client.enabled) return toClientView(client);
-      const disabled = { ...client, enabled: false, updatedAt: this.clock.now() };
+      const disabled = changeClient(client, { enabled: false }, this.clock.now());
       await this.clients.save(manager, disabled);
-      await this.events.append(manager, 'CLIENT_DISABLED', disabled);
+      await this.events.append(manager, 'CLIENT_DISABLED', disabled, command);
       return toClientView(disabled);
     });
   }

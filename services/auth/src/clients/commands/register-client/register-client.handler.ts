@@ -7,7 +7,10 @@ import { ClientEventsPublisher } from '../../infrastructure/client-events.publis
 import { ClientRepository } from '../../infrastructure/client.repository';
 import { NewClientFactory } from '../../infrastructure/new-client.factory';
 
-export type RegisterClientCommand = RegisterClientRequest;
+export type RegisterClientCommand = RegisterClientRequest & {
+  /** Travels into the event's lx-correlation-id header (the HTTP request id). */
+  correlationId?: string;
+};
 
 /** Registers a client with generated secrets, which the reply shows this once; publishes CLIENT_REGISTERED. */
 @Injectable()
@@ -20,10 +23,11 @@ export class RegisterClientHandler {
   ) {}
 
   async execute(command: RegisterClientCommand): Promise<RegisteredClient> {
-    const { client, secrets } = await this.factory.create(command);
+    const { correlationId, ...request } = command;
+    const { client, secrets } = await this.factory.create(request);
     await this.dataSource.transaction(async (manager) => {
       await this.clients.insert(manager, client);
-      await this.events.append(manager, 'CLIENT_REGISTERED', client);
+      await this.events.append(manager, 'CLIENT_REGISTERED', client, { correlationId });
     });
     return { ...toClientView(client), ...secrets };
   }

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { ClientSecrets } from '@lx/contracts';
 import type { DataSource } from 'typeorm';
 import { Clock } from '@lx/platform';
+import { changeClient } from '../../domain/client';
 import { ClientNotFoundError } from '../../domain/client.errors';
 import { ClientEventsPublisher } from '../../infrastructure/client-events.publisher';
 import { ClientRepository } from '../../infrastructure/client.repository';
@@ -10,6 +11,8 @@ import { NewClientFactory } from '../../infrastructure/new-client.factory';
 
 export interface RotateClientSecretCommand {
   clientId: string;
+  /** Travels into the event's lx-correlation-id header (the HTTP request id). */
+  correlationId?: string;
 }
 
 /**
@@ -36,14 +39,13 @@ export class RotateClientSecretHandler {
     await this.dataSource.transaction(async (manager) => {
       const client = await this.clients.lockById(manager, command.clientId);
       if (client === null) throw new ClientNotFoundError(command.clientId);
-      const rotated = {
-        ...client,
-        secretHash: fresh.secretHash,
-        webhookSecretEncrypted: fresh.webhookSecretEncrypted,
-        updatedAt: this.clock.now(),
-      };
+      const rotated = changeClient(
+        client,
+        { secretHash: fresh.secretHash, webhookSecretEncrypted: fresh.webhookSecretEncrypted },
+        this.clock.now(),
+      );
       await this.clients.save(manager, rotated);
-      await this.events.append(manager, 'CLIENT_SECRET_ROTATED', rotated);
+      await this.events.append(manager, 'CLIENT_SECRET_ROTATED', rotated, command);
     });
     return fresh.secrets;
   }

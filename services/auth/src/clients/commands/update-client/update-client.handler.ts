@@ -4,12 +4,16 @@ import type { ClientView, UpdateClientRequest } from '@lx/contracts';
 import { ValidationFailedError } from '@lx/domain';
 import type { DataSource } from 'typeorm';
 import { Clock } from '@lx/platform';
-import { type Client, clientShapeIssues, normalizeScopes, toClientView } from '../../domain/client';
+import { changeClient, clientShapeIssues, normalizeScopes, toClientView } from '../../domain/client';
 import { ClientNotFoundError } from '../../domain/client.errors';
 import { ClientEventsPublisher } from '../../infrastructure/client-events.publisher';
 import { ClientRepository } from '../../infrastructure/client.repository';
 
-export type UpdateClientCommand = UpdateClientRequest & { clientId: string };
+export type UpdateClientCommand = UpdateClientRequest & {
+  clientId: string;
+  /** Travels into the event's lx-correlation-id header (the HTTP request id). */
+  correlationId?: string;
+};
 
 const sameScopes = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((scope, i) => scope === b[i]);
@@ -37,21 +41,16 @@ export class UpdateClientHandler {
       const issues = clientShapeIssues(client.kind, scopes, webhookUrl);
       if (issues.length > 0) throw new ValidationFailedError(issues);
 
-      const updated: Client = {
-        ...client,
-        name: command.name ?? client.name,
-        scopes: normalizeScopes(client.kind, scopes),
-        webhookUrl,
-      };
+      const change = { name: command.name ?? client.name, scopes: normalizeScopes(client.kind, scopes), webhookUrl };
       const changed =
-        updated.name !== client.name ||
-        updated.webhookUrl !== client.webhookUrl ||
-        !sameScopes(updated.scopes, client.scopes);
+        change.name !== client.name ||
+        change.webhookUrl !== client.webhookUrl ||
+        !sameScopes(change.scopes, client.scopes);
       if (!changed) return toClientView(client);
 
-      updated.updatedAt = this.clock.now();
+      const updated = changeClient(client, change, this.clock.now());
       await this.clients.save(manager, updated);
-      await this.events.append(manager, 'CLIENT_UPDATED', updated);
+      await this.events.append(manager, 'CLIENT_UPDATED', updated, command);
       return toClientView(updated);
     });
   }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
-import { PG_POOL } from '@lx/messaging';
+import { PG_POOL } from '@lx/platform';
 import { type LocationSnapshot, openLocationSnapshot } from '../../infrastructure/location-snapshot.stream';
 
 export const SNAPSHOT_FETCH_ROWS = Symbol('SNAPSHOT_FETCH_ROWS');

@@ -1,14 +1,13 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
+import { isUuid } from '@lx/contracts';
 import { InvalidRequestError } from '@lx/domain';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A UUID path parameter in its canonical lower case (RFC 4122: case-insensitive on input); 400 INVALID_REQUEST otherwise. */
 @Injectable()
 export class UuidParamPipe implements PipeTransform<string, string> {
   transform(value: string, metadata: ArgumentMetadata): string {
     const field = metadata.data ?? 'id';
-    if (!UUID.test(value)) {
+    if (!isUuid(value)) {
       throw new InvalidRequestError(`${field} must be a UUID`, {
         issues: [{ field, rule: 'uuid', message: `${field} must be a UUID` }],
       });

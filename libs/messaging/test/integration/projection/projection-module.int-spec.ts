@@ -1,0 +1,160 @@
+import { Module } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { randomUUID } from 'node:crypto';
+import { Pool } from 'pg';
+import { KAFKA_HEADERS, TOPICS, type TopicName } from '@lx/contracts';
+import { createServiceApp, DatabaseModule, DatabaseReadinessCheck, HealthModule, MetricsModule } from '@lx/platform';
+import {
+  EventBusReadinessCheck,
+  KafkaEventBus,
+  MessagingModule,
+  type ProjectedEvent,
+  type Projection,
+  ProjectionConsumer,
+  projectionConsumerToken,
+  ProjectionModule,
+  projectionReadinessToken,
+  type ProjectionTransaction,
+} from '../../../src';
+import { requireEnv, uniqueSuffix, waitFor } from '@lx/testing';
+
+/** Records which projection applied which group: each of the two below consumes its own topic. */
+abstract class RecordingProjection implements Projection {
+  abstract readonly name: string;
+  abstract readonly topics: readonly TopicName[];
+  abstract readonly eventTypes: Projection['eventTypes'];
+
+  async apply(transaction: ProjectionTransaction, events: readonly ProjectedEvent[]): Promise<void> {
+    for (const { event } of events) {
+      const data = event.data as { id: string };
+      await transaction.query(`INSERT INTO applied (projection, group_id) VALUES ($1, $2)`, [this.name, data.id]);
+    }
+  }
+}
+
+class LocationGroupsProjection extends RecordingProjection {
+  readonly name = 'location-groups';
+  readonly topics = [TOPICS.locationGroupEvents.name];
+  readonly eventTypes = ['LOCATION_GROUP_CREATED'] as const;
+}
+
+class AddressGroupsProjection extends RecordingProjection {
+  readonly name = 'address-groups';
+  readonly topics = [TOPICS.addressGroupEvents.name];
+  readonly eventTypes = ['ADDRESS_GROUP_CREATED'] as const;
+}
+
+describe('ProjectionModule: several projections in one service', () => {
+  const suffix = uniqueSuffix();
+  const schema = `projection_module_it_${suffix}`;
+  const groups = { locations: `it-groups-${suffix}`, addresses: `it-addresses-${suffix}` };
+  const databaseUrl = requireEnv('DATABASE_URL');
+  const brokers = requireEnv('KAFKA_BROKERS').split(',');
+  const pool = new Pool({ connectionString: databaseUrl, max: 2, options: `-c search_path=${schema}` });
+  const bus = new KafkaEventBus({ brokers, clientId: `it-projection-module-${suffix}` });
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    await pool.query(`CREATE SCHEMA ${schema}`);
+    await pool.query(`CREATE TABLE consumer_offsets (group_id text, topic text, partition int, next_offset bigint,
+      updated_at timestamptz DEFAULT now(), PRIMARY KEY (group_id, topic, partition))`);
+    await pool.query(`CREATE TABLE applied (projection text, group_id uuid)`);
+    // Each group starts at the end of its shared topic: only this test's messages are applied.
+    for (const [groupId, topic] of [
+      [groups.locations, TOPICS.locationGroupEvents.name],
+      [groups.addresses, TOPICS.addressGroupEvents.name],
+    ] as const) {
+      for (const { partition, high } of await bus.partitionBounds(topic)) {
+        await pool.query(
+          `INSERT INTO consumer_offsets (group_id, topic, partition, next_offset) VALUES ($1, $2, $3, $4)`,
+          [groupId, topic, partition, high],
+        );
+      }
+    }
+
+    const projectionOptions = { batchSize: 100, concurrency: 1 };
+    @Module({
+      imports: [
+        MetricsModule,
+        DatabaseModule.forRoot({
+          config: { url: databaseUrl, schema, poolSize: 4, migrateOnBoot: false },
+          entities: [],
+          migrations: [],
+        }),
+        MessagingModule.forRoot({ brokers, clientId: `it-projection-module-app-${suffix}` }),
+        ProjectionModule.register({
+          name: 'location-groups',
+          groupId: groups.locations,
+          projection: LocationGroupsProjection,
+          ...projectionOptions,
+        }),
+        ProjectionModule.register({
+          name: 'address-groups',
+          groupId: groups.addresses,
+          projection: AddressGroupsProjection,
+          ...projectionOptions,
+        }),
+        HealthModule.forRoot([
+          DatabaseReadinessCheck,
+          EventBusReadinessCheck,
+          projectionReadinessToken('location-groups'),
+          projectionReadinessToken('address-groups'),
+        ]),
+      ],
+    })
+    class TwoProjectionsModule {}
+    app = await createServiceApp('it-projection-module', TwoProjectionsModule, {
+      host: '127.0.0.1',
+      port: 0,
+      bodyLimitBytes: 1024,
+      logLevel: 'silent',
+    });
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await bus.deleteGroups([groups.locations, groups.addresses]);
+    await bus.close();
+    await pool.query(`DROP SCHEMA ${schema} CASCADE`);
+    await pool.end();
+  });
+
+  it('runs each projection under its own consumer group, and reports each in readiness', async () => {
+    const locationGroupId = randomUUID();
+    const addressGroupId = randomUUID();
+    const publish = (topic: TopicName, type: string, data: Record<string, unknown>) =>
+      bus.publish(topic, [
+        {
+          key: String(data['id']),
+          value: JSON.stringify({ id: randomUUID(), type, timestamp: new Date().toISOString(), source: 'it', data }),
+          headers: { [KAFKA_HEADERS.aggregateVersion]: '1' },
+        },
+      ]);
+    await publish(TOPICS.locationGroupEvents.name, 'LOCATION_GROUP_CREATED', {
+      id: locationGroupId,
+      name: 'Fibre north',
+      type: 'OTHER',
+    });
+    await publish(TOPICS.addressGroupEvents.name, 'ADDRESS_GROUP_CREATED', {
+      id: addressGroupId,
+      name: 'Harbour towers',
+      type: 'MDU_COMPLEX',
+    });
+
+    const applied = async () =>
+      (await pool.query<{ projection: string; group_id: string }>(`SELECT * FROM applied ORDER BY projection`)).rows;
+    await waitFor('both projections applied their event', async () => (await applied()).length >= 2);
+    expect(await applied()).toEqual([
+      { projection: 'address-groups', group_id: addressGroupId },
+      { projection: 'location-groups', group_id: locationGroupId },
+    ]);
+
+    expect(app.get<ProjectionConsumer>(projectionConsumerToken('location-groups')).groupId).toBe(groups.locations);
+    expect(app.get<ProjectionConsumer>(projectionConsumerToken('address-groups')).groupId).toBe(groups.addresses);
+    const ready = await app.getHttpAdapter().getInstance().inject({ method: 'GET', url: '/health/ready' });
+    expect(ready.statusCode).toBe(200);
+    expect(Object.keys(ready.json().info).sort()).toEqual(['address-groups', 'database', 'kafka', 'location-groups']);
+  });
+});

@@ -1,0 +1,62 @@
+import { ConfigError } from '@lx/platform';
+import { loadExportWorkerConfig } from './export-worker.config';
+
+const base = {
+  DATABASE_URL: 'postgresql://localhost/lx',
+  KAFKA_BROKERS: '127.0.0.1:9092,127.0.0.2:9092',
+  MINIO_ENDPOINT_URL: 'http://minio.internal:9000',
+  MINIO_ACCESS_KEY: 'access',
+  MINIO_SECRET_KEY: 'a-secret-value',
+};
+
+function problemsOf(env: NodeJS.ProcessEnv): readonly string[] {
+  try {
+    loadExportWorkerConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('export-worker configuration', () => {
+  it('given the required settings, when loaded, then its own port, schema and storage defaults apply', () => {
+    const config = loadExportWorkerConfig(base);
+    expect(config.http.port).toBe(3005);
+    expect(config.database.schema).toBe('export_worker');
+    expect(config.kafka.brokers).toEqual(['127.0.0.1:9092', '127.0.0.2:9092']);
+    expect(config.storage).toEqual({
+      endpointUrl: 'http://minio.internal:9000',
+      publicEndpointUrl: 'http://minio.internal:9000',
+      accessKey: 'access',
+      secretKey: 'a-secret-value',
+      bucket: 'location-exports',
+      region: 'us-east-1',
+    });
+  });
+
+  it('given a public endpoint, when loaded, then download URLs use it and uploads the internal one', () => {
+    const config = loadExportWorkerConfig({ ...base, MINIO_PUBLIC_ENDPOINT_URL: 'https://downloads.example.net' });
+    expect(config.storage.endpointUrl).toBe('http://minio.internal:9000');
+    expect(config.storage.publicEndpointUrl).toBe('https://downloads.example.net');
+  });
+
+  it('given nothing, when loaded, then every required setting is named', () => {
+    expect(problemsOf({})).toEqual(
+      expect.arrayContaining([
+        'DATABASE_URL is required',
+        'KAFKA_BROKERS is required',
+        'MINIO_ENDPOINT_URL is required',
+        'MINIO_ACCESS_KEY is required',
+        'MINIO_SECRET_KEY is required',
+      ]),
+    );
+  });
+
+  it('given an invalid bucket name and endpoint, when loaded, then both are named and no secret is echoed', () => {
+    const problems = problemsOf({ ...base, MINIO_BUCKET: 'Not_A_Bucket', MINIO_ENDPOINT_URL: 'ftp://minio' });
+    expect(problems.some((problem) => problem.startsWith('MINIO_BUCKET:'))).toBe(true);
+    expect(problems.some((problem) => problem.startsWith('MINIO_ENDPOINT_URL:'))).toBe(true);
+    expect(problems.join('\n')).not.toContain(base.MINIO_SECRET_KEY);
+  });
+});

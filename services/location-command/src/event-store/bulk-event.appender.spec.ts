@@ -1,0 +1,160 @@
+import type { EntityManager } from 'typeorm';
+import type { Outbox } from '@lx/messaging';
+import { IdGenerator } from '@lx/platform';
+import { AggregateStateWriter } from './aggregate-state.writer';
+import { BulkEventAppender, copyRowOf } from './bulk-event.appender';
+import { EventEnvelopeFactory } from './event-envelope.factory';
+import type { StreamAppend } from './event-store.types';
+
+class SequentialIds extends IdGenerator {
+  private n = 0;
+  next(): string {
+    this.n += 1;
+    return `event-${this.n}`;
+  }
+}
+
+const timestamp = '2024-01-15T10:00:00.000Z';
+
+function locationAppend(streamId: string, fromVersion: number, notes: string): StreamAppend {
+  return {
+    streamId,
+    streamType: 'location',
+    fromVersion,
+    events: [{ type: fromVersion === 0 ? 'LOCATION_CREATED' : 'LOCATION_UPDATED', data: { id: streamId, notes } }],
+    index: {},
+  };
+}
+
+/** Fakes for the write: a pg client that accepts any COPY, a recording manager and outbox. */
+function writeFakes() {
+  const log: string[] = [];
+  const copied: string[] = [];
+  const client = {
+    query(copy: {
+      submit(connection: unknown): void;
+      handleCopyInResponse(connection: unknown): void;
+      handleReadyForQuery(): void;
+    }) {
+      const connection = {
+        query: (text: string) => log.push(text),
+        sendCopyFromChunk: (chunk: Buffer) => copied.push(chunk.toString('utf8')),
+        endCopyFrom: () => undefined,
+      };
+      copy.submit(connection);
+      copy.handleCopyInResponse(connection);
+      copy.handleReadyForQuery();
+    },
+  };
+  const manager = {
+    queryRunner: { databaseConnection: client },
+    query: (sql: string) => {
+      log.push(sql.trim().split(/\s+/).slice(0, 3).join(' '));
+      return Promise.resolve([]);
+    },
+  } as unknown as EntityManager;
+  const selected: unknown[][] = [];
+  const outbox = {
+    appendSelected: (_manager: EntityManager, select: string, parameters: unknown[]) => {
+      log.push('outbox');
+      expect(select).toMatch(/FROM events WHERE event_id = ANY\(\$1::uuid\[\]\) ORDER BY global_position/);
+      selected.push(parameters);
+      return Promise.resolve();
+    },
+  } as unknown as Outbox;
+  return { manager, outbox, log, copied, selected };
+}
+
+function appender(outbox = {} as Outbox): BulkEventAppender {
+  return new BulkEventAppender(
+    new EventEnvelopeFactory(new SequentialIds(), 'location-command'),
+    new AggregateStateWriter(),
+    outbox,
+  );
+}
+
+describe('BulkEventAppender.prepare', () => {
+  it('given location appends, when prepared, then each event is one COPY line with its version, id and envelope', () => {
+    const bulk = appender().prepare([locationAppend('a', 0, 'one'), locationAppend('b', 3, 'two')], {
+      timestamp,
+      correlationId: 'request-1',
+    });
+
+    const lines = bulk.rows.split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toBe('');
+    expect(lines.slice(0, 2).map((line) => line.split('\t').slice(0, 5))).toEqual([
+      ['a', 'location', '1', 'event-1', 'LOCATION_CREATED'],
+      ['b', 'location', '4', 'event-2', 'LOCATION_UPDATED'],
+    ]);
+    expect(lines.map((line) => line.split('\t')[6]).slice(0, 2)).toEqual([timestamp, timestamp]);
+    expect(JSON.parse(lines[0]!.split('\t')[5]!)).toMatchObject({ id: 'event-1', data: { id: 'a', notes: 'one' } });
+    expect(bulk).toMatchObject({
+      topic: 'location.events.v1',
+      eventIds: ['event-1', 'event-2'],
+      correlation: '{"lx-correlation-id":"request-1"}',
+    });
+  });
+
+  it('given data with tabs, newlines and backslashes, when prepared, then the envelope is escaped and stays one line', () => {
+    const bulk = appender().prepare([locationAppend('a', 0, 'tab\there\nnew line \\ slash')], { timestamp });
+
+    expect(bulk.rows.split('\n')).toHaveLength(2);
+    expect(bulk.rows.split('\t')).toHaveLength(7);
+    expect(bulk.correlation).toBe('{}');
+  });
+
+  it('given events for two topics, when prepared, then it refuses', () => {
+    const group: StreamAppend = {
+      streamId: 'g',
+      streamType: 'locationGroup',
+      fromVersion: 0,
+      events: [{ type: 'LOCATION_GROUP_CREATED', data: { id: 'g' } }],
+      index: {},
+    };
+
+    expect(() => appender().prepare([locationAppend('a', 0, 'x'), group], { timestamp })).toThrow(
+      'a bulk append publishes to exactly one topic',
+    );
+  });
+
+  it('given no events, when prepared, then the batch is empty', () => {
+    expect(appender().prepare([], { timestamp })).toMatchObject({ rows: '', eventIds: [], topic: '' });
+  });
+});
+
+describe('copyRowOf', () => {
+  it('given an enveloped event, when encoded, then the columns are tab-separated in the events COPY order', () => {
+    const append = locationAppend('a', 0, 'x');
+    expect(
+      copyRowOf({ append, version: 1, id: 'e', type: 'LOCATION_CREATED', payload: '{"a":"b\\\\c"}' }, timestamp),
+    ).toBe(`a\tlocation\t1\te\tLOCATION_CREATED\t{"a":"b\\\\\\\\c"}\t${timestamp}`);
+  });
+});
+
+describe('BulkEventAppender.write', () => {
+  it('given a prepared batch, when written, then it copies the events, upserts the states, then selects the outbox rows', async () => {
+    const fakes = writeFakes();
+    const bulkAppender = appender(fakes.outbox);
+    const bulk = bulkAppender.prepare([locationAppend('a', 0, 'x')], { timestamp, correlationId: 'request-1' });
+
+    await bulkAppender.write(fakes.manager, bulk);
+
+    expect(fakes.log).toEqual([
+      'COPY events (stream_id, stream_type, stream_version, event_id, event_type, payload, recorded_at) FROM STDIN',
+      'INSERT INTO aggregate_state',
+      'outbox',
+    ]);
+    expect(fakes.copied.join('')).toBe(bulk.rows);
+    expect(fakes.selected).toEqual([[['event-1'], 'location.events.v1', '{"lx-correlation-id":"request-1"}']]);
+  });
+
+  it('given an empty batch, when written, then nothing is sent', async () => {
+    const fakes = writeFakes();
+    const bulkAppender = appender(fakes.outbox);
+
+    await bulkAppender.write(fakes.manager, bulkAppender.prepare([], { timestamp }));
+
+    expect(fakes.log).toEqual([]);
+  });
+});
