@@ -1,6 +1,6 @@
-import type { EntityManager } from 'typeorm';
 import { AggregateStateWriter, aggregateStateParameters } from './aggregate-state.writer';
 import type { StreamAppend } from './event-store.types';
+import { scriptedManager } from './testing/test-doubles';
 
 const event = { type: 'LOCATION_UPDATED' as const, data: {} };
 
@@ -15,17 +15,6 @@ const appends: StreamAppend[] = [
   { streamId: 'unchanged', streamType: 'location', fromVersion: 7, events: [], index: {} },
   { streamId: 'group-1', streamType: 'locationGroup', fromVersion: 0, events: [event], index: { deleted: true } },
 ];
-
-function recordingManager() {
-  const queries: { sql: string; parameters: unknown[] }[] = [];
-  const manager = {
-    query: (sql: string, parameters: unknown[]) => {
-      queries.push({ sql, parameters });
-      return Promise.resolve([]);
-    },
-  } as unknown as EntityManager;
-  return { manager, queries };
-}
 
 describe('aggregateStateParameters', () => {
   it('given streams with and without events, when built, then only those with events get a row at their new version', () => {
@@ -43,7 +32,7 @@ describe('aggregateStateParameters', () => {
 
 describe('AggregateStateWriter', () => {
   it('given appends, when written, then one upsert carries the column arrays and the timestamp', async () => {
-    const { manager, queries } = recordingManager();
+    const { manager, queries } = scriptedManager();
 
     await new AggregateStateWriter().write(manager, appends, '2024-01-15T10:00:00Z');
 
@@ -62,7 +51,7 @@ describe('AggregateStateWriter', () => {
   });
 
   it('given no stream with events, when written, then nothing is sent', async () => {
-    const { manager, queries } = recordingManager();
+    const { manager, queries } = scriptedManager();
 
     await new AggregateStateWriter().write(manager, [appends[1]!], '2024-01-15T10:00:00Z');
 

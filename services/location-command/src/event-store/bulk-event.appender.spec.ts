@@ -1,18 +1,10 @@
 import type { EntityManager } from 'typeorm';
 import type { Outbox } from '@lx/messaging';
-import { IdGenerator } from '@lx/platform';
 import { AggregateStateWriter } from './aggregate-state.writer';
 import { BulkEventAppender, copyRowOf } from './bulk-event.appender';
 import { EventEnvelopeFactory } from './event-envelope.factory';
 import type { StreamAppend } from './event-store.types';
-
-class SequentialIds extends IdGenerator {
-  private n = 0;
-  next(): string {
-    this.n += 1;
-    return `event-${this.n}`;
-  }
-}
+import { SequentialIds } from './testing/test-doubles';
 
 const timestamp = '2024-01-15T10:00:00.000Z';
 

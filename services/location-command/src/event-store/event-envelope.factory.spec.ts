@@ -1,14 +1,6 @@
-import { IdGenerator } from '@lx/platform';
 import { EventEnvelopeFactory, kafkaHeadersOf } from './event-envelope.factory';
 import type { StreamAppend } from './event-store.types';
-
-class SequentialIds extends IdGenerator {
-  private n = 0;
-  next(): string {
-    this.n += 1;
-    return `event-${this.n}`;
-  }
-}
+import { SequentialIds } from './testing/test-doubles';
 
 const created: StreamAppend = {
   streamId: 'location-a',

@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { BulkAppend, BulkEventAppender } from './bulk-event.appender';
 import type { EventAppender } from './event.appender';
 import { EventStoreTransaction } from './event-store.transaction';
+import { scriptedManager } from './testing/test-doubles';
 
 function storedRow(id: string, version: number) {
   return {
@@ -11,18 +12,6 @@ function storedRow(id: string, version: number) {
     deleted: false,
     payload: JSON.stringify({ data: { id } }),
   };
-}
-
-/** A manager that answers each statement with the next of `answers` and records what it was sent. */
-function scriptedManager(...answers: unknown[][]) {
-  const queries: { sql: string; parameters: unknown[] }[] = [];
-  const manager = {
-    query: (sql: string, parameters: unknown[]) => {
-      queries.push({ sql, parameters });
-      return Promise.resolve(answers.shift() ?? []);
-    },
-  } as unknown as EntityManager;
-  return { manager, queries };
 }
 
 function transactionOn(manager: EntityManager, appender = {} as EventAppender, bulk = {} as BulkEventAppender) {

@@ -1,18 +1,10 @@
 import type { EntityManager } from 'typeorm';
 import type { Outbox, OutboxMessage } from '@lx/messaging';
-import { IdGenerator } from '@lx/platform';
 import { AggregateStateWriter } from './aggregate-state.writer';
 import { EventAppender, eventInsertOf } from './event.appender';
 import { EventEnvelopeFactory } from './event-envelope.factory';
 import type { StreamAppend } from './event-store.types';
-
-class SequentialIds extends IdGenerator {
-  private n = 0;
-  next(): string {
-    this.n += 1;
-    return `event-${this.n}`;
-  }
-}
+import { scriptedManager, SequentialIds } from './testing/test-doubles';
 
 const location: StreamAppend = {
   streamId: 'location-a',
@@ -31,13 +23,7 @@ const group: StreamAppend = {
 const context = { timestamp: '2024-01-15T10:00:00.000Z', correlationId: 'request-1' };
 
 function appenderWithFakes() {
-  const queries: { sql: string; parameters: unknown[] }[] = [];
-  const manager = {
-    query: (sql: string, parameters: unknown[]) => {
-      queries.push({ sql, parameters });
-      return Promise.resolve([]);
-    },
-  } as unknown as EntityManager;
+  const { manager, queries } = scriptedManager();
   const outboxed: OutboxMessage[][] = [];
   const outbox = {
     append: (_manager: EntityManager, messages: readonly OutboxMessage[]) => {
