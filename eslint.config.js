@@ -87,7 +87,7 @@ const noRelativeImportOutsideProject = {
 };
 
 module.exports = tseslint.config(
-  { ignores: ['**/node_modules', '**/dist', '**/.nx', '**/.infra', '**/reports', '**/*.js'] },
+  { ignores: ['**/node_modules', '**/dist', '**/.nx', '**/.infra', '**/reports', '**/.stryker-tmp', '**/*.js'] },
   ...tseslint.configs.recommendedTypeChecked,
   {
     files: ['**/*.ts'],

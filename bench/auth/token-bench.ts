@@ -126,11 +126,7 @@ async function main(): Promise<void> {
         MetricsModule,
         HealthModule.forRoot([]),
         AuthenticationModule.forRoot({
-          config: {
-            jwksUrl: `${authUrl}/.well-known/jwks.json`,
-            issuer: config.auth.issuer,
-            audience: config.auth.audience,
-          },
+          config: { ...config.auth, jwksUrl: `${authUrl}/.well-known/jwks.json` },
         }),
       ],
       controllers: [ProbeController],

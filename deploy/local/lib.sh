@@ -7,6 +7,7 @@
 #                  (default ${XDG_CACHE_HOME:-$HOME/.cache}/location-exchange)
 #   LX_LOG_DIR     $LX_STATE_DIR/logs
 #   LX_ENV_FILE    $LX_STATE_DIR/env: KEY=VALUE lines, sourceable by bash and readable by the test suite
+#   LX_BASE_URL    http://127.0.0.1:$LX_INGRESS_PORT (default 18080): the ingress, the stack's public base URL
 #
 # Messages go to stderr so that a script's stdout can carry machine-readable KEY=VALUE lines.
 
@@ -29,6 +30,11 @@ LX_CACHE_DIR="$(lx_abspath "${LX_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/loca
 LX_LOG_DIR="$LX_STATE_DIR/logs"
 LX_ENV_FILE="$LX_STATE_DIR/env"
 export LX_STATE_DIR LX_CACHE_DIR
+
+# The public base URL of the local stack: the nginx ingress (nginx.sh), and the issuer of its tokens (stack.sh).
+LX_INGRESS_PORT="${LX_INGRESS_PORT:-18080}"
+# shellcheck disable=SC2034 # used by the scripts that source this file
+LX_BASE_URL="http://127.0.0.1:$LX_INGRESS_PORT"
 
 # Name shown in front of every message; each script sets its own.
 LX_COMPONENT="${LX_COMPONENT:-infra}"

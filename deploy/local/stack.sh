@@ -10,6 +10,7 @@
 #
 #   <SERVICE>_PORT   e.g. AUTH_PORT=3001 … WEBHOOK_DISPATCHER_PORT=3006 (also read by nginx.sh)
 #   LX_SKIP_BUILD=1  start from the existing dist/ without rebuilding
+#   AUTH_ISSUER      issuer of the tokens (every service); default the ingress's BASE_URL (LX_BASE_URL of lib.sh)
 set -euo pipefail
 
 LX_COMPONENT=stack
@@ -57,6 +58,8 @@ start_service() {
     export HTTP_PORT=$port HTTP_HOST=127.0.0.1
     # Tokens are verified against this stack's auth service, wherever its port was moved.
     export AUTH_JWKS_URL="${AUTH_JWKS_URL:-http://127.0.0.1:$(port_of auth)/.well-known/jwks.json}"
+    # The issuer is the API's public base URL, the ingress: auth signs and publishes it, every service checks it.
+    export AUTH_ISSUER="${AUTH_ISSUER:-$LX_BASE_URL}"
     cd "$LX_REPO_ROOT"
     exec node "dist/services/$name/services/$name/src/main.js"
   ) >>"$LX_LOG_DIR/$name.log" 2>&1 &

@@ -72,10 +72,12 @@ describe('the ingress at BASE_URL', () => {
   it.each([
     ['POST', '/oauth/token', 400],
     ['GET', '/.well-known/jwks.json', 200],
+    ['GET', '/.well-known/oauth-authorization-server', 200],
+    ['GET', '/.well-known/openid-configuration', 200],
   ])('routes the public path %s %s to auth without asking for a token', async (method, path, status) => {
     const before = await Promise.all(SERVICES.map((service) => answeredWith(service, status)));
     const response = await fetch(`${baseUrl}${path}`, { method });
-    // No token and no form: the token endpoint's own OAuth error; the key set is public.
+    // No token and no form: the token endpoint's own OAuth error; the key set and the metadata are public.
     expect(response.status).toBe(status);
     const after = await Promise.all(SERVICES.map((service) => answeredWith(service, status)));
     expect(SERVICES.filter((_, i) => after[i]! - before[i]! === 1)).toEqual(['auth']);

@@ -18,3 +18,4 @@ export * from './events/webhooks';
 export * from './auth/scopes';
 export * from './auth/oauth';
 export * from './auth/clients';
+export * from './auth/authorization-server-metadata';

@@ -5,7 +5,8 @@ import { exportJWK, generateKeyPair, type KeyLike, SignJWT } from 'jose';
 /**
  * A stand-in for the auth service in other services' tests: serves a JWKS on loopback and signs
  * access tokens with its key, so a service under test verifies real tokens through its real
- * AUTH_JWKS_URL path. Point the service's AUTH_JWKS_URL at `jwksUrl`.
+ * AUTH_JWKS_URL path. Point the service's AUTH_JWKS_URL at `jwksUrl` (`env` holds all three settings).
+ * Its issuer is its own base URL unless one is given, as the auth service's is the API's public base URL.
  */
 export interface TestTokenIssuer {
   jwksUrl: string;
@@ -18,7 +19,7 @@ export interface TestTokenIssuer {
 }
 
 export async function startTestTokenIssuer(
-  issuer = 'location-exchange',
+  issuerUrl?: string,
   audience = 'location-exchange-api',
 ): Promise<TestTokenIssuer> {
   const { privateKey, publicKey } = await generateKeyPair('ES256');
@@ -30,7 +31,9 @@ export async function startTestTokenIssuer(
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
-  const jwksUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/.well-known/jwks.json`;
+  const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const jwksUrl = `${baseUrl}/.well-known/jwks.json`;
+  const issuer = issuerUrl ?? baseUrl;
   const key: KeyLike = privateKey;
 
   return {

@@ -14,6 +14,10 @@ import { CommonModule } from './common/common.module';
 import type { AuthConfig } from './config/auth.config';
 import { ENTITIES } from './database/entities';
 import { MIGRATIONS } from './database/migrations';
+import {
+  AuthorizationServerMetadataController,
+  METADATA_PATHS,
+} from './discovery/http/authorization-server-metadata.controller';
 import { EnsureSigningKeyOnStart } from './keys/ensure-signing-key.on-start';
 import { JWKS_PATH, JwksController } from './keys/http/jwks.controller';
 import { SigningKeysController } from './keys/http/signing-keys.controller';
@@ -33,7 +37,7 @@ export class AppModule {
         MetricsModule,
         AuthenticationModule.forRoot({
           config: config.auth,
-          publicPaths: [TOKEN_PATH, JWKS_PATH],
+          publicPaths: [TOKEN_PATH, JWKS_PATH, ...METADATA_PATHS],
           // Its own admin API trusts its own key store; other services fetch the JWKS.
           verifier: LocalAccessTokenVerifier,
           imports: [KeysModule],
@@ -46,7 +50,13 @@ export class AppModule {
         KeysModule,
         TokensModule,
       ],
-      controllers: [TokenController, JwksController, ClientsController, SigningKeysController],
+      controllers: [
+        TokenController,
+        JwksController,
+        AuthorizationServerMetadataController,
+        ClientsController,
+        SigningKeysController,
+      ],
       providers: [TokenContentTypes, EnsureSigningKeyOnStart, BootstrapAdminOnStart],
     };
   }

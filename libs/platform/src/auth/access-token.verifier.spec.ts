@@ -4,13 +4,17 @@ import { errors as joseErrors, generateKeyPair, SignJWT } from 'jose';
 import { JwksAccessTokenVerifier, JwtAccessTokenVerifier } from './access-token.verifier';
 import { AuthenticationError } from './authentication.errors';
 
-const config = { issuer: 'location-exchange', audience: 'location-exchange-api' };
+const config = {
+  issuer: 'https://api.example.com',
+  acceptedIssuers: [] as readonly string[],
+  audience: 'location-exchange-api',
+};
 
 async function signed(claims: Record<string, unknown> = {}, omit: string[] = []) {
   const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
   const jwt = new SignJWT({ scope: 'locations:read locations:write', ...claims })
     .setProtectedHeader({ alg: 'EdDSA', kid: 'k1' })
-    .setIssuer(config.issuer)
+    .setIssuer((claims.iss as string | undefined) ?? config.issuer)
     .setAudience(config.audience)
     .setIssuedAt()
     .setExpirationTime('5m');
@@ -36,6 +40,25 @@ describe('JwtAccessTokenVerifier', () => {
     const { token, publicKey } = await signed(claims, omit);
     await expect(new JwtAccessTokenVerifier(config, async () => publicKey).verify(token)).rejects.toBeInstanceOf(
       AuthenticationError,
+    );
+  });
+
+  it('given a token of a former issuer that is still accepted, when verified, then it is valid', async () => {
+    const { token, publicKey } = await signed({ iss: 'location-exchange' });
+    const migrating = { ...config, acceptedIssuers: ['location-exchange'] };
+    await expect(new JwtAccessTokenVerifier(migrating, async () => publicKey).verify(token)).resolves.toMatchObject({
+      clientId: 'client-1',
+    });
+  });
+
+  it.each([
+    ['a former issuer no longer accepted', 'location-exchange'],
+    ['another issuer', 'https://someone-else.example'],
+    ['the issuer with a trailing slash (not the canonical form)', 'https://api.example.com/'],
+  ])('given a token of %s, when verified, then its iss is refused', async (_, iss) => {
+    const { token, publicKey } = await signed({ iss });
+    await expect(new JwtAccessTokenVerifier(config, async () => publicKey).verify(token)).rejects.toThrow(
+      "The access token's iss claim is not accepted",
     );
   });
 

@@ -54,13 +54,13 @@ function principalOf(payload: JWTPayload, nowSeconds: number): Principal {
 }
 
 /**
- * Verifies JWT access tokens: signature by one of `keys` with an accepted algorithm, issuer, audience, expiry,
- * not-before, issued-at, subject and token id. Every service uses the remote variant below; the auth service
- * looks keys up in its own store.
+ * Verifies JWT access tokens: signature by one of `keys` with an accepted algorithm, issuer (the configured one or an
+ * accepted former one), audience, expiry, not-before, issued-at, subject and token id. Every service uses the remote
+ * variant below; the auth service looks keys up in its own store.
  */
 export class JwtAccessTokenVerifier extends AccessTokenVerifier {
   constructor(
-    private readonly config: Readonly<Pick<AuthConfig, 'issuer' | 'audience'>>,
+    private readonly config: Readonly<Pick<AuthConfig, 'issuer' | 'acceptedIssuers' | 'audience'>>,
     private readonly keys: JWTVerifyGetKey,
     private readonly now: () => number = Date.now,
   ) {
@@ -72,7 +72,8 @@ export class JwtAccessTokenVerifier extends AccessTokenVerifier {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, this.keys, {
-        issuer: this.config.issuer,
+        // The current issuer, and any former one whose tokens may still be valid (AUTH_ACCEPTED_ISSUERS).
+        issuer: [this.config.issuer, ...this.config.acceptedIssuers],
         audience: this.config.audience,
         algorithms: [...ACCESS_TOKEN_ALGORITHMS],
         requiredClaims: ['sub', 'exp', 'iat', 'jti'],

@@ -8,7 +8,7 @@ import { createServiceApp } from '../http/service-app';
 import { AuthenticationModule } from './authentication';
 import { RequireScope } from './scope.guard';
 
-const ISSUER = 'location-exchange';
+const ISSUER = 'https://api.example.com';
 const AUDIENCE = 'location-exchange-api';
 
 @Controller('things')
@@ -84,7 +84,12 @@ describe('authentication before routing, against a JWKS', () => {
       imports: [
         MetricsModule,
         AuthenticationModule.forRoot({
-          config: { jwksUrl: `http://127.0.0.1:${port}/jwks.json`, issuer: ISSUER, audience: AUDIENCE },
+          config: {
+            jwksUrl: `http://127.0.0.1:${port}/jwks.json`,
+            issuer: ISSUER,
+            acceptedIssuers: [],
+            audience: AUDIENCE,
+          },
         }),
       ],
       controllers: [ThingsController],

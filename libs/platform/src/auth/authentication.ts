@@ -34,7 +34,7 @@ const ALWAYS_PUBLIC = ['/health/live', '/health/ready', '/metrics'];
 
 export interface AuthenticationOptions {
   config: Readonly<AuthConfig>;
-  /** Further paths served without a token (the token endpoint and JWKS of the auth service). */
+  /** Further paths served without a token (the auth service's token endpoint, JWKS and metadata). */
   publicPaths?: readonly string[];
   /**
    * Replaces the default verifier (the service's JWKS, with verified tokens cached until their expiry but at most a

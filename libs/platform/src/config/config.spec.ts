@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import {
+  authConfig,
+  authEnv,
   ConfigError,
   databaseConfig,
   databaseEnv,
@@ -66,5 +68,75 @@ describe('loadConfig', () => {
 
   it('reports the service name in the error message', () => {
     expect(() => loadConfig('location-query', schema, {})).toThrow(/^location-query: invalid configuration/);
+  });
+});
+
+describe('auth settings (authEnv)', () => {
+  const authSchema = z.object(authEnv).transform(authConfig);
+  const load = (env: NodeJS.ProcessEnv) => loadConfig('svc', authSchema, env);
+  const problemsOfAuth = (env: NodeJS.ProcessEnv): readonly string[] => {
+    try {
+      load(env);
+    } catch (error) {
+      if (error instanceof ConfigError) return error.problems;
+      throw error;
+    }
+    throw new Error('expected a ConfigError');
+  };
+
+  it('given nothing, then the issuer is the lone auth service at its default address and no other is accepted', () => {
+    expect(load({})).toEqual({
+      jwksUrl: 'http://127.0.0.1:3001/.well-known/jwks.json',
+      issuer: 'http://127.0.0.1:3001',
+      acceptedIssuers: [],
+      audience: 'location-exchange-api',
+    });
+  });
+
+  it.each([
+    ['http://127.0.0.1:18080', 'http://127.0.0.1:18080'],
+    ['http://127.0.0.1:18080/', 'http://127.0.0.1:18080'],
+    ['https://API.Example.com:443/', 'https://api.example.com'],
+    ['https://api.example.com:8443', 'https://api.example.com:8443'],
+  ])('given AUTH_ISSUER %s, then the issuer is the canonical origin %s', (value, issuer) => {
+    expect(load({ AUTH_ISSUER: value }).issuer).toBe(issuer);
+  });
+
+  it.each([
+    ['location-exchange', 'must be an absolute http or https URL'],
+    ['ftp://api.example.com', 'must be an absolute http or https URL'],
+    ['/relative', 'must be an absolute http or https URL'],
+    ['https://api.example.com/lx', 'must not have a path'],
+    ['https://api.example.com/?tenant=a', 'must not have a query or a fragment'],
+    ['https://api.example.com?', 'must not have a query or a fragment'],
+    ['https://api.example.com/#top', 'must not have a query or a fragment'],
+    ['https://user:pw@api.example.com', 'must not contain credentials'],
+  ])('given AUTH_ISSUER %s, then it is refused by name, without its value', (value, rule) => {
+    const problems = problemsOfAuth({ AUTH_ISSUER: value });
+    expect(problems).toEqual([expect.stringMatching(new RegExp(`^AUTH_ISSUER: ${rule}`))]);
+    expect(problems.join()).not.toContain(value);
+  });
+
+  it('given the former issuer name, then the message says where it belongs now', () => {
+    expect(problemsOfAuth({ AUTH_ISSUER: 'location-exchange' })[0]).toContain('belongs in AUTH_ACCEPTED_ISSUERS');
+  });
+
+  it('given accepted issuers, then names stay as written, URLs take the canonical form, repeats and the issuer go', () => {
+    const config = load({
+      AUTH_ISSUER: 'https://api.example.com',
+      AUTH_ACCEPTED_ISSUERS:
+        ' location-exchange , https://OLD.example.com/,https://api.example.com/, location-exchange',
+    });
+    expect(config.acceptedIssuers).toEqual(['location-exchange', 'https://old.example.com']);
+  });
+
+  it('given an accepted-issuers list with an empty entry, then it is refused', () => {
+    expect(problemsOfAuth({ AUTH_ACCEPTED_ISSUERS: 'location-exchange,,x' })).toEqual([
+      'AUTH_ACCEPTED_ISSUERS: must be a comma-separated list without empty entries',
+    ]);
+  });
+
+  it('given a blank accepted-issuers list, then none is accepted', () => {
+    expect(load({ AUTH_ACCEPTED_ISSUERS: ' ' }).acceptedIssuers).toEqual([]);
   });
 });

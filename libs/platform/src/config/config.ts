@@ -99,10 +99,58 @@ export const storageEnv = {
   MINIO_REGION: z.string().min(1).default('us-east-1'),
 };
 
+/** What is wrong with a value as an issuer identifier (see `issuer` below), or undefined when nothing is. */
+function issuerProblem(value: string): string | undefined {
+  const parsed = URL.canParse(value) ? new URL(value) : undefined;
+  if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+    return 'must be an absolute http or https URL, the public base URL of the API (a former issuer name belongs in AUTH_ACCEPTED_ISSUERS)';
+  }
+  if (parsed.username !== '' || parsed.password !== '') return 'must not contain credentials';
+  if (value.includes('?') || value.includes('#')) return 'must not have a query or a fragment';
+  if (parsed.pathname !== '/') return 'must not have a path: the API is served from the root of its host';
+  return undefined;
+}
+
+/**
+ * The issuer identifier (RFC 8414 section 2): the public base URL of the API, scheme, host and port only, kept in one
+ * canonical form (the URL's origin: lower-case, default port and trailing slash dropped), so the auth service that
+ * signs and every service that verifies hold the same string however it was written. No path: RFC 8414 and OpenID
+ * Connect Discovery place the metadata of an issuer with a path at different URLs (RFC 8414 section 5).
+ */
+const issuer = z.string().transform((value, ctx) => {
+  const problem = issuerProblem(value);
+  if (problem !== undefined) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem });
+    return z.NEVER;
+  }
+  return new URL(value).origin;
+});
+
+/**
+ * Further issuers whose tokens verifiers accept: comma-separated, compared exactly, except that an entry that is a
+ * valid issuer URL is put in the canonical form `issuer` gives (so `https://old.example/` matches the `iss` the auth
+ * service wrote while that was its AUTH_ISSUER).
+ */
+const acceptedIssuers = z
+  .string()
+  .default('')
+  .transform((value, ctx) => {
+    if (value.trim() === '') return [];
+    const entries = value.split(',').map((entry) => entry.trim());
+    if (entries.includes('')) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be a comma-separated list without empty entries' });
+      return z.NEVER;
+    }
+    return [...new Set(entries.map((entry) => (issuerProblem(entry) === undefined ? new URL(entry).origin : entry)))];
+  });
+
 /** Where services find the keys that sign access tokens, and what the tokens must say. */
 export const authEnv = {
   AUTH_JWKS_URL: url(['http:', 'https:']).default('http://127.0.0.1:3001/.well-known/jwks.json'),
-  AUTH_ISSUER: z.string().min(1).default('location-exchange'),
+  // The auth service's own address with every default (the host of AUTH_JWKS_URL's default): a lone auth service is
+  // the issuer it names. The local stack sets the ingress's BASE_URL; a deployment sets its public base URL.
+  AUTH_ISSUER: issuer.default('http://127.0.0.1:3001'),
+  AUTH_ACCEPTED_ISSUERS: acceptedIssuers,
   AUTH_AUDIENCE: z.string().min(1).default('location-exchange-api'),
 };
 
@@ -137,7 +185,13 @@ export interface StorageConfig {
 
 export interface AuthConfig {
   jwksUrl: string;
+  /**
+   * `iss` of the tokens the auth service signs and the issuer of its metadata: the API's public base URL (an origin,
+   * no trailing slash). Verifiers accept it and `acceptedIssuers`.
+   */
   issuer: string;
+  /** Further `iss` values verifiers accept, such as a former issuer until its last tokens have expired; often none. */
+  acceptedIssuers: readonly string[];
   audience: string;
 }
 
@@ -169,5 +223,6 @@ export const storageConfig = (env: Env<typeof storageEnv>): StorageConfig => ({
 export const authConfig = (env: Env<typeof authEnv>): AuthConfig => ({
   jwksUrl: env.AUTH_JWKS_URL,
   issuer: env.AUTH_ISSUER,
+  acceptedIssuers: env.AUTH_ACCEPTED_ISSUERS.filter((accepted) => accepted !== env.AUTH_ISSUER),
   audience: env.AUTH_AUDIENCE,
 });

@@ -81,6 +81,21 @@ describe('auth configuration', () => {
     );
   });
 
+  it('given the public base URL and the former issuer name, when loaded, then tokens name the URL and both verify', () => {
+    const config = loadAuthConfig({
+      ...base,
+      AUTH_ISSUER: 'https://api.example.com/',
+      AUTH_ACCEPTED_ISSUERS: 'location-exchange',
+    });
+    expect(config.auth).toMatchObject({ issuer: 'https://api.example.com', acceptedIssuers: ['location-exchange'] });
+  });
+
+  it('given the former issuer name as AUTH_ISSUER, when loaded, then the service refuses to start', () => {
+    expect(problemsOf({ ...base, AUTH_ISSUER: 'location-exchange' })).toEqual([
+      expect.stringMatching(/^AUTH_ISSUER: must be an absolute http or https URL/),
+    ]);
+  });
+
   it('given token settings out of range, when loaded, then each is named', () => {
     expect(problemsOf({ ...base, TOKEN_TTL_SECONDS: '10', TOKEN_SIGNING_ALGORITHM: 'RS256' })).toHaveLength(2);
   });

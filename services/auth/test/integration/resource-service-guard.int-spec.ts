@@ -1,7 +1,7 @@
 import { Controller, Get, Module, Req } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyRequest } from 'fastify';
-import { decodeProtectedHeader, generateKeyPair, type KeyLike, SignJWT } from 'jose';
+import { decodeJwt, decodeProtectedHeader, generateKeyPair, type KeyLike, SignJWT } from 'jose';
 import { ClientCredentials } from 'simple-oauth2';
 import { AuthenticationModule, createServiceApp, MetricsModule, RequireScope } from '@lx/platform';
 import { runCli } from '../../src/cli/auth-cli';
@@ -25,6 +25,7 @@ class ProbeController {
 }
 
 const CHALLENGE = 'Bearer realm="location-exchange"';
+const FORMER_ISSUER = 'location-exchange';
 const invalidToken = (reason: string) =>
   `${CHALLENGE}, error="invalid_token", error_description="${reason.replace(/"/g, "'")}"`;
 
@@ -51,7 +52,7 @@ describe('a token from auth at another service', () => {
     const now = Math.floor(Date.now() / 1000);
     return new SignJWT({ scope: 'locations:read', ...claims })
       .setProtectedHeader({ alg: header.alg ?? signer.algorithm, kid: header.kid ?? signer.kid })
-      .setIssuer((claims.iss as string | undefined) ?? 'location-exchange')
+      .setIssuer((claims.iss as string | undefined) ?? auth.issuer)
       .setAudience((claims.aud as string | undefined) ?? 'location-exchange-api')
       .setSubject(rsp.clientId)
       .setJti('crafted')
@@ -83,7 +84,9 @@ describe('a token from auth at another service', () => {
         AuthenticationModule.forRoot({
           config: {
             jwksUrl: `${auth.url}/.well-known/jwks.json`,
-            issuer: 'location-exchange',
+            issuer: auth.issuer,
+            // As while moving from the former issuer name (docs/auth.md, Discovery).
+            acceptedIssuers: [FORMER_ISSUER],
             audience: 'location-exchange-api',
           },
         }),
@@ -111,6 +114,12 @@ describe('a token from auth at another service', () => {
     const response = await call('/probe/read', `Bearer ${rspToken}`);
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ clientId: rsp.clientId, scopes: ['locations:read'] });
+  });
+
+  it('accepts a token of a former issuer listed in acceptedIssuers, as while moving to a new issuer', async () => {
+    expect(decodeJwt(rspToken).iss).toBe(auth.issuer);
+    const response = await call('/probe/read', `Bearer ${await craft({ iss: FORMER_ISSUER })}`);
+    expect(response.statusCode).toBe(200);
   });
 
   it('without a token: 401 UNAUTHORIZED with a bare Bearer challenge', async () => {
@@ -174,7 +183,7 @@ describe('a token from auth at another service', () => {
       async () =>
         new SignJWT({ scope: 'locations:read' })
           .setProtectedHeader({ alg: 'HS256', kid: decodeProtectedHeader(rspToken).kid! })
-          .setIssuer('location-exchange')
+          .setIssuer(auth.issuer)
           .setAudience('location-exchange-api')
           .setSubject(rsp.clientId)
           .setJti('x')

@@ -62,7 +62,7 @@ describe('POST /oauth/token', () => {
       const claims = decodeJwt(body.access_token);
       expect(header).toEqual({ alg: 'ES256', kid: expect.any(String), typ: 'at+jwt' });
       expect(claims).toEqual({
-        iss: 'location-exchange',
+        iss: auth.issuer,
         aud: 'location-exchange-api',
         sub: rsp.clientId,
         client_id: rsp.clientId,

@@ -12,6 +12,8 @@ import { loadAuthConfig } from '../../../src/config/auth.config';
 export interface AuthUnderTest {
   app: NestFastifyApplication;
   url: string;
+  /** `iss` of its tokens and the issuer of its metadata: AUTH_ISSUER in canonical form (not where it listens). */
+  issuer: string;
   /** The environment it was started with; reuse it (e.g. for the CLI) to reach the same schema and key. */
   env: NodeJS.ProcessEnv;
   admin: { clientId: string; clientSecret: string };
@@ -75,6 +77,7 @@ export async function startAuth(overrides: Record<string, string> = {}): Promise
   return {
     app,
     url,
+    issuer: config.auth.issuer,
     env,
     admin,
     token,
