@@ -1,3 +1,4 @@
+export * from './config-problems';
 export * from './infra-env';
 export * from './private-postgres';
 export * from './service-smoke';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError } from '@lx/platform';
+import { configProblems } from '@lx/testing';
 import { loadAuthConfig } from './auth.config';
 
 const base = {
@@ -9,15 +9,7 @@ const base = {
   WEBHOOK_SECRET_TRANSPORT_KEY: randomBytes(32).toString('base64'),
 };
 
-function problemsOf(env: NodeJS.ProcessEnv): readonly string[] {
-  try {
-    loadAuthConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+const problemsOf = (env: NodeJS.ProcessEnv) => configProblems(loadAuthConfig, env);
 
 describe('auth configuration', () => {
   it('given the required settings, when loaded, then token defaults apply and no admin is bootstrapped', () => {

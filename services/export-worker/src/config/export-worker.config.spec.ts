@@ -1,4 +1,4 @@
-import { ConfigError } from '@lx/platform';
+import { configProblems } from '@lx/testing';
 import { loadExportWorkerConfig } from './export-worker.config';
 
 const base = {
@@ -9,15 +9,7 @@ const base = {
   MINIO_SECRET_KEY: 'a-secret-value',
 };
 
-function problemsOf(env: NodeJS.ProcessEnv): readonly string[] {
-  try {
-    loadExportWorkerConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+const problemsOf = (env: NodeJS.ProcessEnv) => configProblems(loadExportWorkerConfig, env);
 
 describe('export-worker configuration', () => {
   it('given the required settings, when loaded, then its own port, schema and storage defaults apply', () => {

@@ -1,17 +1,9 @@
-import { ConfigError } from '@lx/platform';
+import { configProblems } from '@lx/testing';
 import { loadWebhookDispatcherConfig } from './webhook-dispatcher.config';
 
 const base = { DATABASE_URL: 'postgresql://localhost/lx', KAFKA_BROKERS: '127.0.0.1:9092' };
 
-function problemsOf(env: NodeJS.ProcessEnv): readonly string[] {
-  try {
-    loadWebhookDispatcherConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+const problemsOf = (env: NodeJS.ProcessEnv) => configProblems(loadWebhookDispatcherConfig, env);
 
 describe('webhook-dispatcher configuration', () => {
   it('given the required settings, when loaded, then its own port and schema are the defaults', () => {
