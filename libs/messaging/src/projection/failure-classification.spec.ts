@@ -5,6 +5,7 @@ const pgError = (code: string, message = 'failed') => Object.assign(new Error(me
 
 describe('classifyFailure', () => {
   it.each([
+    ['21000 ON CONFLICT DO UPDATE affecting a row twice', pgError('21000'), 'permanent'],
     ['22003 numeric value out of range', pgError('22003'), 'permanent'],
     ['22P02 invalid text representation', pgError('22P02'), 'permanent'],
     ['23514 check violation', pgError('23514'), 'permanent'],

@@ -7,12 +7,14 @@ import { PermanentProjectionError } from './projection';
 export type FailureKind = 'permanent' | 'transient';
 
 /**
- * SQLSTATE classes that describe the data rather than the server: 22 data exception (a value out of range for its
- * column), 23 integrity constraint violation (a CHECK the event breaks). Everything else, including 42 (a missing
+ * SQLSTATE classes that describe the data rather than the server: 21 cardinality violation (one statement touching a
+ * row twice, as a batch with two versions of an aggregate would if a projection failed to reduce it), 22 data
+ * exception (a value out of range for its column), 23 integrity constraint violation (a CHECK the event breaks). The
+ * consumer retries such a batch message by message and dead-letters only the event that still fails. Everything else, including 42 (a missing
  * table while a migration runs) and 08/57 (connection lost, server shutting down), is retried: dead-lettering valid
  * events because the database was briefly unusable would lose them from the read model.
  */
-const PERMANENT_SQLSTATE_CLASSES = new Set(['22', '23']);
+const PERMANENT_SQLSTATE_CLASSES = new Set(['21', '22', '23']);
 
 export function classifyFailure(error: unknown): FailureKind {
   if (error instanceof PermanentProjectionError) return 'permanent';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   type AddressGroup,
+  type AnyEvent,
   EVENT_CATALOG,
   type EventType,
   KAFKA_HEADERS,
@@ -85,4 +86,43 @@ export async function waitUntilCaughtUp(
     },
     timeoutMs,
   );
+}
+
+/**
+ * An event as the projection consumer hands it to `Projection.apply` (the shape of @lx/messaging's ProjectedEvent,
+ * stated here for the same reason as TestEventBus), for tests that call apply directly.
+ */
+export interface TestProjectedEvent {
+  event: AnyEvent;
+  version: number;
+  topic: string;
+  partition: number;
+  offset: string;
+}
+
+/** The event of `type` with `data` at aggregate `version`, as decoded from its topic (envelope as `publish` writes it). */
+export function projectedEvent(
+  type: EventType,
+  data: Location | LocationGroup | AddressGroup,
+  version: number,
+  offset = '0',
+): TestProjectedEvent {
+  const event = { id: randomUUID(), type, timestamp: new Date().toISOString(), source: 'it-read-side', data };
+  return { event: event as AnyEvent, version, topic: EVENT_CATALOG[type].topic, partition: 0, offset };
+}
+
+/** Runs `work` in one transaction of `db` (as the consumer runs apply), rolled back if it throws. */
+export async function inTransaction<T>(
+  db: { query(text: string): Promise<unknown> },
+  work: () => Promise<T>,
+): Promise<T> {
+  await db.query('BEGIN');
+  try {
+    const result = await work();
+    await db.query('COMMIT');
+    return result;
+  } catch (error) {
+    await db.query('ROLLBACK');
+    throw error;
+  }
 }

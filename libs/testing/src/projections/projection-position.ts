@@ -17,6 +17,19 @@ export async function positionAtLogEnd(options: {
   topics: readonly string[];
   migrations: (new () => MigrationInterface)[];
 }): Promise<void> {
+  await migrateTestSchema(options);
+  await storeLogEndAsPosition(options);
+}
+
+/**
+ * Creates `schema` with the real tables of a service (its migrations), for tests that call a projection's `apply`
+ * directly in their own transactions, with no consumer and no topic.
+ */
+export async function migrateTestSchema(options: {
+  databaseUrl: string;
+  schema: string;
+  migrations: (new () => MigrationInterface)[];
+}): Promise<void> {
   const dataSource = new DataSource(
     dataSourceOptions({
       config: { url: options.databaseUrl, schema: options.schema, poolSize: 2, migrateOnBoot: true },
@@ -30,7 +43,6 @@ export async function positionAtLogEnd(options: {
   } finally {
     await dataSource.destroy();
   }
-  await storeLogEndAsPosition(options);
 }
 
 /** Stores the current end of each topic as `groupId`'s position in `schema`, whose consumer_offsets table exists. */

@@ -72,6 +72,39 @@ export async function recountFacts(db: Client, where = 'TRUE', values: unknown[]
 }
 
 /**
+ * A query string of GET /locations/statistics as SQL over location_facts for recountFacts: `[where, values]`, written
+ * independently of the service's query builder. Values are taken as valid (the service answers 400 otherwise);
+ * `status` may be comma-separated and repeated (one list), `country` any case.
+ */
+export function recountWhere(query: string): [string, unknown[]] {
+  const conditions: string[] = [];
+  const values: unknown[] = [];
+  const add = (sql: string, value: unknown) => {
+    values.push(value);
+    conditions.push(sql.replace('?', `$${values.length}`));
+  };
+  const params = new URLSearchParams(query);
+  const statuses = params.getAll('status').flatMap((value) => value.split(','));
+  if (statuses.length > 0) add('status = ANY(?)', statuses);
+  for (const [name, raw] of params) {
+    if (name === 'status') continue;
+    else if (name === 'hasAddress') add('has_address = ?', raw === 'true');
+    else if (name === 'hasCoordinates') add('has_coordinates = ?', raw === 'true');
+    else if (name === 'hasLocationGroup') conditions.push(`location_group_id IS ${raw === 'true' ? 'NOT ' : ''}NULL`);
+    else if (name === 'modifiedSince') add('updated_at > ?', raw);
+    else if (name === 'modifiedBefore') add('updated_at < ?', raw);
+    else if (name === 'locationGroupId') add('location_group_id = ?', raw);
+    else if (name === 'addressGroupId') add('address_group_id = ?', raw);
+    else if (name === 'country') add('country = ?', raw.toUpperCase());
+    else if (name === 'region') add('region = ?', raw);
+    else if (name === 'locality') add('locality = ?', raw);
+    else if (name === 'postalCode') add('postal_code = ?', raw);
+    else throw new Error(`recountWhere: unknown statistics parameter ${name}`);
+  }
+  return [conditions.join(' AND ') || 'TRUE', values];
+}
+
+/**
  * In one snapshot: the counters (without and with geography) against a recount of the facts. They must agree at every
  * commit, whatever else is being consumed meanwhile.
  */

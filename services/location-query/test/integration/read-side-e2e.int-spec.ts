@@ -5,6 +5,7 @@ import {
   type Counts,
   expectedCounts,
   recountFacts,
+  recountWhere,
   requireEnv,
   startTestTokenIssuer,
   storeLogEndAsPosition,
@@ -284,29 +285,6 @@ describe('read side end to end, through location-command', () => {
           l.locationGroupId !== undefined,
       ],
     ];
-  }
-
-  /** The same filter in SQL over location_facts, written independently of the service's query builder. */
-  function recountWhere(query: string): [string, unknown[]] {
-    const conditions: string[] = [];
-    const values: unknown[] = [];
-    for (const [name, raw] of new URLSearchParams(query)) {
-      const add = (sql: string, value: unknown) => {
-        values.push(value);
-        conditions.push(sql.replace('?', `$${values.length}`));
-      };
-      if (name === 'status') add('status = ANY(?)', raw.split(','));
-      else if (name === 'hasAddress') add('has_address = ?', raw === 'true');
-      else if (name === 'hasCoordinates') add('has_coordinates = ?', raw === 'true');
-      else if (name === 'hasLocationGroup') conditions.push(`location_group_id IS ${raw === 'true' ? 'NOT ' : ''}NULL`);
-      else if (name === 'modifiedSince') add('updated_at > ?', raw);
-      else if (name === 'modifiedBefore') add('updated_at < ?', raw);
-      else if (name === 'locationGroupId') add('location_group_id = ?', raw);
-      else if (name === 'addressGroupId') add('address_group_id = ?', raw);
-      else if (name === 'postalCode') add('postal_code = ?', raw);
-      else add(`${name} = ?`, raw);
-    }
-    return [conditions.join(' AND ') || 'TRUE', values];
   }
 
   async function expectReadModelsEqualCommandSide(when: string): Promise<void> {
