@@ -2,6 +2,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
 import { DataSource, type MigrationInterface } from 'typeorm';
 import { dataSourceOptions, migrateSchema } from '@lx/platform';
+import { requireEnv, uniqueSuffix } from '../infra-env';
 
 /**
  * Migrates `schema` and stores, for `groupId`, the current end of each topic as the read model's position, so a
@@ -75,4 +76,30 @@ export async function storeLogEndAsPosition(options: {
     await db.end();
     await admin.disconnect();
   }
+}
+
+/**
+ * A schema of the test file's own, migrated with the service's migrations before its tests and dropped after them,
+ * and a client on it (`connect` makes further ones, for concurrent transactions). Call at the top of a describe.
+ */
+export function usePrivateSchema(
+  prefix: string,
+  migrations: (new () => MigrationInterface)[],
+): { schema: string; db: Client; connect: () => Client } {
+  const schema = `${prefix}_${uniqueSuffix()}`;
+  const databaseUrl = requireEnv('DATABASE_URL');
+  const connect = () => new Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
+  const db = connect();
+
+  beforeAll(async () => {
+    await migrateTestSchema({ databaseUrl, schema, migrations });
+    await db.connect();
+  }, 60_000);
+
+  afterAll(async () => {
+    await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await db.end();
+  });
+
+  return { schema, db, connect };
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import type { AddressGroup, Location, LocationGroup } from '@lx/contracts';
-import { aNewLocation, inTransaction, migrateTestSchema, projectedEvent, requireEnv, uniqueSuffix } from '@lx/testing';
+import { aNewLocation, inTransaction, projectedEvent, uniqueSuffix, usePrivateSchema } from '@lx/testing';
 import { MIGRATIONS } from '../../src/database/migrations';
 import { LocationReadModelProjection } from '../../src/read-model/location-read-model.projection';
 
@@ -10,26 +9,14 @@ import { LocationReadModelProjection } from '../../src/read-model/location-read-
  * test, over the real tables (the service's migrations in a private schema; no consumer, no topic): through Kafka the
  * layers cover for each other. Two publishes may arrive in one batch, where the in-batch reduction hides a missing
  * version condition; and v1 and v2 of one aggregate in one batch without the reduction fail the upsert ("ON CONFLICT
- * DO UPDATE command cannot affect row a second time", SQLSTATE 21000), which the consumer classifies as transient and
- * retries forever: a stalled partition, not a wrong row. Here one transaction is one batch. The third layer, the
+ * DO UPDATE command cannot affect row a second time", SQLSTATE 21000), which the consumer then retries message by
+ * message, where it succeeds: no wrong row, so nothing a test through Kafka could see. Here one transaction is one batch. The third layer, the
  * stored-offset skip, is the consumer's and shared by every projection: see
  * libs/messaging/test/integration/projection/projection-redelivery.int-spec.ts.
  */
 describe('location read model safety layers, each alone (apply in real transactions)', () => {
-  const schema = `lq_guards_${uniqueSuffix()}`;
-  const databaseUrl = requireEnv('DATABASE_URL');
-  const db = new Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
+  const { db } = usePrivateSchema('lq_guards', MIGRATIONS);
   const projection = new LocationReadModelProjection();
-
-  beforeAll(async () => {
-    await migrateTestSchema({ databaseUrl, schema, migrations: MIGRATIONS });
-    await db.connect();
-  }, 60_000);
-
-  afterAll(async () => {
-    await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await db.end();
-  });
 
   type Projected = ReturnType<typeof projectedEvent>;
   /** One batch: one apply in one transaction. */

@@ -6,11 +6,9 @@ import {
   aNewLocation,
   countersAgreeWithFacts,
   inTransaction,
-  migrateTestSchema,
   projectedEvent,
   recountFacts,
-  requireEnv,
-  uniqueSuffix,
+  usePrivateSchema,
   waitFor,
 } from '@lx/testing';
 import { MIGRATIONS } from '../../src/database/migrations';
@@ -21,28 +19,15 @@ import { LocationFactsProjection } from '../../src/facts/location-facts.projecti
  * transactions of this test, over the real tables (the service's migrations in a private schema; no consumer, no
  * topic), because through the consumer the layers cover for each other: two publishes may arrive in one batch, where
  * the in-batch reduction hides the other layers; without the reduction, v1 and v2 in one batch fail the facts upsert
- * ("ON CONFLICT DO UPDATE command cannot affect row a second time", SQLSTATE 21000), which the consumer retries as
- * transient, stalling the partition; and a stale event whose counters would move fails on a null day (SQLSTATE 23502,
+ * ("ON CONFLICT DO UPDATE command cannot affect row a second time", SQLSTATE 21000), which the consumer then retries
+ * message by message, where it succeeds; and a stale event whose counters would move fails on a null day (SQLSTATE 23502,
  * a data error), which the consumer dead-letters, so the counters stay right and a test through Kafka passes. Here
  * one transaction is one batch. The stored-offset skip is the consumer's and shared by every projection: see
  * libs/messaging/test/integration/projection/projection-redelivery.int-spec.ts.
  */
 describe('statistics projection safety layers, each alone (apply in real transactions)', () => {
-  const schema = `sp_guards_${uniqueSuffix()}`;
-  const databaseUrl = requireEnv('DATABASE_URL');
-  const connect = () => new Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
-  const db = connect();
+  const { db, connect } = usePrivateSchema('sp_guards', MIGRATIONS);
   const projection = new LocationFactsProjection();
-
-  beforeAll(async () => {
-    await migrateTestSchema({ databaseUrl, schema, migrations: MIGRATIONS });
-    await db.connect();
-  }, 60_000);
-
-  afterAll(async () => {
-    await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await db.end();
-  });
 
   type Projected = ReturnType<typeof projectedEvent>;
   /** One batch: one apply in one transaction of `client`. */
