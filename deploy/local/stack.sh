@@ -53,6 +53,15 @@ start_service() {
     else
       unset AUTH_ENCRYPTION_KEY ADMIN_CLIENT_ID ADMIN_CLIENT_SECRET
     fi
+    if [[ "$name" == export-worker ]]; then
+      # Its own client for the internal endpoints it reads from (ensure_service_client), and where they are.
+      export SERVICE_CLIENT_ID=${EXPORT_WORKER_CLIENT_ID:?} SERVICE_CLIENT_SECRET=${EXPORT_WORKER_CLIENT_SECRET:?}
+      export AUTH_TOKEN_URL="http://127.0.0.1:$(port_of auth)/oauth/token"
+      export LOCATION_QUERY_URL="http://127.0.0.1:$(port_of location-query)"
+      export LOCATION_COMMAND_URL="http://127.0.0.1:$(port_of location-command)"
+      export STATISTICS_URL="http://127.0.0.1:$(port_of statistics-projection)"
+    fi
+    unset EXPORT_WORKER_CLIENT_ID EXPORT_WORKER_CLIENT_SECRET
     # The webhook secrets' transport key: auth seals with it, the webhook dispatcher opens with it; nobody else.
     if [[ "$name" != auth && "$name" != webhook-dispatcher ]]; then unset WEBHOOK_SECRET_TRANSPORT_KEY; fi
     export HTTP_PORT=$port HTTP_HOST=127.0.0.1
@@ -96,6 +105,18 @@ ensure_auth_secrets() {
     WEBHOOK_SECRET_TRANSPORT_KEY "$transport_key"
 }
 
+# The export worker's own API client (scope locations:read), registered through the admin API once auth is up and
+# kept in $LX_ENV_FILE (in production: a client registered by the operator, its credentials in a Kubernetes Secret).
+ensure_service_client() {
+  local credentials
+  credentials=$(
+    ADMIN_CLIENT_ID=$(lx_env_get ADMIN_CLIENT_ID) ADMIN_CLIENT_SECRET=$(lx_env_get ADMIN_CLIENT_SECRET) \
+      SERVICE_CLIENT_ID=$(lx_env_get EXPORT_WORKER_CLIENT_ID) SERVICE_CLIENT_SECRET=$(lx_env_get EXPORT_WORKER_CLIENT_SECRET) \
+      node "$LX_LOCAL_DIR/service-client.js" "http://127.0.0.1:$(port_of auth)" export-worker
+  ) || lx_die "could not register the export worker's API client"
+  lx_env_set EXPORT_WORKER_CLIENT_ID "${credentials%% *}" EXPORT_WORKER_CLIENT_SECRET "${credentials#* }"
+}
+
 stop_services() {
   local name pid
   for name in "${SERVICES[@]}"; do
@@ -117,8 +138,11 @@ up() {
     (cd "$LX_REPO_ROOT" && npx nx run-many -t build --parallel=2 --outputStyle=static >&2)
   fi
   ensure_auth_secrets
-  for name in "${SERVICES[@]}"; do start_service "$name"; done
-  for name in "${SERVICES[@]}"; do wait_ready "$name"; done
+  start_service auth
+  wait_ready auth
+  ensure_service_client
+  for name in "${SERVICES[@]:1}"; do start_service "$name"; done
+  for name in "${SERVICES[@]:1}"; do wait_ready "$name"; done
   for name in "${SERVICES[@]}"; do
     export "$(env_name "$name")_PORT=$(port_of "$name")"
     args+=("$(env_name "$name")_URL" "http://127.0.0.1:$(port_of "$name")")

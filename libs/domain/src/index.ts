@@ -9,3 +9,4 @@ export * from './location/group-references';
 export * from './location/location.aggregate';
 export * from './group/group.aggregate';
 export * from './query/query-parameters';
+export * from './export/export-request';

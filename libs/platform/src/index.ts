@@ -2,6 +2,7 @@ export * from './config/config';
 export * from './auth/authentication';
 export * from './auth/caching-access-token.verifier';
 export * from './auth/client-credentials-token';
+export * from './auth/service-token.provider';
 export * from './errors/error-response';
 export * from './errors/error-response.filter';
 export * from './logging/logger';

@@ -7,3 +7,5 @@ export * from './wait-for';
 export * from './projections/projection-events';
 export * from './projections/projection-position';
 export * from './projections/recount';
+export * from './event-log';
+export * from './replies';

@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { EventBusReadinessCheck, MessagingModule } from '@lx/messaging';
+import { EventBusReadinessCheck, MessagingModule, OutboxModule } from '@lx/messaging';
 import { ObjectStoreReadinessCheck, StorageModule } from '@lx/storage';
 import {
   AuthenticationModule,
@@ -10,6 +10,7 @@ import {
 } from '@lx/platform';
 import type { ExportWorkerConfig } from './config/export-worker.config';
 import { MIGRATIONS } from './database/migrations';
+import { ExportModule } from './export/export.module';
 
 @Module({})
 export class AppModule {
@@ -22,7 +23,9 @@ export class AppModule {
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
         MessagingModule.forRoot(config.kafka),
         StorageModule.forRoot(config.storage),
+        OutboxModule.forRoot(),
         HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck, ObjectStoreReadinessCheck]),
+        ExportModule.register(config),
       ],
     };
   }

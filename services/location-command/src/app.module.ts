@@ -14,6 +14,7 @@ import { GroupModule } from './group/group.module';
 import { ImportModule } from './import/import.module';
 import { LocationModule } from './location/location.module';
 import { BodyParsers } from './shared/http/body-parsers';
+import { WatermarkModule } from './watermark/watermark.module';
 
 @Module({})
 export class AppModule {
@@ -31,6 +32,7 @@ export class AppModule {
         LocationModule,
         GroupModule,
         ImportModule.forRoot(config.imports),
+        WatermarkModule.forRoot(config.watermark),
       ],
       providers: [BodyParsers],
     };

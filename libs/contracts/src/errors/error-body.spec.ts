@@ -48,7 +48,7 @@ describe('error details', () => {
       {
         field: 'resourceType',
         rule: 'enum',
-        message: 'resourceType must be one of location, locationGroup, addressGroup, exportRequest, client',
+        message: 'resourceType must be one of location, locationGroup, addressGroup, export, client',
       },
     ]);
   });

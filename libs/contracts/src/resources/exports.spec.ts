@@ -48,9 +48,21 @@ describe('exportRequestBodySchema', () => {
     },
   );
 
-  it('given the unpublished filters object, when validated, then it is an unknown field', () => {
-    expect(issuesOf(exportRequestBodySchema, { format: 'json', filters: { locationGroupId: requestId } })).toEqual([
-      { field: 'filters', rule: 'unknownField', message: 'unknown field "filters"' },
+  it('given the filters object of the usage sketch, when validated, then a group id is accepted', () => {
+    expect(issuesOf(exportRequestBodySchema, { format: 'json', filters: { locationGroupId: requestId } })).toEqual([]);
+  });
+
+  it('given a malformed group id or an unknown filter, when validated, then each is named', () => {
+    expect(
+      issuesOf(exportRequestBodySchema, { format: 'json', filters: { locationGroupId: 'x', region: 'VIC' } }).map(
+        (issue) => issue.field,
+      ),
+    ).toEqual(['filters.locationGroupId', 'filters.region']);
+  });
+
+  it('given an unknown body field, when validated, then it is named', () => {
+    expect(issuesOf(exportRequestBodySchema, { format: 'json', since: 'x' })).toEqual([
+      { field: 'since', rule: 'unknownField', message: 'unknown field "since"' },
     ]);
   });
 });
@@ -70,30 +82,45 @@ describe('exportAcceptedSchema', () => {
 });
 
 describe('exportStatusReplySchema', () => {
-  it.each([{ requestId, status: 'PENDING' }, completed, { requestId, status: 'FAILED' }])(
+  const asked = { requestId, format: 'json', createdAt: '2024-03-01T09:59:00Z' };
+  const completedReply = { ...asked, ...completed, sha256: 'a'.repeat(64), sizeBytes: 2048 };
+  const failedReply = {
+    ...asked,
+    status: 'FAILED',
+    error: { code: 'EXPORT_GENERATION_FAILED', message: 'Object storage unavailable' },
+  };
+
+  it.each([{ ...asked, status: 'PENDING', progress: { written: 10, total: 20 } }, completedReply, failedReply])(
     'given %p, when validated, then the reply is accepted',
     (reply) => expect(issuesOf(exportStatusReplySchema, reply)).toEqual([]),
   );
 
   it('given PENDING with an exportUrl, when validated, then the URL is not allowed yet', () => {
-    expect(issuesOf(exportStatusReplySchema, { requestId, status: 'PENDING', exportUrl: completed.exportUrl })).toEqual(
-      [{ field: 'exportUrl', rule: 'unknownField', message: 'unknown field "exportUrl"' }],
-    );
+    const pending = { ...asked, status: 'PENDING', progress: { written: 0 }, exportUrl: completed.exportUrl };
+    expect(issuesOf(exportStatusReplySchema, pending)).toEqual([
+      { field: 'exportUrl', rule: 'unknownField', message: 'unknown field "exportUrl"' },
+    ]);
   });
 
   it('given COMPLETED without download fields, when validated, then each is required', () => {
-    expect(issuesOf(exportStatusReplySchema, { requestId, status: 'COMPLETED' }).map((issue) => issue.message)).toEqual(
-      [
-        'exportUrl is required',
-        'downloadExpiresAt is required',
-        'exportTimestamp is required',
-        'totalCount is required',
-      ],
-    );
+    expect(issuesOf(exportStatusReplySchema, { ...asked, status: 'COMPLETED' }).map((issue) => issue.message)).toEqual([
+      'exportUrl is required',
+      'downloadExpiresAt is required',
+      'exportTimestamp is required',
+      'totalCount is required',
+      'sha256 is required',
+      'sizeBytes is required',
+    ]);
+  });
+
+  it('given FAILED without its error, when validated, then the error is required', () => {
+    expect(issuesOf(exportStatusReplySchema, { ...asked, status: 'FAILED' })).toEqual([
+      { field: 'error', rule: 'required', message: 'error is required' },
+    ]);
   });
 
   it('given the OAF-100 PROCESSING state, when validated, then the spec statuses are listed', () => {
-    expect(issuesOf(exportStatusReplySchema, { requestId, status: 'PROCESSING' })).toEqual([
+    expect(issuesOf(exportStatusReplySchema, { ...asked, status: 'PROCESSING' })).toEqual([
       { field: 'status', rule: 'enum', message: 'status must be one of PENDING, COMPLETED, FAILED' },
     ]);
   });

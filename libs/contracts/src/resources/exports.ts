@@ -11,22 +11,32 @@ export const exportFormatSchema = z.enum(EXPORT_FORMATS);
 export type ExportFormat = z.infer<typeof exportFormatSchema>;
 
 /** Content-Type of the downloaded file per format. */
-export const EXPORT_CONTENT_TYPES = { json: 'application/json', csv: 'text/csv' } as const satisfies Record<
-  ExportFormat,
-  string
->;
+export const EXPORT_CONTENT_TYPES = {
+  json: 'application/json',
+  csv: 'text/csv; charset=utf-8',
+} as const satisfies Record<ExportFormat, string>;
 
 /** Export request states; PENDING until generation succeeds or fails. */
 export const EXPORT_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;
 /** An export request state. */
 export type ExportStatus = (typeof EXPORT_STATUSES)[number];
 
-/** Body of POST /locations/exports; without modifiedSince the export is full, with it only locations modified after it. */
+/**
+ * Body of POST /locations/exports; without modifiedSince the export is full, with it only locations modified after it.
+ * `filters.locationGroupId` (from the spec's usage sketch of location groups) exports only the members of one group.
+ */
 export const exportRequestBodySchema = z
-  .object({ format: exportFormatSchema, modifiedSince: utcDateTimeSchema.optional() })
+  .object({
+    format: exportFormatSchema,
+    modifiedSince: utcDateTimeSchema.optional(),
+    filters: z.object({ locationGroupId: uuidSchema.optional() }).strict().optional(),
+  })
   .strict();
 /** Body of POST /locations/exports. */
 export type ExportRequestBody = z.infer<typeof exportRequestBodySchema>;
+
+/** Request header that makes POST /locations/exports safe to repeat: same key and body within 24 h, same reply. */
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 
 /** 202 reply of POST /locations/exports. */
 export const exportAcceptedSchema = z
@@ -64,16 +74,58 @@ export const exportNotificationSchema = z.discriminatedUnion('status', [
 export type ExportNotification = z.infer<typeof exportNotificationSchema>;
 
 /**
- * Reply of GET /locations/exports/{id}. The download fields appear only when COMPLETED; the spec puts `error` only in
- * the FAILED notification, so a FAILED status reply carries requestId and status alone.
+ * Fields of the status reply beyond the spec's, documented as additive: what was asked for, progress while PENDING,
+ * the error when FAILED, and the file's checksum and size when COMPLETED.
+ */
+const requestFields = {
+  requestId: uuidSchema,
+  format: exportFormatSchema,
+  modifiedSince: utcDateTimeSchema.optional(),
+  filters: z.object({ locationGroupId: uuidSchema.optional() }).strict().optional(),
+  createdAt: utcDateTimeSchema,
+};
+
+/**
+ * Reply of GET /locations/exports/{id} (and of each item of the list). The download fields appear only when COMPLETED.
+ * Additive fields: `progress` while PENDING (`total` once generation knows it), `error` when FAILED, `sha256` (hex)
+ * and `sizeBytes` of the file when COMPLETED.
  */
 export const exportStatusReplySchema = z.discriminatedUnion('status', [
-  z.object({ requestId: uuidSchema, status: z.literal('PENDING') }).strict(),
-  z.object(completedFields).strict(),
-  z.object({ requestId: uuidSchema, status: z.literal('FAILED') }).strict(),
+  z
+    .object({
+      ...requestFields,
+      status: z.literal('PENDING'),
+      progress: z.object({ written: countSchema, total: countSchema.optional() }).strict(),
+    })
+    .strict(),
+  z
+    .object({
+      ...requestFields,
+      ...completedFields,
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      sizeBytes: countSchema,
+    })
+    .strict(),
+  z
+    .object({
+      ...requestFields,
+      status: z.literal('FAILED'),
+      error: z.object({ code: errorCodeSchema, message: nonEmptyStringSchema }).strict(),
+    })
+    .strict(),
 ]);
 /** Reply of GET /locations/exports/{id}. */
 export type ExportStatusReply = z.infer<typeof exportStatusReplySchema>;
+
+/** Reply of GET /locations/exports: the caller's exports, newest first. */
+export const exportListReplySchema = z
+  .object({
+    exports: z.array(exportStatusReplySchema),
+    pagination: z.object({ limit: countSchema, offset: countSchema, total: countSchema }).strict(),
+  })
+  .strict();
+/** Reply of GET /locations/exports. */
+export type ExportListReply = z.infer<typeof exportListReplySchema>;
 
 /** The downloaded file of a json export (OAF-100 file shape). */
 export const jsonExportFileSchema = z
@@ -81,3 +133,6 @@ export const jsonExportFileSchema = z
   .strict();
 /** The downloaded file of a json export. */
 export type JsonExportFile = z.infer<typeof jsonExportFileSchema>;
+
+/** Query parameters of GET /locations/exports. */
+export const EXPORT_LIST_PARAMETERS = ['status', 'limit', 'offset'] as const;

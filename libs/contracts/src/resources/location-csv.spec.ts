@@ -1,7 +1,14 @@
 import { sampleLocation } from '../testing/fixtures';
 import { validate } from '../validation';
 import { locationInputSchema, type Location } from './location';
-import { csvHeaderIssues, csvRowToLocationInput, LOCATION_CSV_COLUMNS, locationToCsvRow } from './location-csv';
+import { parse } from 'csv-parse/sync';
+import {
+  csvHeaderIssues,
+  csvRecord,
+  csvRowToLocationInput,
+  LOCATION_CSV_COLUMNS,
+  locationToCsvRow,
+} from './location-csv';
 
 const { id: _id, createdAt: _createdAt, updatedAt: _updatedAt, ...sampleInput } = sampleLocation;
 const keyed = (cells: readonly string[], header: readonly string[] = LOCATION_CSV_COLUMNS) =>
@@ -153,5 +160,26 @@ describe('csvHeaderIssues', () => {
       { field: 'notes', rule: 'duplicateColumn', message: 'column "notes" repeats' },
       { field: 'id', rule: 'required', message: 'column "id" is required' },
     ]);
+  });
+});
+
+describe('csvRecord', () => {
+  it('given plain cells, when written, then they are joined by commas and end with CRLF', () => {
+    expect(csvRecord(['a', '', '1.5'])).toBe('a,,1.5\r\n');
+  });
+
+  it.each([
+    ['say "hi"', '"say ""hi"""'],
+    ['a,b', '"a,b"'],
+    ['line\nbreak', '"line\nbreak"'],
+    ['carriage\rreturn', '"carriage\rreturn"'],
+    ['Zürich – 北京', 'Zürich – 北京'],
+  ])('given the cell %p, when written, then it is %p', (cell, written) => {
+    expect(csvRecord([cell, 'x'])).toBe(`${written},x\r\n`);
+  });
+
+  it('given a record, when parsed back by csv-parse, then every cell is the same', () => {
+    const cells = ['a "b", c', 'x\r\ny', '', '{"k":[1,"v"]}'];
+    expect(parse(csvRecord(cells))).toEqual([cells]);
   });
 });

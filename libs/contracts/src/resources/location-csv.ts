@@ -65,6 +65,16 @@ export function locationToCsvRow(location: Location): string[] {
   });
 }
 
+const NEEDS_QUOTES = /[",\r\n]/;
+
+/**
+ * One RFC 4180 record with its CRLF line break: a cell holding a quote, comma, CR or LF is enclosed in double quotes
+ * with each quote doubled; other cells are written as they are.
+ */
+export function csvRecord(cells: readonly string[]): string {
+  return `${cells.map((cell) => (NEEDS_QUOTES.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell)).join(',')}\r\n`;
+}
+
 /** A CSV row decoded into the parts an import needs; the input is still to be validated by `@lx/domain`. */
 export interface LocationCsvRecord {
   /** The `id` cell, `undefined` when empty. */

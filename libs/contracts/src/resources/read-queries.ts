@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { utcDateTimeSchema } from '../primitives';
 import { paginationSchema } from './groups';
 import { locationSchema } from './location';
 
@@ -42,8 +43,32 @@ export const LOCATION_SNAPSHOT = {
   contentType: 'application/x-ndjson',
   /** Only locations whose updatedAt is after this UTC date-time. */
   modifiedSinceParameter: 'modifiedSince',
-  /** When the snapshot was taken (UTC `Z`): the export's exportTimestamp. */
+  /**
+   * `true`: the snapshot opens only once the read model has applied the location topic up to its end offsets as they
+   * were when the request arrived (503 SERVICE_UNAVAILABLE if it does not within the service's catch-up timeout). After
+   * a watermark fence of location-command, it then holds every change with updatedAt at or before the watermark.
+   */
+  catchUpParameter: 'catchUp',
+  /** Only the locations of this location group (a UUID). */
+  locationGroupIdParameter: 'locationGroupId',
+  /**
+   * When the snapshot was taken (UTC `Z`), by the read side's clock. Not a watermark: the read model may lag the
+   * writes, so chained incremental exports take their exportTimestamp from WATERMARK_FENCE instead.
+   */
   timestampHeader: 'x-snapshot-timestamp',
   /** How many lines the stream holds: the export's totalCount. */
   totalCountHeader: 'x-total-count',
 } as const;
+
+/**
+ * The internal watermark fence of location-command, for the export worker: POST answers once every location change
+ * with updatedAt at or before `watermark` has been published. Not routed by the public ingress; needs locations:read.
+ */
+export const WATERMARK_FENCE = {
+  path: '/internal/watermark',
+} as const;
+
+/** Reply of the watermark fence. */
+export const watermarkReplySchema = z.object({ watermark: utcDateTimeSchema }).strict();
+/** Reply of the watermark fence. */
+export type WatermarkReply = z.infer<typeof watermarkReplySchema>;

@@ -1,6 +1,7 @@
 import {
   ConflictError,
   DomainError,
+  ExportSizeExceededError,
   InvalidGroupReferenceError,
   InvalidRequestError,
   InvalidStatusTransitionError,
@@ -117,5 +118,22 @@ describe('VersionMismatchError', () => {
 
   it('given no current resource, when created, then the message says it does not exist', () => {
     expect(new VersionMismatchError('*', null).message).toBe('If-Match * does not match: the resource does not exist');
+  });
+});
+
+describe('ExportSizeExceededError', () => {
+  it('given the matching count and the limit, when created, then EXPORT_SIZE_EXCEEDED carries both in details', () => {
+    const error = new ExportSizeExceededError(1_000_001, 1_000_000);
+    expect(error).toBeInstanceOf(DomainError);
+    expect(error.name).toBe('ExportSizeExceededError');
+    expect(error.code).toBe('EXPORT_SIZE_EXCEEDED');
+    expect(error.details).toStrictEqual({ matchingLocations: 1_000_001, maxLocations: 1_000_000 });
+    expect(error.headers).toEqual({});
+  });
+
+  it('given the matching count and the limit, when created, then the message names both and how to narrow', () => {
+    expect(new ExportSizeExceededError(2500, 2000).message).toBe(
+      'the export would hold 2500 locations, more than the limit of 2000; narrow it with modifiedSince or filters.locationGroupId',
+    );
   });
 });

@@ -132,3 +132,16 @@ export class VersionMismatchError extends DomainError {
     );
   }
 }
+
+/** An export would hold more locations than the configured maximum; details give both numbers. */
+export class ExportSizeExceededError extends DomainError {
+  readonly code = 'EXPORT_SIZE_EXCEEDED';
+  declare readonly details: { matchingLocations: number; maxLocations: number };
+
+  constructor(matchingLocations: number, maxLocations: number) {
+    super(
+      `the export would hold ${matchingLocations} locations, more than the limit of ${maxLocations}; narrow it with modifiedSince or filters.locationGroupId`,
+      { matchingLocations, maxLocations },
+    );
+  }
+}

@@ -1,6 +1,7 @@
 import { ValidationFailedError } from '../errors/domain-error';
 import type { Result } from '../result';
 import {
+  parseExportListQuery,
   parseGroupListQuery,
   parseLocationListQuery,
   parseSnapshotQuery,
@@ -244,5 +245,117 @@ describe('parseSnapshotQuery', () => {
 
   it('given an unknown parameter, when parsed, then INVALID_FILTER', () => {
     expect(failure(parseSnapshotQuery({ format: 'csv' })).code).toBe('INVALID_FILTER');
+  });
+
+  it('given every parameter, when parsed, then each is kept, the group id in canonical lower case', () => {
+    const query = {
+      modifiedSince: '2024-05-01T00:00:00.123Z',
+      locationGroupId: groupId.toUpperCase(),
+      catchUp: 'true',
+    };
+    expect(value(parseSnapshotQuery(query))).toEqual({
+      modifiedSince: '2024-05-01T00:00:00.123Z',
+      locationGroupId: groupId,
+      catchUp: true,
+    });
+  });
+
+  it('given catchUp=false, when parsed, then the snapshot does not wait', () => {
+    expect(value(parseSnapshotQuery({ catchUp: 'false' }))).toEqual({ catchUp: false });
+  });
+
+  it.each([
+    [{ locationGroupId: 'not-a-uuid' }, 'locationGroupId', 'locationGroupId must be a UUID'],
+    [{ catchUp: 'yes' }, 'catchUp', 'catchUp must be true or false'],
+    [{ catchUp: ['true', 'true'] }, 'catchUp', 'catchUp must be given once'],
+  ])('given %j, when parsed, then INVALID_FILTER naming the parameter', (query, field, message) => {
+    expect(failure(parseSnapshotQuery(query))).toEqual({
+      code: 'INVALID_FILTER',
+      fields: [field],
+      messages: [message],
+    });
+  });
+
+  it('given a bad modifiedSince and a bad group id, when parsed, then both are named, the date code first', () => {
+    expect(failure(parseSnapshotQuery({ modifiedSince: 'yesterday', locationGroupId: 'x' }))).toMatchObject({
+      code: 'INVALID_DATE_RANGE',
+      fields: ['modifiedSince', 'locationGroupId'],
+    });
+  });
+});
+
+describe('parseExportListQuery', () => {
+  it('given no parameters, when parsed, then every status and the first page of 100', () => {
+    expect(value(parseExportListQuery({}))).toStrictEqual({ page: { limit: 100, offset: 0 } });
+  });
+
+  it.each(['PENDING', 'COMPLETED', 'FAILED'])('given status %s, when parsed, then it filters by it', (status) => {
+    expect(value(parseExportListQuery({ status }))).toStrictEqual({ page: { limit: 100, offset: 0 }, status });
+  });
+
+  it('given status, limit and offset, when parsed, then all three are kept', () => {
+    expect(value(parseExportListQuery({ status: 'FAILED', limit: '1000', offset: '40' }))).toStrictEqual({
+      page: { limit: 1000, offset: 40 },
+      status: 'FAILED',
+    });
+  });
+
+  it.each(['pending', 'DONE', '', 'PENDING,FAILED', ' PENDING'])(
+    'given status %j, when parsed, then INVALID_FILTER names the three statuses',
+    (status) => {
+      expect(failure(parseExportListQuery({ status }))).toEqual({
+        code: 'INVALID_FILTER',
+        fields: ['status'],
+        messages: ['status must be one of PENDING, COMPLETED, FAILED'],
+      });
+    },
+  );
+
+  it('given an unknown status, when parsed, then the issue is an enum rule on status', () => {
+    const result = parseExportListQuery({ status: 'DONE' });
+    expect(result.ok ? [] : result.error.details.issues).toStrictEqual([
+      { field: 'status', rule: 'enum', message: 'status must be one of PENDING, COMPLETED, FAILED' },
+    ]);
+  });
+
+  it('given status repeated, when parsed, then INVALID_FILTER says it must be given once', () => {
+    expect(failure(parseExportListQuery({ status: ['PENDING', 'FAILED'] }))).toEqual({
+      code: 'INVALID_FILTER',
+      fields: ['status'],
+      messages: ['status must be given once'],
+    });
+  });
+
+  it.each(['format', 'modifiedSince', 'locationGroupId'])(
+    'given the unknown parameter %s, when parsed, then INVALID_FILTER names it',
+    (name) => {
+      expect(failure(parseExportListQuery({ [name]: 'x' }))).toEqual({
+        code: 'INVALID_FILTER',
+        fields: [name],
+        messages: [`${name} is not a known query parameter`],
+      });
+    },
+  );
+
+  it.each([
+    [{ limit: '0' }, 'INVALID_LIMIT', 'limit'],
+    [{ limit: '1001' }, 'INVALID_LIMIT', 'limit'],
+    [{ offset: '-1' }, 'INVALID_OFFSET', 'offset'],
+  ])('given %j, when parsed, then %s names %s', (query, code, field) => {
+    expect(failure(parseExportListQuery(query))).toMatchObject({ code, fields: [field] });
+  });
+
+  it('given a bad page and a bad status, when parsed, then the page decides the code and both are named', () => {
+    expect(failure(parseExportListQuery({ status: 'DONE', offset: 'x' }))).toMatchObject({
+      code: 'INVALID_OFFSET',
+      fields: ['offset', 'status'],
+    });
+  });
+
+  it('given an unknown parameter and a bad status, when parsed, then both are named in that order', () => {
+    expect(failure(parseExportListQuery({ status: 'DONE', since: 'x' }))).toMatchObject({
+      code: 'INVALID_FILTER',
+      fields: ['since', 'status'],
+    });
   });
 });

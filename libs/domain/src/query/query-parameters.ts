@@ -1,4 +1,7 @@
 import {
+  EXPORT_LIST_PARAMETERS,
+  EXPORT_STATUSES,
+  type ExportStatus,
   GROUP_LIST_PARAMETERS,
   isUuid,
   LOCATION_LIST_PARAMETERS,
@@ -226,20 +229,48 @@ export function parseGroupListQuery(
   return problems.result(parsed);
 }
 
-/** The internal snapshot stream's one parameter: modifiedSince, invalid as in the export request (INVALID_DATE_RANGE). */
-export function parseSnapshotQuery(query: QueryParameters): Result<{ modifiedSince?: string }, ValidationFailedError> {
+/** The internal snapshot stream's parameters. */
+export interface SnapshotQuery {
+  /** Only locations updated after this UTC date-time. */
+  modifiedSince?: string;
+  /** Only the locations of this location group (lower-case UUID). */
+  locationGroupId?: string;
+  /** Open the snapshot only once the read model has caught up with the location topic's end. */
+  catchUp?: boolean;
+}
+
+/**
+ * Parses the internal snapshot stream's parameters: modifiedSince, invalid as in the export request
+ * (INVALID_DATE_RANGE); locationGroupId, a UUID, and catchUp, true or false (INVALID_FILTER otherwise).
+ */
+export function parseSnapshotQuery(query: QueryParameters): Result<SnapshotQuery, ValidationFailedError> {
   const problems = new Problems();
-  unknownParameters(query, [LOCATION_SNAPSHOT.modifiedSinceParameter], problems);
-  const raw = single(query, 'modifiedSince', 'INVALID_DATE_RANGE', problems);
-  if (raw === undefined) return problems.result({});
-  if (utcDateTimeSchema.safeParse(raw).success) return problems.result({ modifiedSince: raw });
-  problems.add(
-    'INVALID_DATE_RANGE',
-    'modifiedSince',
-    'dateTime',
-    'modifiedSince must be an ISO 8601 UTC date-time ending in Z, like 2024-01-31T09:30:00Z',
+  unknownParameters(
+    query,
+    [
+      LOCATION_SNAPSHOT.modifiedSinceParameter,
+      LOCATION_SNAPSHOT.locationGroupIdParameter,
+      LOCATION_SNAPSHOT.catchUpParameter,
+    ],
+    problems,
   );
-  return problems.result({});
+  const parsed: SnapshotQuery = {};
+  const modifiedSince = single(query, 'modifiedSince', 'INVALID_DATE_RANGE', problems);
+  if (modifiedSince !== undefined && utcDateTimeSchema.safeParse(modifiedSince).success) {
+    parsed.modifiedSince = modifiedSince;
+  } else if (modifiedSince !== undefined) {
+    problems.add(
+      'INVALID_DATE_RANGE',
+      'modifiedSince',
+      'dateTime',
+      'modifiedSince must be an ISO 8601 UTC date-time ending in Z, like 2024-01-31T09:30:00Z',
+    );
+  }
+  const locationGroupId = uuid(query, LOCATION_SNAPSHOT.locationGroupIdParameter, problems);
+  if (locationGroupId !== undefined) parsed.locationGroupId = locationGroupId;
+  const catchUp = boolean(query, LOCATION_SNAPSHOT.catchUpParameter, problems);
+  if (catchUp !== undefined) parsed.catchUp = catchUp;
+  return problems.result(parsed);
 }
 
 /**
@@ -279,4 +310,23 @@ export function parseStatisticsQuery(query: QueryParameters): Result<StatisticsF
     problems.add('INVALID_DATE_RANGE', 'modifiedSince', 'dateRange', 'modifiedSince must be before modifiedBefore');
   }
   return problems.result(filter);
+}
+
+/** GET /locations/exports: an optional status and the page. */
+export interface ExportListQuery {
+  page: Page;
+  status?: ExportStatus;
+}
+
+/** Parses GET /locations/exports parameters; problems: INVALID_LIMIT, INVALID_OFFSET, INVALID_FILTER. */
+export function parseExportListQuery(query: QueryParameters): Result<ExportListQuery, ValidationFailedError> {
+  const problems = new Problems();
+  unknownParameters(query, EXPORT_LIST_PARAMETERS, problems);
+  const parsed: ExportListQuery = { page: parsePage(query, problems) };
+  const status = single(query, 'status', 'INVALID_FILTER', problems);
+  if (status !== undefined) {
+    if ((EXPORT_STATUSES as readonly string[]).includes(status)) parsed.status = status as ExportStatus;
+    else problems.add('INVALID_FILTER', 'status', 'enum', `status must be one of ${EXPORT_STATUSES.join(', ')}`);
+  }
+  return problems.result(parsed);
 }

@@ -158,6 +158,19 @@ type Env<T extends z.ZodRawShape> = z.output<z.ZodObject<T>>;
 
 type HttpEnv = Env<ReturnType<typeof httpEnv>>;
 
+/** An http(s) URL setting, such as the internal base URL of another service. */
+export const httpUrlEnv = url(['http:', 'https:']);
+
+/**
+ * Credentials of a service that calls other services' internal endpoints with a token of its own (OAuth 2.0
+ * client-credentials grant at the auth service's token endpoint).
+ */
+export const serviceClientEnv = {
+  AUTH_TOKEN_URL: httpUrlEnv,
+  SERVICE_CLIENT_ID: z.string().min(1),
+  SERVICE_CLIENT_SECRET: z.string().min(1),
+};
+
 export interface HttpConfig {
   host: string;
   port: number;
@@ -181,6 +194,12 @@ export interface StorageConfig {
   secretKey: string;
   bucket: string;
   region: string;
+}
+
+export interface ServiceClientConfig {
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
 }
 
 export interface AuthConfig {
@@ -219,6 +238,11 @@ export const storageConfig = (env: Env<typeof storageEnv>): StorageConfig => ({
   secretKey: env.MINIO_SECRET_KEY,
   bucket: env.MINIO_BUCKET,
   region: env.MINIO_REGION,
+});
+export const serviceClientConfig = (env: Env<typeof serviceClientEnv>): ServiceClientConfig => ({
+  tokenUrl: env.AUTH_TOKEN_URL,
+  clientId: env.SERVICE_CLIENT_ID,
+  clientSecret: env.SERVICE_CLIENT_SECRET,
 });
 export const authConfig = (env: Env<typeof authEnv>): AuthConfig => ({
   jwksUrl: env.AUTH_JWKS_URL,

@@ -1,5 +1,5 @@
 import { createServiceApp } from '@lx/platform';
-import { describeServiceSmoke } from '@lx/testing';
+import { describeServiceSmoke, OUTBOX_COLUMNS } from '@lx/testing';
 import { AppModule } from '../../src/app.module';
 import { loadExportWorkerConfig } from '../../src/config/export-worker.config';
 
@@ -23,13 +23,40 @@ describeServiceSmoke({
       'error_message text',
       'created_at timestamp with time zone not null',
       'updated_at timestamp with time zone not null',
+      'location_group_id uuid',
+      'idempotency_key text',
+      'request_hash text',
+      'lease_owner text',
+      'lease_expires_at timestamp with time zone',
+      'next_attempt_at timestamp with time zone not null',
+      'rows_written bigint not null',
+      'rows_total bigint',
+      'sha256 text',
+      'size_bytes bigint',
+      'file_expires_at timestamp with time zone',
+      'file_deleted_at timestamp with time zone',
     ],
+    export_rate_windows: [
+      'client_id text not null',
+      'window_start timestamp with time zone not null',
+      'requests integer not null',
+    ],
+    outbox: OUTBOX_COLUMNS,
   },
   readiness: ['database', 'kafka', 'objectStore'],
   required: ['DATABASE_URL', 'KAFKA_BROKERS', 'MINIO_ENDPOINT_URL', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY'],
   loadConfig: loadExportWorkerConfig,
   createApp: async (env) => {
-    const config = loadExportWorkerConfig(env);
+    // Peers are only called for export requests, which the smoke test does not make.
+    const config = loadExportWorkerConfig({
+      AUTH_TOKEN_URL: 'http://127.0.0.1:9/oauth/token',
+      SERVICE_CLIENT_ID: 'export-worker',
+      SERVICE_CLIENT_SECRET: 'unused',
+      LOCATION_QUERY_URL: 'http://127.0.0.1:9',
+      LOCATION_COMMAND_URL: 'http://127.0.0.1:9',
+      STATISTICS_URL: 'http://127.0.0.1:9',
+      ...env,
+    });
     return createServiceApp('export-worker', AppModule.register(config), config.http);
   },
 });

@@ -18,6 +18,8 @@ const writeSideEnv = {
   IMPORT_MAX_REPORTED_REJECTIONS: z.coerce.number().int().min(0).max(100_000).default(1_000),
   OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(1_000),
   OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(1).max(60_000).default(50),
+  WATERMARK_LOCK_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
+  WATERMARK_PUBLISH_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(30_000),
 };
 
 const schema = z
@@ -40,6 +42,12 @@ const schema = z
       maxReportedRejections: env.IMPORT_MAX_REPORTED_REJECTIONS,
     },
     outbox: { batchSize: env.OUTBOX_BATCH_SIZE, pollIntervalMs: env.OUTBOX_POLL_INTERVAL_MS },
+    watermark: {
+      /** Longest wait of a fence for the write transactions in flight (writes wait behind it meanwhile). */
+      lockTimeoutMs: env.WATERMARK_LOCK_TIMEOUT_MS,
+      /** Longest wait of a fence, once committed, for the relay to publish the outbox up to it. */
+      publishTimeoutMs: env.WATERMARK_PUBLISH_TIMEOUT_MS,
+    },
   }));
 
 /** The location-command service's whole configuration, validated once at boot. */

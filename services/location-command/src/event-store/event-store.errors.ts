@@ -22,3 +22,37 @@ export function isStreamVersionConflict(error: unknown): boolean {
   const { code, constraint } = error as { code?: unknown; constraint?: unknown };
   return (code === UNIQUE_VIOLATION && constraint === STREAM_VERSION_KEY) || code === DEADLOCK_DETECTED;
 }
+
+/** Longest pause before retrying a fenced write: beyond it the clocks disagree and the retry just tries its luck. */
+const MAX_FENCE_DELAY_MS = 1_000;
+
+/**
+ * A write timed at or before the watermark fence: committing it would put a change at or below a watermark already
+ * handed out, after everything up to that watermark was declared published. Never reaches a caller: the event store
+ * retries the write with a later time (or, out of attempts, answers ConcurrentWriteError, on which the import decides
+ * its batch again with a fresh time).
+ */
+export class FencedWriteError extends Error {
+  constructor(
+    readonly timestamp: string,
+    readonly fencedAt: Date,
+  ) {
+    super(`the write's time ${timestamp} is not after the watermark fence ${fencedAt.toISOString()}`);
+    this.name = 'FencedWriteError';
+  }
+
+  /**
+   * How long to wait before the retry, so the clock the write read its time from has moved past the fence: the gap
+   * plus a millisecond (a fence and a write in the same millisecond are the usual case), at most a second.
+   */
+  get retryDelayMs(): number {
+    const gap = this.fencedAt.getTime() - Date.parse(this.timestamp);
+    if (!Number.isFinite(gap)) return MAX_FENCE_DELAY_MS;
+    return Math.min(MAX_FENCE_DELAY_MS, Math.max(0, gap) + 1);
+  }
+}
+
+/** Whether a failed write transaction may be run again from the start: a lost version race, a deadlock, a fence. */
+export function isRetryableWrite(error: unknown): boolean {
+  return error instanceof FencedWriteError || isStreamVersionConflict(error);
+}

@@ -2,7 +2,7 @@ import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import type { BulkEventAppender } from './bulk-event.appender';
 import type { EventAppender } from './event.appender';
 import { EventStore } from './event-store';
-import { ConcurrentWriteError } from './event-store.errors';
+import { ConcurrentWriteError, FencedWriteError } from './event-store.errors';
 import { EventStoreTransaction } from './event-store.transaction';
 
 const versionConflict = Object.assign(new Error('duplicate key'), {
@@ -10,11 +10,25 @@ const versionConflict = Object.assign(new Error('duplicate key'), {
   constraint: 'events_stream_id_stream_version_key',
 });
 
-/** A data source whose transactions run `work` on a fake manager; `failures` are thrown by the first attempts. */
+/**
+ * A data source (on schema `lc`) whose transactions run `work` on a fake manager; `failures` are thrown by the first
+ * attempts. Statements of the transactions are recorded in `transactionQueries`.
+ */
 function fakeDataSource(failures: Error[] = [], rows: unknown[] = []) {
-  const manager = { name: 'transaction manager' } as unknown as EntityManager;
-  const calls = { transactions: 0, queries: [] as { sql: string; parameters: unknown[] }[] };
+  const calls = {
+    transactions: 0,
+    queries: [] as { sql: string; parameters: unknown[] }[],
+    transactionQueries: [] as { sql: string; parameters: unknown[] }[],
+  };
+  const manager = {
+    name: 'transaction manager',
+    query: (sql: string, parameters: unknown[]) => {
+      calls.transactionQueries.push({ sql, parameters });
+      return Promise.resolve([]);
+    },
+  } as unknown as EntityManager;
   const dataSource = {
+    options: { schema: 'lc' },
     manager: { name: 'data source manager' },
     async transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
       calls.transactions += 1;
@@ -65,7 +79,7 @@ describe('EventStore.transaction', () => {
   it('given a limit of one attempt, when the race is lost, then it gives up at once', async () => {
     const { dataSource, calls } = fakeDataSource([versionConflict]);
     const runner = {
-      manager: {},
+      manager: { query: () => Promise.resolve([]) },
       startTransaction: () => Promise.resolve(),
       commitTransaction: () => Promise.reject(versionConflict),
       rollbackTransaction: () => Promise.resolve(),
@@ -87,7 +101,9 @@ describe('EventStore.transaction', () => {
   it('given a query runner, when the work succeeds or fails, then the transaction is committed or rolled back on it', async () => {
     const { dataSource } = fakeDataSource();
     const steps: string[] = [];
-    const runnerManager = {} as EntityManager;
+    const runnerManager = {
+      query: (sql: string) => Promise.resolve(steps.push(sql.startsWith('SELECT pg_advisory') ? 'lock' : sql)),
+    } as unknown as EntityManager;
     const runner = {
       manager: runnerManager,
       startTransaction: () => Promise.resolve(steps.push('start')),
@@ -102,7 +118,62 @@ describe('EventStore.transaction', () => {
     );
     await expect(store.transaction(() => Promise.reject(new Error('refused')), runner)).rejects.toThrow('refused');
 
-    expect(steps).toEqual(['start', 'work on runner', 'commit', 'start', 'rollback']);
+    expect(steps).toEqual(['start', 'lock', 'work on runner', 'commit', 'start', 'lock', 'rollback']);
+  });
+
+  it('given work, when run, then the first statement of its transaction takes the fence lock of the schema shared', async () => {
+    const { dataSource, calls } = fakeDataSource();
+
+    await storeOn(dataSource).transaction(() => Promise.resolve());
+
+    expect(calls.transactionQueries).toEqual([
+      {
+        sql: expect.stringMatching(/^SELECT pg_advisory_xact_lock_shared\(\d+, hashtext\(\$1\)\)$/),
+        parameters: ['watermark-fence:lc'],
+      },
+    ]);
+  });
+
+  it('given work that appends, when run, then the append checks its time against the fence under the lock', async () => {
+    const { dataSource, calls } = fakeDataSource();
+    const appender = { append: () => Promise.resolve() } as unknown as EventAppender;
+    const store = new EventStore(dataSource, appender, {} as BulkEventAppender);
+    const append = { streamId: 'a', streamType: 'location', fromVersion: 0, events: [{}], index: {} } as never;
+
+    // The fake manager answers no row: a fence table without its row is an error, never an open fence.
+    await expect(
+      store.transaction((transaction) => transaction.append([append], { timestamp: '2024-01-15T10:00:00.000Z' })),
+    ).rejects.toThrow(/watermark_fence has no row/);
+
+    expect(calls.transactionQueries.map((query) => query.parameters)).toEqual([
+      ['watermark-fence:lc'],
+      ['2024-01-15T10:00:00.000Z'],
+    ]);
+    expect(calls.transactionQueries[1]!.sql).toMatch(/^SELECT \$1::timestamptz > fenced_at/);
+  });
+
+  it('given a write fenced out, when run, then it runs again after the clock passed the fence', async () => {
+    const fenced = new FencedWriteError('2024-01-15T10:00:00.000Z', new Date('2024-01-15T10:00:00.020Z'));
+    const { dataSource, calls } = fakeDataSource([fenced]);
+    const started = Date.now();
+
+    await expect(storeOn(dataSource).transaction(() => Promise.resolve('later'))).resolves.toBe('later');
+
+    expect(calls.transactions).toBe(2);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(20);
+  });
+
+  it('given a write fenced out on its last attempt, when run, then ConcurrentWriteError once the fence is passed', async () => {
+    const fenced = new FencedWriteError('2024-01-15T10:00:00.000Z', new Date('2024-01-15T10:00:00.020Z'));
+    const { dataSource, calls } = fakeDataSource([fenced]);
+    const started = Date.now();
+
+    await expect(storeOn(dataSource).transaction(() => Promise.resolve(), undefined, 1)).rejects.toBeInstanceOf(
+      ConcurrentWriteError,
+    );
+
+    expect(calls.transactions).toBe(1);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(20);
   });
 });
 

@@ -1,7 +1,9 @@
 import type { EntityManager } from 'typeorm';
 import type { BulkAppend, BulkEventAppender } from './bulk-event.appender';
 import type { EventAppender } from './event.appender';
-import { EventStoreTransaction } from './event-store.transaction';
+import { FencedWriteError } from './event-store.errors';
+import { EventStoreTransaction, type FenceCheck } from './event-store.transaction';
+import type { StreamAppend } from './event-store.types';
 import { scriptedManager } from './testing/test-doubles';
 
 function storedRow(id: string, version: number) {
@@ -14,9 +16,46 @@ function storedRow(id: string, version: number) {
   };
 }
 
-function transactionOn(manager: EntityManager, appender = {} as EventAppender, bulk = {} as BulkEventAppender) {
-  return new EventStoreTransaction(manager, appender, bulk);
+function transactionOn(
+  manager: EntityManager,
+  appender = {} as EventAppender,
+  bulk = {} as BulkEventAppender,
+  fence?: FenceCheck,
+) {
+  return new EventStoreTransaction(manager, appender, bulk, fence);
 }
+
+/** Appenders that record what they were handed. */
+function recordingAppenders() {
+  const calls: unknown[][] = [];
+  const appender = { append: (...args: unknown[]) => Promise.resolve(calls.push(['append', ...args])) };
+  const bulkAppender = { write: (...args: unknown[]) => Promise.resolve(calls.push(['bulk', ...args])) };
+  return {
+    calls,
+    appender: appender as unknown as EventAppender,
+    bulkAppender: bulkAppender as unknown as BulkEventAppender,
+  };
+}
+
+/** A fence check that records the times it was asked about and refuses those at or before `fencedAt`. */
+function fenceAt(fencedAt: string) {
+  const checked: string[] = [];
+  const check: FenceCheck = (timestamp) => {
+    checked.push(timestamp);
+    return Date.parse(timestamp) > Date.parse(fencedAt)
+      ? Promise.resolve()
+      : Promise.reject(new FencedWriteError(timestamp, new Date(fencedAt)));
+  };
+  return { checked, check };
+}
+
+const anAppend: StreamAppend = {
+  streamId: 'a',
+  streamType: 'location',
+  fromVersion: 0,
+  events: [{ type: 'LOCATION_CREATED', data: {} }],
+  index: {},
+};
 
 describe('EventStoreTransaction.load', () => {
   it('given streams, when loaded with locks, then their state rows are locked in id order and read at those versions', async () => {
@@ -125,14 +164,8 @@ describe('EventStoreTransaction.referencingLocations', () => {
 describe('EventStoreTransaction appends', () => {
   it('hands appends to the appenders with its own manager', async () => {
     const { manager } = scriptedManager();
-    const calls: unknown[][] = [];
-    const appender = { append: (...args: unknown[]) => Promise.resolve(calls.push(['append', ...args])) };
-    const bulkAppender = { write: (...args: unknown[]) => Promise.resolve(calls.push(['bulk', ...args])) };
-    const transaction = transactionOn(
-      manager,
-      appender as unknown as EventAppender,
-      bulkAppender as unknown as BulkEventAppender,
-    );
+    const { calls, appender, bulkAppender } = recordingAppenders();
+    const transaction = transactionOn(manager, appender, bulkAppender);
     const context = { timestamp: '2024-01-15T10:00:00Z' };
     const bulk = { eventIds: [] } as unknown as BulkAppend;
 
@@ -143,5 +176,57 @@ describe('EventStoreTransaction appends', () => {
       ['append', manager, [], context],
       ['bulk', manager, bulk],
     ]);
+  });
+
+  it('given events timed after the fence, when appended, then the time is checked first and once per time', async () => {
+    const { manager } = scriptedManager();
+    const { calls, appender, bulkAppender } = recordingAppenders();
+    const fence = fenceAt('2024-01-15T09:00:00.000Z');
+    const transaction = transactionOn(manager, appender, bulkAppender, fence.check);
+    const context = { timestamp: '2024-01-15T10:00:00.000Z' };
+    const bulk = { eventIds: ['e1'], context: { timestamp: '2024-01-15T10:00:00.001Z' } } as unknown as BulkAppend;
+
+    await transaction.append([anAppend], context);
+    await transaction.append([anAppend], context);
+    await transaction.appendBulk(bulk);
+
+    expect(fence.checked).toEqual(['2024-01-15T10:00:00.000Z', '2024-01-15T10:00:00.001Z']);
+    expect(calls.map(([kind]) => kind)).toEqual(['append', 'append', 'bulk']);
+  });
+
+  it.each([
+    ['at the fence', '2024-01-15T10:00:00.000Z'],
+    ['before the fence', '2024-01-15T09:59:59.999Z'],
+  ])('given events timed %s, when appended, then FencedWriteError and nothing is written', async (_name, time) => {
+    const { manager } = scriptedManager();
+    const { calls, appender, bulkAppender } = recordingAppenders();
+    const transaction = transactionOn(manager, appender, bulkAppender, fenceAt('2024-01-15T10:00:00.000Z').check);
+    const bulk = { eventIds: ['e1'], context: { timestamp: time } } as unknown as BulkAppend;
+
+    await expect(transaction.append([anAppend], { timestamp: time })).rejects.toBeInstanceOf(FencedWriteError);
+    await expect(transaction.appendBulk(bulk)).rejects.toBeInstanceOf(FencedWriteError);
+    expect(calls).toEqual([]);
+  });
+
+  it('given no events, when appended, then the fence is not asked (a write that changed nothing)', async () => {
+    const { manager } = scriptedManager();
+    const { appender, bulkAppender } = recordingAppenders();
+    const fence = fenceAt('2024-01-15T10:00:00.000Z');
+    const transaction = transactionOn(manager, appender, bulkAppender, fence.check);
+
+    await transaction.append([{ ...anAppend, events: [] }], { timestamp: '2024-01-15T09:00:00.000Z' });
+    await transaction.appendBulk({ eventIds: [], context: { timestamp: '2024-01-15T09:00:00.000Z' } } as never);
+
+    expect(fence.checked).toEqual([]);
+  });
+
+  it('given a transaction without fence check (a reader), when events are appended, then it refuses', async () => {
+    const { manager } = scriptedManager();
+    const { calls, appender, bulkAppender } = recordingAppenders();
+
+    await expect(
+      transactionOn(manager, appender, bulkAppender).append([anAppend], { timestamp: '2024-01-15T10:00:00.000Z' }),
+    ).rejects.toThrow(/EventStore.transaction/);
+    expect(calls).toEqual([]);
   });
 });

@@ -5,12 +5,25 @@ import type { EventAppender } from './event.appender';
 import type { AppendContext, StoredStream, StreamAppend, StreamType } from './event-store.types';
 import { STORED_STREAMS, type StoredStreamRow, storedStreamOf } from './stored-stream.mapper';
 
+/**
+ * Checks, before events timed `timestamp` are appended, that the time is after the watermark fence; throws
+ * FencedWriteError when it is not. `EventStore.transaction` gives the check of its lock; reads outside a transaction
+ * get one that refuses every append.
+ */
+export type FenceCheck = (timestamp: string) => Promise<void>;
+
+const READ_ONLY: FenceCheck = () => Promise.reject(new Error('appends need a transaction of EventStore.transaction'));
+
 /** One transaction of the event store: read what a decision needs, then append what it decided. */
 export class EventStoreTransaction {
+  /** The last timestamp found after the fence: the fence cannot move while the transaction runs, so it stays so. */
+  private clearedTimestamp?: string;
+
   constructor(
     readonly manager: EntityManager,
     private readonly appender: EventAppender,
     private readonly bulkAppender: BulkEventAppender,
+    private readonly fence: FenceCheck = READ_ONLY,
   ) {}
 
   /**
@@ -79,13 +92,24 @@ export class EventStoreTransaction {
     return row?.n ?? 0;
   }
 
-  /** Appends the events with their envelopes, the state rows and the outbox messages; nothing for streams without events. */
-  append(appends: readonly StreamAppend[], context: AppendContext): Promise<void> {
-    return this.appender.append(this.manager, appends, context);
+  /**
+   * Appends the events with their envelopes, the state rows and the outbox messages; nothing for streams without events.
+   * Events timed at or before the watermark fence are refused (FencedWriteError, retried by the event store).
+   */
+  async append(appends: readonly StreamAppend[], context: AppendContext): Promise<void> {
+    if (appends.some((append) => append.events.length > 0)) await this.assertAfterFence(context.timestamp);
+    await this.appender.append(this.manager, appends, context);
   }
 
   /** `append` for large batches of one topic (imports), serialized beforehand by `BulkEventAppender.prepare`. */
-  appendBulk(bulk: BulkAppend): Promise<void> {
-    return this.bulkAppender.write(this.manager, bulk);
+  async appendBulk(bulk: BulkAppend): Promise<void> {
+    if (bulk.eventIds.length > 0) await this.assertAfterFence(bulk.context.timestamp);
+    await this.bulkAppender.write(this.manager, bulk);
+  }
+
+  private async assertAfterFence(timestamp: string): Promise<void> {
+    if (timestamp === this.clearedTimestamp) return;
+    await this.fence(timestamp);
+    this.clearedTimestamp = timestamp;
   }
 }

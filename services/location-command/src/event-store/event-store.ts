@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { BulkEventAppender } from './bulk-event.appender';
 import { EventAppender } from './event.appender';
-import { ConcurrentWriteError, isStreamVersionConflict } from './event-store.errors';
+import { ConcurrentWriteError, FencedWriteError, isRetryableWrite } from './event-store.errors';
 import { EventStoreTransaction } from './event-store.transaction';
 import type { StoredStream } from './event-store.types';
 import { STORED_STREAMS, type StoredStreamRow, storedStreamOf } from './stored-stream.mapper';
+import { assertAfterFence, LOCK_SHARED_FOR_WRITE, watermarkFenceLockKey } from './watermark-fence';
 
 const MAX_ATTEMPTS = 3;
 
@@ -18,14 +20,23 @@ const MAX_ATTEMPTS = 3;
  * references (FOR SHARE) before deciding, in id order so writers never deadlock. Writers that do not lock (imports),
  * and two writers creating the same new aggregate, collide on the unique (stream_id, stream_version) key instead:
  * one wins, the other is retried from the start and then sees the winner's state.
+ *
+ * Watermark fence: every transaction first takes the fence lock shared (LOCK_SHARED_FOR_WRITE), and events are
+ * appended only with a time after the stored fence, checked under that lock. A write timed at or before it is retried
+ * from the start, with a later time, once the clock has passed the fence. So once a fence (FenceWatermarkHandler) has
+ * committed watermark W, no change timed at or before W can commit any more.
  */
 @Injectable()
 export class EventStore {
+  private readonly fenceLockKey: string;
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly appender: EventAppender,
     private readonly bulkAppender: BulkEventAppender,
-  ) {}
+  ) {
+    this.fenceLockKey = watermarkFenceLockKey(dataSource);
+  }
 
   /**
    * Runs `work` in a transaction, on `runner`'s connection when given (an import keeps one connection). `work` may run
@@ -39,10 +50,13 @@ export class EventStore {
     for (let attempt = 1; ; attempt += 1) {
       try {
         return runner === undefined
-          ? await this.dataSource.transaction((manager) => work(this.transactionOn(manager)))
+          ? await this.dataSource.transaction(async (manager) => work(await this.open(manager)))
           : await this.onRunner(runner, work);
       } catch (error) {
-        if (!isStreamVersionConflict(error)) throw error;
+        if (!isRetryableWrite(error)) throw error;
+        // Also before giving up: a caller that decides again on ConcurrentWriteError (an import batch) reads a fresh
+        // time, which must then be past the fence.
+        if (error instanceof FencedWriteError) await sleep(error.retryDelayMs);
         if (attempt >= attempts) throw new ConcurrentWriteError();
       }
     }
@@ -56,19 +70,23 @@ export class EventStore {
     return row === undefined ? undefined : storedStreamOf(row);
   }
 
-  /** Reads outside any transaction, without locks: for a bulk writer deciding ahead of its write. */
+  /** Reads outside any transaction, without locks: for a bulk writer deciding ahead of its write. Cannot append. */
   reader(): EventStoreTransaction {
-    return this.transactionOn(this.dataSource.manager);
+    return new EventStoreTransaction(this.dataSource.manager, this.appender, this.bulkAppender);
   }
 
-  private transactionOn(manager: EntityManager): EventStoreTransaction {
-    return new EventStoreTransaction(manager, this.appender, this.bulkAppender);
+  /** Starts the work of a transaction just begun on `manager`: the fence lock, as its first statement. */
+  private async open(manager: EntityManager): Promise<EventStoreTransaction> {
+    await manager.query(LOCK_SHARED_FOR_WRITE, [this.fenceLockKey]);
+    return new EventStoreTransaction(manager, this.appender, this.bulkAppender, (timestamp) =>
+      assertAfterFence(manager, timestamp),
+    );
   }
 
   private async onRunner<T>(runner: QueryRunner, work: (transaction: EventStoreTransaction) => Promise<T>): Promise<T> {
     await runner.startTransaction();
     try {
-      const result = await work(this.transactionOn(runner.manager));
+      const result = await work(await this.open(runner.manager));
       await runner.commitTransaction();
       return result;
     } catch (error) {

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { KAFKA_HEADERS, TOPICS } from '@lx/contracts';
 import { KafkaEventBus } from '@lx/messaging';
-import { requireEnv, uniqueSuffix } from '@lx/testing';
-import { type EventLog, startEventLog } from '../support/event-log';
+import { type EventLog, requireEnv, startEventLog, uniqueSuffix } from '@lx/testing';
 
 /**
  * The tests' event log shares its topics with tests that publish malformed messages on purpose (dead-letter tests).

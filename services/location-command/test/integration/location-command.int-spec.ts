@@ -28,6 +28,7 @@ describeServiceSmoke({
       'recorded_at timestamp with time zone not null',
     ],
     outbox: OUTBOX_COLUMNS,
+    watermark_fence: ['singleton boolean not null', 'fenced_at timestamp with time zone not null'],
   },
   readiness: ['database', 'kafka'],
   required: ['DATABASE_URL', 'KAFKA_BROKERS'],

@@ -2,8 +2,15 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { freePort, REGISTER_SWC, REPO_ROOT, requireEnv, uniqueSuffix, waitFor } from '@lx/testing';
-import type { ReceivedMessage } from '../support/event-log';
+import {
+  freePort,
+  type ReceivedMessage,
+  REGISTER_SWC,
+  REPO_ROOT,
+  requireEnv,
+  uniqueSuffix,
+  waitFor,
+} from '@lx/testing';
 import { aLocationBody, type LocationCommandHarness, startLocationCommand } from '../support/location-command-harness';
 
 /** A child Node process running TypeScript sources; its output is kept for assertions and failure messages. */

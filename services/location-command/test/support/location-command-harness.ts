@@ -3,21 +3,20 @@ import { Client } from 'pg';
 import { TOPICS } from '@lx/contracts';
 import { aLocationInput } from '@lx/domain/testing';
 import { createServiceApp } from '@lx/platform';
-import { requireEnv, startTestTokenIssuer, type TestTokenIssuer, uniqueSuffix } from '@lx/testing';
+import {
+  type EventLog,
+  type Json,
+  type Reply,
+  requireEnv,
+  startEventLog,
+  startTestTokenIssuer,
+  type TestTokenIssuer,
+  uniqueSuffix,
+} from '@lx/testing';
 import { AppModule } from '../../src/app.module';
 import { loadLocationCommandConfig } from '../../src/config/location-command.config';
-import { type EventLog, startEventLog } from './event-log';
 
-/** A parsed JSON body as tests read it: field by field, with the assertions checking the shape. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- test code reads replies and events field by field
-export type Json = any;
-
-/** A reply of the service under test. */
-export interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | number | undefined>;
-  body: Json;
-}
+export type { Json, Reply } from '@lx/testing';
 
 export interface RequestOptions {
   body?: unknown;

@@ -19,6 +19,7 @@ const readSideEnv = {
   PROJECTION_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
   PROJECTION_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(3),
   SNAPSHOT_FETCH_ROWS: z.coerce.number().int().min(1).max(100_000).default(1_000),
+  SNAPSHOT_CATCH_UP_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(60_000),
 };
 
 const schema = z
@@ -39,6 +40,10 @@ const schema = z
     snapshot: {
       /** Rows fetched from the snapshot cursor per round: the stream's memory bound. */
       fetchRows: env.SNAPSHOT_FETCH_ROWS,
+      /** Longest wait of a `catchUp` snapshot for the read model to reach the location topic's end offsets. */
+      catchUpTimeoutMs: env.SNAPSHOT_CATCH_UP_TIMEOUT_MS,
+      /** The read model's consumer group, whose stored offsets say how far it has applied the topic. */
+      projectionGroupId: env.PROJECTION_GROUP_ID,
     },
   }));
 

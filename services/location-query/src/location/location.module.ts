@@ -2,13 +2,15 @@ import { Module } from '@nestjs/common';
 import { LocationSnapshotController } from './http/location-snapshot.controller';
 import { LocationController } from './http/location.controller';
 import { LocationReadRepository } from './infrastructure/location-read.repository';
+import { ProjectionCatchUp } from './infrastructure/projection-catch-up';
 import { GetLocationHandler } from './queries/get-location/get-location.handler';
 import { ListLocationsHandler } from './queries/list-locations/list-locations.handler';
-import { SNAPSHOT_FETCH_ROWS, StreamSnapshotHandler } from './queries/stream-snapshot/stream-snapshot.handler';
+import { StreamSnapshotHandler } from './queries/stream-snapshot/stream-snapshot.handler';
+import { CATCH_UP_POLL_INTERVAL_MS, SNAPSHOT_OPTIONS, type SnapshotOptions } from './snapshot-options';
 
 @Module({})
 export class LocationModule {
-  static register(snapshot: { fetchRows: number }) {
+  static register(snapshot: Omit<SnapshotOptions, 'catchUpPollIntervalMs'> & Partial<SnapshotOptions>) {
     return {
       module: LocationModule,
       controllers: [LocationController, LocationSnapshotController],
@@ -17,7 +19,8 @@ export class LocationModule {
         GetLocationHandler,
         ListLocationsHandler,
         StreamSnapshotHandler,
-        { provide: SNAPSHOT_FETCH_ROWS, useValue: snapshot.fetchRows },
+        ProjectionCatchUp,
+        { provide: SNAPSHOT_OPTIONS, useValue: { catchUpPollIntervalMs: CATCH_UP_POLL_INTERVAL_MS, ...snapshot } },
       ],
     };
   }

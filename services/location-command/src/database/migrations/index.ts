@@ -1,4 +1,5 @@
 import { CreateEventStoreAndOutbox1795824000000 } from './1795824000000-CreateEventStoreAndOutbox';
+import { CreateWatermarkFence1795996800000 } from './1795996800000-CreateWatermarkFence';
 
 /** Every migration of this service, oldest first. */
-export const MIGRATIONS = [CreateEventStoreAndOutbox1795824000000];
+export const MIGRATIONS = [CreateEventStoreAndOutbox1795824000000, CreateWatermarkFence1795996800000];

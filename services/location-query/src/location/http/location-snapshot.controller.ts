@@ -8,7 +8,9 @@ import { StreamSnapshotHandler } from '../queries/stream-snapshot/stream-snapsho
 
 /**
  * Internal: streams a consistent snapshot of the read model as NDJSON for the export worker. The public ingress does
- * not route /internal/…; callers inside the cluster still need a (service) token with locations:read.
+ * not route /internal/…; callers inside the cluster still need a (service) token with locations:read. Parameters:
+ * modifiedSince, locationGroupId, and catchUp=true to wait (503 after the configured timeout) until the read model has
+ * applied the location topic up to its current end before the snapshot is opened.
  */
 @Controller(LOCATION_SNAPSHOT.path.slice(1))
 @RequireScope(SCOPES.locationsRead)

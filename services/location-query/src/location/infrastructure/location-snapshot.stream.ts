@@ -14,6 +14,29 @@ export interface LocationSnapshot {
 
 const CURSOR = 'location_snapshot';
 
+/** Which locations a snapshot holds; all when empty. */
+export interface SnapshotFilter {
+  /** Only locations whose updatedAt is after this UTC date-time. */
+  modifiedSince?: string;
+  /** Only the locations of this location group. */
+  locationGroupId?: string;
+}
+
+/** The WHERE clause of a filter and its parameters, shared by the count and the cursor so they always agree. */
+export function snapshotWhere(filter: SnapshotFilter): { where: string; values: string[] } {
+  const conditions: string[] = [];
+  const values: string[] = [];
+  if (filter.modifiedSince !== undefined) {
+    values.push(filter.modifiedSince);
+    conditions.push(`updated_at > $${values.length}`);
+  }
+  if (filter.locationGroupId !== undefined) {
+    values.push(filter.locationGroupId);
+    conditions.push(`location_group_id = $${values.length}`);
+  }
+  return { where: conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`, values };
+}
+
 /**
  * Opens a consistent snapshot of the read model and streams it as NDJSON with constant memory.
  *
@@ -25,14 +48,13 @@ const CURSOR = 'location_snapshot';
  */
 export async function openLocationSnapshot(
   pool: Pool,
-  modifiedSince: string | undefined,
+  filter: SnapshotFilter,
   fetchRows: number,
 ): Promise<LocationSnapshot> {
   const { client, release } = await checkOut(pool);
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const where = modifiedSince === undefined ? '' : 'WHERE updated_at > $1';
-    const values = modifiedSince === undefined ? [] : [modifiedSince];
+    const { where, values } = snapshotWhere(filter);
     const { rows } = await client.query<{ total: string; taken_at: Date }>(
       `SELECT count(*) AS total, now() AS taken_at FROM locations ${where}`,
       values,

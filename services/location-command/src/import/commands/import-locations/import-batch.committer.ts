@@ -16,7 +16,9 @@ const MAX_ATTEMPTS = 3;
  * Writes a prepared batch in one transaction on the import's connection. The locations it updates are locked and
  * must still be at the versions it was decided on, the groups its rows reference are locked (FOR SHARE) and must
  * still exist, and a location created by someone else since the read makes the append fail on the unique stream
- * version. In each case the batch is decided again on fresh state, so nothing stale is ever committed.
+ * version. In each case the batch is decided again on fresh state, so nothing stale is ever committed. A watermark
+ * fence committed since the batch was timed (in `ImportBatchPreparer`, outside the transaction) refuses its events
+ * too (ConcurrentWriteError once the clock is past the fence): decided again, the batch gets a time after it.
  */
 @Injectable()
 export class ImportBatchCommitter {

@@ -1,24 +1,32 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
+import { TOPICS } from '@lx/contracts';
+import type { SnapshotQuery } from '@lx/domain';
 import { PG_POOL } from '@lx/platform';
 import { type LocationSnapshot, openLocationSnapshot } from '../../infrastructure/location-snapshot.stream';
+import { ProjectionCatchUp } from '../../infrastructure/projection-catch-up';
+import { SNAPSHOT_OPTIONS, type SnapshotOptions } from '../../snapshot-options';
 
-export const SNAPSHOT_FETCH_ROWS = Symbol('SNAPSHOT_FETCH_ROWS');
-
-export interface StreamSnapshot {
-  /** Only locations updated after this UTC date-time; all when absent. */
-  modifiedSince?: string;
-}
-
-/** A consistent snapshot of all locations (or those updated after a time) for the export worker. */
+/**
+ * A consistent snapshot of all locations (or those updated after a time, or of one location group) for the export
+ * worker. With `catchUp`, it is opened only once the read model has applied the location topic up to the end offsets
+ * it had when the request arrived: after a watermark fence of location-command (which returns once every change up to
+ * its watermark is published), the snapshot then holds every change with updatedAt at or before that watermark.
+ */
 @Injectable()
 export class StreamSnapshotHandler {
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
-    @Inject(SNAPSHOT_FETCH_ROWS) private readonly fetchRows: number,
+    private readonly projection: ProjectionCatchUp,
+    @Inject(SNAPSHOT_OPTIONS) private readonly options: SnapshotOptions,
   ) {}
 
-  execute(query: StreamSnapshot): Promise<LocationSnapshot> {
-    return openLocationSnapshot(this.pool, query.modifiedSince, this.fetchRows);
+  async execute(query: SnapshotQuery): Promise<LocationSnapshot> {
+    if (query.catchUp === true) await this.projection.untilCaughtUp(TOPICS.locationEvents.name);
+    return openLocationSnapshot(
+      this.pool,
+      { modifiedSince: query.modifiedSince, locationGroupId: query.locationGroupId },
+      this.options.fetchRows,
+    );
   }
 }

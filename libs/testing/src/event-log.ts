@@ -1,7 +1,8 @@
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { type EventType, KAFKA_HEADERS } from '@lx/contracts';
-import { uniqueSuffix, waitFor } from '@lx/testing';
-import type { Json } from './location-command-harness';
+import { uniqueSuffix } from './infra-env';
+import type { Json } from './replies';
+import { waitFor } from './wait-for';
 
 /** One message as a consumer saw it. */
 export interface ReceivedMessage {
@@ -72,7 +73,7 @@ export async function startEventLog(brokers: readonly string[], topics: readonly
     // Never throws: the topics are shared with tests that publish malformed messages on purpose (the dead-letter
     // tests), and a throwing handler makes kafkajs retry that batch and restart the consumer from its committed
     // offset again and again, so everything after the foreign message would stop arriving.
-    // eslint-disable-next-line @typescript-eslint/require-await -- kafkajs wants a promise; recording is synchronous
+
     eachMessage: async ({ topic, partition, message }) => {
       const headers = Object.fromEntries(
         Object.entries(message.headers ?? {}).map(([name, value]) => [name, String(value)]),

@@ -1,0 +1,139 @@
+import {
+  type ExportFormat,
+  type ExportNotification,
+  type ExportRequestBody,
+  exportRequestBodySchema,
+  type ExportStatusReply,
+  type ValidationIssue,
+  validate,
+} from '@lx/contracts';
+import { ValidationFailedError, type ValidationErrorCode } from '../errors/domain-error';
+import type { Result } from '../result';
+
+/** What an export selects: every location, or those updated after `modifiedSince`, optionally of one group. */
+export interface ExportSelection {
+  modifiedSince?: string;
+  locationGroupId?: string;
+}
+
+/** The generated file of a COMPLETED export and its current download link. */
+export interface ExportFile {
+  exportUrl: string;
+  downloadExpiresAt: string;
+  exportTimestamp: string;
+  totalCount: number;
+  sha256: string;
+  sizeBytes: number;
+  objectKey: string;
+  /** When the file is deleted and new links are refused. */
+  fileExpiresAt: string;
+  /** Set once retention deleted the file. */
+  fileDeletedAt?: string;
+}
+
+/** An export request as the service keeps it. */
+export interface ExportRequest extends ExportSelection {
+  id: string;
+  clientId: string;
+  format: ExportFormat;
+  createdAt: string;
+  status: 'PENDING' | 'COMPLETED' | 'FAILED';
+  attempts: number;
+  progress: { written: number; total?: number };
+  file?: ExportFile;
+  error?: { code: 'EXPORT_GENERATION_FAILED'; message: string };
+}
+
+/** Which code a body problem travels with: the spec's INVALID_FORMAT and INVALID_DATE_RANGE before the general one. */
+function codeOf(issues: readonly ValidationIssue[]): ValidationErrorCode {
+  if (issues.some((issue) => issue.field === 'format')) return 'INVALID_FORMAT';
+  if (issues.some((issue) => issue.field === 'modifiedSince')) return 'INVALID_DATE_RANGE';
+  return 'VALIDATION_ERROR';
+}
+
+/**
+ * Validates the body of POST /locations/exports at `now`: a missing or unknown format is INVALID_FORMAT; a
+ * modifiedSince that is not a UTC `Z` date-time, or lies in the future, INVALID_DATE_RANGE; unknown fields and a
+ * malformed filters.locationGroupId VALIDATION_ERROR. Every problem is named in details.issues.
+ */
+export function parseExportRequest(body: unknown, now: Date): Result<ExportRequestBody, ValidationFailedError> {
+  const checked = validate(exportRequestBodySchema, body ?? {});
+  const issues = checked.ok ? [] : [...checked.issues];
+  const since = (body as { modifiedSince?: unknown } | null | undefined)?.modifiedSince;
+  const valid = typeof since === 'string' && !issues.some((issue) => issue.field === 'modifiedSince');
+  if (valid && Date.parse(since) > now.getTime()) {
+    issues.push({ field: 'modifiedSince', rule: 'notInFuture', message: 'modifiedSince must not be in the future' });
+  }
+  if (!checked.ok || issues.length > 0) return { ok: false, error: new ValidationFailedError(issues, codeOf(issues)) };
+  return { ok: true, value: checked.value };
+}
+
+/** The selection of a valid body. */
+export function selectionOf(body: ExportRequestBody): ExportSelection {
+  return {
+    ...(body.modifiedSince === undefined ? {} : { modifiedSince: body.modifiedSince }),
+    ...(body.filters?.locationGroupId === undefined
+      ? {}
+      : { locationGroupId: body.filters.locationGroupId.toLowerCase() }),
+  };
+}
+
+/**
+ * One string per distinct request, for Idempotency-Key: the same key with another body is a conflict. Fields in a
+ * fixed order, the time as one instant (…00Z and …00.000Z alike), the group id lower-cased, so the formatting of the
+ * JSON body does not matter.
+ */
+export function canonicalExportRequest(format: ExportFormat, selection: ExportSelection): string {
+  const since = selection.modifiedSince === undefined ? null : new Date(selection.modifiedSince).toISOString();
+  return JSON.stringify([format, since, selection.locationGroupId?.toLowerCase() ?? null]);
+}
+
+/** Delay before attempt `attempt + 1` after attempt `attempt` (1-based) failed: base, then doubling, at most an hour. */
+export function exportRetryDelaySeconds(attempt: number, baseSeconds: number): number {
+  return Math.min(3600, baseSeconds * 2 ** Math.max(0, attempt - 1));
+}
+
+/** The reply of GET /locations/exports/{id}: download fields only when COMPLETED, progress while PENDING. */
+export function exportStatusReplyOf(request: ExportRequest): ExportStatusReply {
+  const asked = {
+    requestId: request.id,
+    format: request.format,
+    createdAt: request.createdAt,
+    ...(request.modifiedSince === undefined ? {} : { modifiedSince: request.modifiedSince }),
+    ...(request.locationGroupId === undefined ? {} : { filters: { locationGroupId: request.locationGroupId } }),
+  };
+  if (request.status === 'COMPLETED' && request.file !== undefined) {
+    const { exportUrl, downloadExpiresAt, exportTimestamp, totalCount, sha256, sizeBytes } = request.file;
+    return {
+      ...asked,
+      status: 'COMPLETED',
+      exportUrl,
+      downloadExpiresAt,
+      exportTimestamp,
+      totalCount,
+      sha256,
+      sizeBytes,
+    };
+  }
+  if (request.status === 'FAILED' && request.error !== undefined) {
+    return { ...asked, status: 'FAILED', error: { ...request.error } };
+  }
+  return { ...asked, status: 'PENDING', progress: { ...request.progress } };
+}
+
+/** The notification the RSP receives when the export reached COMPLETED or FAILED; undefined while PENDING. */
+export function exportNotificationOf(request: ExportRequest): ExportNotification | undefined {
+  if (request.status === 'COMPLETED' && request.file !== undefined) {
+    const { exportUrl, downloadExpiresAt, exportTimestamp, totalCount } = request.file;
+    return { requestId: request.id, status: 'COMPLETED', exportUrl, downloadExpiresAt, exportTimestamp, totalCount };
+  }
+  if (request.status === 'FAILED' && request.error !== undefined) {
+    return { requestId: request.id, status: 'FAILED', error: { ...request.error } };
+  }
+  return undefined;
+}
+
+/** File name offered for download: the request id and the format's extension. */
+export function exportFilename(request: Pick<ExportRequest, 'id' | 'format'>): string {
+  return `locations-export-${request.id}.${request.format}`;
+}

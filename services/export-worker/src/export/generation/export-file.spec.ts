@@ -1,0 +1,89 @@
+import { parse } from 'csv-parse/sync';
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { csvRowToLocationInput, LOCATION_CSV_COLUMNS, type Location } from '@lx/contracts';
+import { aLocation } from '@lx/domain/testing';
+import { Digest, ExportFileWriter } from './export-file';
+
+const header = { exportTimestamp: '2024-03-01T10:00:00.000Z', totalCount: 2 };
+const locations: Location[] = [
+  aLocation({ id: '00000000-0000-4000-8000-000000000001', notes: 'Zürich – 北京 "q", a\nb' }),
+  aLocation({ id: '00000000-0000-4000-8000-000000000002', address: undefined, customFields: { tags: ['x', 1] } }),
+];
+const ndjson = locations.map((location) => `${JSON.stringify(location)}\n`).join('');
+
+/** Runs the writer over `chunks` and returns the file. */
+async function write(format: 'json' | 'csv', chunks: readonly Buffer[], fileHeader = header): Promise<string> {
+  const out: Buffer[] = [];
+  const writer = new ExportFileWriter(format, fileHeader);
+  writer.on('data', (chunk: Buffer) => out.push(chunk));
+  await pipeline(Readable.from(chunks), writer);
+  return Buffer.concat(out).toString('utf8');
+}
+
+/** The NDJSON cut into pieces of `size` bytes: lines and multi-byte characters split across chunks. */
+const pieces = (size: number) => {
+  const bytes = Buffer.from(ndjson, 'utf8');
+  const chunks: Buffer[] = [];
+  for (let start = 0; start < bytes.length; start += size) chunks.push(bytes.subarray(start, start + size));
+  return chunks;
+};
+
+describe('ExportFileWriter', () => {
+  it.each([1, 7, 1 << 20])('json, in chunks of %i bytes: the OAF-100 file with every line verbatim', async (size) => {
+    const file = await write('json', pieces(size));
+    expect(JSON.parse(file)).toEqual({ ...header, locations });
+    expect(file.startsWith('{"exportTimestamp":"2024-03-01T10:00:00.000Z","totalCount":2,"locations":[{')).toBe(true);
+  });
+
+  it.each([1, 7, 1 << 20])('csv, in chunks of %i bytes: the header row, then one record per location', async (size) => {
+    const [columns, ...rows] = parse(await write('csv', pieces(size)));
+    expect(columns).toEqual(LOCATION_CSV_COLUMNS);
+    expect(
+      rows.map((cells) => csvRowToLocationInput(Object.fromEntries(columns!.map((n, i) => [n, cells[i]!]))).id),
+    ).toEqual(locations.map((location) => location.id));
+    expect(rows[0]![LOCATION_CSV_COLUMNS.indexOf('notes')]).toBe('Zürich – 北京 "q", a\nb');
+  });
+
+  it('an empty snapshot: an empty list, or the header row alone', async () => {
+    const empty = { ...header, totalCount: 0 };
+    expect(JSON.parse(await write('json', [], empty))).toEqual({ ...empty, locations: [] });
+    expect(await write('csv', [], empty)).toBe(`${LOCATION_CSV_COLUMNS.join(',')}\r\n`);
+  });
+
+  it('counts the rows it wrote', async () => {
+    const writer = new ExportFileWriter('json', header);
+    writer.resume();
+    await pipeline(Readable.from([Buffer.from(ndjson)]), writer);
+    expect(writer.rows).toBe(2);
+  });
+
+  it('fails when the snapshot holds fewer or more lines than announced', async () => {
+    await expect(write('json', [Buffer.from(ndjson)], { ...header, totalCount: 3 })).rejects.toThrow(
+      'the snapshot announced 3 locations and held 2',
+    );
+    await expect(write('csv', [Buffer.from(ndjson)], { ...header, totalCount: 1 })).rejects.toThrow('held 2');
+  });
+
+  it('fails when the snapshot ends in the middle of a line', async () => {
+    await expect(write('json', [Buffer.from(ndjson.slice(0, -5))])).rejects.toThrow('in the middle of a line');
+  });
+
+  it('fails on a line that is not JSON (csv needs to read it)', async () => {
+    await expect(write('csv', [Buffer.from('not json\n')], { ...header, totalCount: 1 })).rejects.toThrow(SyntaxError);
+  });
+});
+
+describe('Digest', () => {
+  it('passes the bytes through and measures their SHA-256 and size', async () => {
+    const digest = new Digest();
+    const out: Buffer[] = [];
+    digest.on('data', (chunk: Buffer) => out.push(chunk));
+    await pipeline(Readable.from([Buffer.from('abc'), 'déf']), digest);
+    const bytes = Buffer.concat(out);
+    expect(bytes.toString('utf8')).toBe('abcdéf');
+    expect(digest.sizeBytes).toBe(bytes.length);
+    expect(digest.hex()).toBe(createHash('sha256').update(bytes).digest('hex'));
+  });
+});

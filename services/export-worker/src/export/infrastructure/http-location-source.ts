@@ -1,0 +1,104 @@
+import { ServiceUnavailableException } from '@nestjs/common';
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { LOCATION_SNAPSHOT, statisticsResponseSchema, WATERMARK_FENCE, watermarkReplySchema } from '@lx/contracts';
+import type { ExportSelection } from '@lx/domain';
+import type { ServiceTokenProvider } from '@lx/platform';
+import { LocationSource, type LocationSnapshot } from './location-source';
+
+export interface PeerUrls {
+  locationQueryUrl: string;
+  locationCommandUrl: string;
+  statisticsUrl: string;
+  /** Longest wait for a reply's headers; a snapshot's body may then take as long as it takes. */
+  timeoutMs: number;
+}
+
+/** Query string of a selection, as the snapshot and the statistics endpoint name the filters. */
+function selectionQuery(selection: ExportSelection, extra: Record<string, string> = {}): string {
+  const query = new URLSearchParams(extra);
+  if (selection.modifiedSince !== undefined) query.set('modifiedSince', selection.modifiedSince);
+  if (selection.locationGroupId !== undefined) query.set('locationGroupId', selection.locationGroupId);
+  const text = query.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/**
+ * The LocationSource over the peers' internal HTTP endpoints, with this service's own token (renewed once when a
+ * peer answers 401). A peer that cannot be reached or answers an error is SERVICE_UNAVAILABLE (503 at request time;
+ * a failed attempt, retried, during generation).
+ */
+export class HttpLocationSource extends LocationSource {
+  constructor(
+    private readonly urls: PeerUrls,
+    private readonly tokens: ServiceTokenProvider,
+  ) {
+    super();
+  }
+
+  async watermark(): Promise<Date> {
+    const response = await this.call('POST', `${this.urls.locationCommandUrl}${WATERMARK_FENCE.path}`);
+    const reply = watermarkReplySchema.safeParse(await response.json());
+    if (!reply.success)
+      throw new ServiceUnavailableException('location-command answered the fence without a watermark');
+    return new Date(reply.data.watermark);
+  }
+
+  async snapshot(selection: ExportSelection): Promise<LocationSnapshot> {
+    const response = await this.call(
+      'GET',
+      `${this.urls.locationQueryUrl}${LOCATION_SNAPSHOT.path}${selectionQuery(selection, { catchUp: 'true' })}`,
+    );
+    const totalCount = Number(response.headers.get(LOCATION_SNAPSHOT.totalCountHeader));
+    if (!Number.isSafeInteger(totalCount) || totalCount < 0 || response.body === null) {
+      await response.body?.cancel();
+      throw new ServiceUnavailableException('location-query answered the snapshot without a total count');
+    }
+    return { totalCount, stream: Readable.fromWeb(response.body as WebReadableStream<Uint8Array>) };
+  }
+
+  async count(selection: ExportSelection): Promise<number> {
+    const response = await this.call(
+      'GET',
+      `${this.urls.statisticsUrl}/locations/statistics${selectionQuery(selection)}`,
+    );
+    const reply = statisticsResponseSchema.safeParse(await response.json());
+    if (!reply.success) throw new ServiceUnavailableException('statistics-projection answered without a total count');
+    return reply.data.totalCount;
+  }
+
+  async locationGroupExists(id: string): Promise<boolean> {
+    const response = await this.call('GET', `${this.urls.locationQueryUrl}/location-groups/${id}`, [404]);
+    await response.body?.cancel();
+    return response.status === 200;
+  }
+
+  private async call(method: string, url: string, accepted: readonly number[] = []): Promise<Response> {
+    let response = await this.send(method, url, await this.tokens.token());
+    if (response.status === 401) {
+      await response.body?.cancel();
+      this.tokens.invalidate();
+      response = await this.send(method, url, await this.tokens.token());
+    }
+    if (response.ok || accepted.includes(response.status)) return response;
+    const text = (await response.text().catch(() => '')).slice(0, 300);
+    throw new ServiceUnavailableException(`${method} ${new URL(url).pathname} answered ${response.status}: ${text}`);
+  }
+
+  private async send(method: string, url: string, token: string): Promise<Response> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.urls.timeoutMs);
+    try {
+      return await fetch(url, {
+        method,
+        headers: { authorization: `Bearer ${token}`, accept: 'application/json, application/x-ndjson' },
+        signal: controller.signal,
+      });
+    } catch (error) {
+      const reason = controller.signal.aborted ? `no reply within ${this.urls.timeoutMs} ms` : String(error);
+      throw new ServiceUnavailableException(`${method} ${new URL(url).pathname} failed: ${reason}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

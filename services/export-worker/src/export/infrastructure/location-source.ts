@@ -1,0 +1,26 @@
+import type { Readable } from 'node:stream';
+import type { ExportSelection } from '@lx/domain';
+
+/** A consistent snapshot of the selected locations: NDJSON, one Location per line as GET /locations/{id} serves it. */
+export interface LocationSnapshot {
+  totalCount: number;
+  stream: Readable;
+}
+
+/**
+ * Port to the locations an export is made of. Production adapter: the internal endpoints of location-command (the
+ * watermark fence), location-query (the snapshot stream, groups) and statistics-projection (counts), over HTTP with
+ * the service's own token.
+ */
+export abstract class LocationSource {
+  /**
+   * A watermark W: every location change with updatedAt ≤ W has been published when this resolves (location-command
+   * fences its writers and waits for its outbox). A snapshot opened afterwards with `catchUp` contains all of them.
+   */
+  abstract watermark(): Promise<Date>;
+  /** Opens the snapshot once the read model has consumed everything published before the call. */
+  abstract snapshot(selection: ExportSelection): Promise<LocationSnapshot>;
+  /** How many locations the selection holds, from the counters the statistics projection maintains. */
+  abstract count(selection: ExportSelection): Promise<number>;
+  abstract locationGroupExists(id: string): Promise<boolean>;
+}

@@ -1,0 +1,230 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Client } from 'pg';
+import { type Location, LOCATION_SNAPSHOT, SERVICEABILITY_STATUSES, TOPICS, WATERMARK_FENCE } from '@lx/contracts';
+import { createServiceApp } from '@lx/platform';
+import {
+  type EventLog,
+  type Json,
+  type Reply,
+  requireEnv,
+  startEventLog,
+  startTestTokenIssuer,
+  type TestTokenIssuer,
+  uniqueSuffix,
+} from '@lx/testing';
+import { AppModule } from '../../src/app.module';
+import { loadExportWorkerConfig } from '../../src/config/export-worker.config';
+
+export type { Json, Reply } from '@lx/testing';
+
+/**
+ * Stand-ins for the peers the export worker reads from, over real HTTP on loopback: the token endpoint (tokens of the
+ * test issuer), location-command's watermark fence, location-query's snapshot stream and group reads, and the
+ * statistics count. They serve the same internal contracts (libs/contracts) from an in-memory list of locations, so
+ * a test decides exactly what an export must contain; the system tests (e2e/) run the real services.
+ */
+export interface Peers {
+  url: string;
+  locations: Location[];
+  groups: Set<string>;
+  /** Snapshot requests answered 500 before the next succeeds. */
+  failingSnapshots: number;
+  /** Milliseconds between two snapshot lines (a slow stream, to stop a worker mid-export). */
+  lineDelayMs: number;
+  /** What the statistics count answers instead of the real count. */
+  countOverride?: number;
+  /** Authorization headers the internal endpoints received. */
+  authorizations: string[];
+  close(): Promise<void>;
+}
+
+async function startPeers(issuer: TestTokenIssuer): Promise<Peers> {
+  const peers: Omit<Peers, 'url' | 'close'> = {
+    locations: [],
+    groups: new Set(),
+    failingSnapshots: 0,
+    lineDelayMs: 0,
+    authorizations: [],
+  };
+  const selected = (query: URLSearchParams) =>
+    peers.locations
+      .filter((location) => {
+        const since = query.get('modifiedSince');
+        const group = query.get('locationGroupId');
+        return (since === null || location.updatedAt > since) && (group === null || location.locationGroupId === group);
+      })
+      .sort((a, b) => a.id.localeCompare(b.id));
+  const json = (response: ServerResponse, status: number, body: unknown) => {
+    response.writeHead(status, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(body));
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    const url = new URL(request.url ?? '/', 'http://peer');
+    if (request.method === 'POST' && url.pathname === '/oauth/token') {
+      const token = await issuer.token({ clientId: 'export-worker', scopes: ['locations:read'] });
+      return json(response, 200, { access_token: token, token_type: 'Bearer', expires_in: 600 });
+    }
+    const authorization = request.headers.authorization ?? '';
+    peers.authorizations.push(authorization);
+    if (!authorization.startsWith('Bearer ')) return json(response, 401, { error: { code: 'UNAUTHORIZED' } });
+    if (request.method === 'POST' && url.pathname === WATERMARK_FENCE.path) {
+      return json(response, 200, { watermark: new Date().toISOString() });
+    }
+    if (request.method === 'GET' && url.pathname === LOCATION_SNAPSHOT.path) {
+      if (url.searchParams.get('catchUp') !== 'true') return json(response, 400, { error: { code: 'NO_CATCH_UP' } });
+      if (peers.failingSnapshots > 0) {
+        peers.failingSnapshots -= 1;
+        return json(response, 500, { error: { code: 'INTERNAL_ERROR', message: 'snapshot failed' } });
+      }
+      const rows = selected(url.searchParams);
+      response.writeHead(200, {
+        'content-type': LOCATION_SNAPSHOT.contentType,
+        [LOCATION_SNAPSHOT.totalCountHeader]: String(rows.length),
+      });
+      for (const row of rows) {
+        if (peers.lineDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, peers.lineDelayMs));
+        if (response.destroyed) return;
+        response.write(`${JSON.stringify(row)}\n`);
+      }
+      return response.end();
+    }
+    if (request.method === 'GET' && url.pathname === '/locations/statistics') {
+      const zero = Object.fromEntries(SERVICEABILITY_STATUSES.map((status) => [status, 0]));
+      return json(response, 200, {
+        totalCount: peers.countOverride ?? selected(url.searchParams).length,
+        countByStatus: zero,
+        countByType: { addressOnly: 0, coordinatesOnly: 0, addressAndCoordinates: 0, grouped: 0, standalone: 0 },
+        queryTimestamp: new Date().toISOString(),
+      });
+    }
+    const group = /^\/location-groups\/([0-9a-f-]{36})$/.exec(url.pathname);
+    if (request.method === 'GET' && group) {
+      return peers.groups.has(group[1]!)
+        ? json(response, 200, { id: group[1], name: 'group', type: 'OTHER' })
+        : json(response, 404, { error: { code: 'RESOURCE_NOT_FOUND', message: 'no such group' } });
+    }
+    return json(response, 404, { error: { code: 'RESOURCE_NOT_FOUND', message: url.pathname } });
+  };
+
+  const server: Server = createServer((request, response) => {
+    handle(request, response).catch(() => response.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  return Object.assign(peers, {
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  });
+}
+
+/** The export worker in this process, on a schema of its own, with stand-in peers and the test token issuer. */
+export interface ExportWorkerHarness {
+  app: NestFastifyApplication;
+  schema: string;
+  issuer: TestTokenIssuer;
+  peers: Peers;
+  db: Client;
+  events: EventLog;
+  /** A request as the client `clientId` (default: a token with locations:read; `null` sends none). */
+  request(
+    method: string,
+    url: string,
+    options?: { body?: unknown; headers?: Record<string, string>; clientId?: string; token?: string | null },
+  ): Promise<Reply>;
+  /** Polls the export until it is no longer PENDING. */
+  settled(requestId: string, clientId?: string, timeoutMs?: number): Promise<Json>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_CLIENT = 'rsp-one';
+
+export async function startExportWorker(settings: Record<string, string> = {}): Promise<ExportWorkerHarness> {
+  const schema = `ew_it_${uniqueSuffix()}`;
+  const issuer = await startTestTokenIssuer();
+  const peers = await startPeers(issuer);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...issuer.env,
+    DATABASE_SCHEMA: schema,
+    LOG_LEVEL: 'warn',
+    AUTH_TOKEN_URL: `${peers.url}/oauth/token`,
+    SERVICE_CLIENT_ID: 'export-worker',
+    SERVICE_CLIENT_SECRET: 'export-worker-secret',
+    LOCATION_QUERY_URL: peers.url,
+    LOCATION_COMMAND_URL: peers.url,
+    STATISTICS_URL: peers.url,
+    EXPORT_POLL_INTERVAL_MS: '100',
+    EXPORT_RETRY_DELAY_SECONDS: '0',
+    ...settings,
+  };
+  const events = await startEventLog(requireEnv('KAFKA_BROKERS').split(','), [TOPICS.exportEvents.name]);
+  const config = loadExportWorkerConfig(env);
+  const app = await createServiceApp('export-worker', AppModule.register(config), config.http);
+  await app.init();
+  await app.getHttpAdapter().getInstance().ready();
+  const db = new Client({ connectionString: requireEnv('DATABASE_URL'), options: `-c search_path=${schema}` });
+  await db.connect();
+
+  const request: ExportWorkerHarness['request'] = async (method, url, options = {}) => {
+    const token =
+      options.token === undefined
+        ? await issuer.token({ clientId: options.clientId ?? DEFAULT_CLIENT, scopes: ['locations:read'] })
+        : options.token;
+    const headers: Record<string, string> = { ...options.headers };
+    if (token !== null) headers['authorization'] = `Bearer ${token}`;
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const response = await app
+      .getHttpAdapter()
+      .getInstance()
+      .inject({
+        method: method as 'GET',
+        url,
+        headers,
+        payload: options.body === undefined ? undefined : JSON.stringify(options.body),
+      });
+    return {
+      status: response.statusCode,
+      headers: response.headers,
+      body: response.body === '' ? undefined : parseJson(response.body),
+    };
+  };
+
+  return {
+    app,
+    schema,
+    issuer,
+    peers,
+    db,
+    events,
+    request,
+    async settled(requestId, clientId = DEFAULT_CLIENT, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const reply = await request('GET', `/locations/exports/${requestId}`, { clientId });
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return -- a reply read field by field
+        if (reply.body?.status !== 'PENDING') return reply.body;
+        if (Date.now() > deadline) throw new Error(`export ${requestId} still PENDING after ${timeoutMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+    async close() {
+      await app.close().catch(() => undefined);
+      await events.close().catch(() => undefined);
+      await peers.close();
+      await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+      await db.end();
+      await issuer.close();
+    },
+  };
+}
+
+function parseJson(text: string): unknown {
+  return JSON.parse(text) as unknown;
+}

@@ -1,0 +1,22 @@
+import { Controller, HttpCode, Post } from '@nestjs/common';
+import { SCOPES, WATERMARK_FENCE, type WatermarkReply } from '@lx/contracts';
+import { RequireScope } from '@lx/platform';
+import { FenceWatermarkHandler } from '../commands/fence-watermark/fence-watermark.handler';
+
+/**
+ * Internal: the watermark fence for the export worker's chained incremental exports. The public ingress does not
+ * route /internal/…; callers inside the cluster still need a (service) token with locations:read, the scope of the
+ * snapshot the watermark goes with.
+ */
+@Controller(WATERMARK_FENCE.path.slice(1))
+@RequireScope(SCOPES.locationsRead)
+export class WatermarkController {
+  constructor(private readonly fenceWatermark: FenceWatermarkHandler) {}
+
+  @Post()
+  @HttpCode(200)
+  async fence(): Promise<WatermarkReply> {
+    const watermark = await this.fenceWatermark.execute();
+    return { watermark: watermark.toISOString() };
+  }
+}
