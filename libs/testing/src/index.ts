@@ -9,3 +9,5 @@ export * from './projections/projection-position';
 export * from './projections/recount';
 export * from './event-log';
 export * from './replies';
+export * from './ts-process';
+export * from './private-minio';

@@ -39,7 +39,7 @@ export interface Peers {
   close(): Promise<void>;
 }
 
-async function startPeers(issuer: TestTokenIssuer): Promise<Peers> {
+export async function startPeers(issuer: TestTokenIssuer): Promise<Peers> {
   const peers: Omit<Peers, 'url' | 'close'> = {
     locations: [],
     groups: new Set(),
@@ -145,11 +145,14 @@ export interface ExportWorkerHarness {
 
 export const DEFAULT_CLIENT = 'rsp-one';
 
-export async function startExportWorker(settings: Record<string, string> = {}): Promise<ExportWorkerHarness> {
-  const schema = `ew_it_${uniqueSuffix()}`;
-  const issuer = await startTestTokenIssuer();
-  const peers = await startPeers(issuer);
-  const env: NodeJS.ProcessEnv = {
+/** The environment of an export worker on `schema` that trusts `issuer` and reads from `peers`. */
+export function exportWorkerEnv(
+  schema: string,
+  issuer: TestTokenIssuer,
+  peers: Peers,
+  settings: Record<string, string> = {},
+): NodeJS.ProcessEnv {
+  return {
     ...process.env,
     ...issuer.env,
     DATABASE_SCHEMA: schema,
@@ -164,11 +167,19 @@ export async function startExportWorker(settings: Record<string, string> = {}): 
     EXPORT_RETRY_DELAY_SECONDS: '0',
     ...settings,
   };
-  const events = await startEventLog(requireEnv('KAFKA_BROKERS').split(','), [TOPICS.exportEvents.name]);
+}
+
+export async function startExportWorker(settings: Record<string, string> = {}): Promise<ExportWorkerHarness> {
+  const schema = `ew_it_${uniqueSuffix()}`;
+  const issuer = await startTestTokenIssuer();
+  const peers = await startPeers(issuer);
+  const env = exportWorkerEnv(schema, issuer, peers, settings);
   const config = loadExportWorkerConfig(env);
   const app = await createServiceApp('export-worker', AppModule.register(config), config.http);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
+  // After the service started: it creates the topics on a Kafka that has never seen them.
+  const events = await startEventLog(config.kafka.brokers, [TOPICS.exportEvents.name]);
   const db = new Client({ connectionString: requireEnv('DATABASE_URL'), options: `-c search_path=${schema}` });
   await db.connect();
 

@@ -1,39 +1,17 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import {
   freePort,
   type ReceivedMessage,
-  REGISTER_SWC,
   REPO_ROOT,
   requireEnv,
+  spawnTs,
+  type TsProcess,
   uniqueSuffix,
   waitFor,
 } from '@lx/testing';
 import { aLocationBody, type LocationCommandHarness, startLocationCommand } from '../support/location-command-harness';
-
-/** A child Node process running TypeScript sources; its output is kept for assertions and failure messages. */
-interface Child {
-  process: ChildProcess;
-  output: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function spawnTs(file: string, env: NodeJS.ProcessEnv): Child {
-  const child = spawn(process.execPath, ['-r', REGISTER_SWC, file], {
-    cwd: REPO_ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return { process: child, output: () => output, exited };
-}
 
 /**
  * Holds the outbox relay's leader lock of a schema (the relay elects its leader with this advisory lock), so no relay
@@ -80,7 +58,7 @@ function expectEveryEventOnceInOrder(
 /** Crashes of the process holding the relay, against real Kafka and Postgres. */
 describe('outbox relay crash', () => {
   const brokers = requireEnv('KAFKA_BROKERS');
-  const children: Child[] = [];
+  const children: TsProcess[] = [];
   afterEach(() => {
     for (const child of children.splice(0)) child.process.kill('SIGKILL');
   });
