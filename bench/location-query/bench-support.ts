@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { REPO_ROOT } from '../../libs/testing/src/infra-env';
@@ -17,14 +19,22 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-/** Starts `args` (a node script) with `env` plus HTTP_PORT, and waits until `readyPath` answers 200. */
-export async function startServer(args: string[], env: NodeJS.ProcessEnv, readyPath: string): Promise<Server> {
+/**
+ * Starts `args` (a node script) with `env` plus HTTP_PORT, and waits until `readyPath` answers 200. `stdout` is where
+ * the process's own output (the services' JSON log lines) goes: discarded unless a file descriptor is given.
+ */
+export async function startServer(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  readyPath: string,
+  stdout: 'ignore' | number = 'ignore',
+): Promise<Server> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     env: { ...env, HTTP_PORT: String(port), HTTP_HOST: '127.0.0.1' },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', stdout, 'inherit'],
   });
   await waitFor(
     `${args.join(' ')} at ${url}`,
@@ -153,4 +163,79 @@ export async function loadAverage(): Promise<string> {
   return `load average ${loadavg()
     .map((value) => value.toFixed(2))
     .join(' ')} on ${cpus().length} cores`;
+}
+
+/** Memory of a process from /proc (Linux): resident set now and its lifetime peak (VmHWM), in MiB. */
+export async function processMemoryMb(pid: number): Promise<{ rss: number; peak: number }> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+/** A small fast generator; the data only needs to look like production, not to be unpredictable. */
+export function generator(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
+    return state / 4_294_967_296;
+  };
+  return { next, pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]! };
+}
+
+const STATUSES = ['PLANNED', 'CONSTRUCTION', 'ACTIVE', 'ACTIVE', 'ACTIVE', 'INACTIVE', 'RETIRED'] as const;
+const STREETS = ['Glenarm', 'Main', 'Colfax', 'Broadway', 'Larimer', 'Market', 'Blake', 'Wazee'];
+const TYPES = ['ST', 'AVE', 'PL', 'BLVD', 'DRIVE'];
+
+/** The columns of location-query's `locations` table that `readModelRows` fills, in its order. */
+export const READ_MODEL_COLUMNS = ['id', 'version', 'body', 'location_group_id', 'address_group_id', 'updated_at'];
+
+/**
+ * Realistic rows of location-query's read model as COPY text lines (READ_MODEL_COLUMNS): the served JSON body with
+ * address, coordinates, fibre details and custom fields, 70 % in one of `groups`, 15 % in an MDU of `mdus`. With
+ * `leadingGroup`, the first `leadingGroup.count` rows all belong to that group (a group of known size, for filtered
+ * reads). Every tenth id is pushed to `sample` when given.
+ */
+export function* readModelRows(
+  count: number,
+  options: {
+    groups: readonly string[];
+    mdus: readonly string[];
+    sample?: string[];
+    leadingGroup?: { id: string; count: number };
+  },
+): Generator<string> {
+  const random = generator(42);
+  const start = Date.parse('2023-01-01T00:00:00Z');
+  for (let n = 0; n < count; n += 1) {
+    const id = randomUUID();
+    if (n % 10 === 0) options.sample?.push(id);
+    const created = new Date(start + Math.floor(random.next() * 6e10)).toISOString();
+    const updated = new Date(Date.parse(created) + Math.floor(random.next() * 3e9)).toISOString();
+    const drawn = random.next() < 0.7 ? random.pick(options.groups) : undefined;
+    const grouped = options.leadingGroup && n < options.leadingGroup.count ? options.leadingGroup.id : drawn;
+    const mdu = random.next() < 0.15 ? random.pick(options.mdus) : undefined;
+    const body = {
+      id,
+      createdAt: created,
+      updatedAt: updated,
+      ...(random.next() < 0.2 ? { notes: 'Gate code at the front desk' } : {}),
+      ...(grouped ? { locationGroupId: grouped } : {}),
+      geography: { country: 'US', region: 'CO', locality: `Town ${n % 2000}`, postalCode: String(80000 + (n % 20000)) },
+      address: {
+        streetNumber: String(1 + (n % 4000)),
+        streetName: random.pick(STREETS),
+        streetType: random.pick(TYPES),
+        ...(mdu ? { subunitType: 'APT', subunitIdentifier: String(1 + (n % 300)), addressGroupId: mdu } : {}),
+      },
+      coordinates: { latitude: 39 + random.next(), longitude: -105 + random.next() },
+      fiberAccessDetails: {
+        circuitId: `CIR-${n}`,
+        fdh: `FDH-${n % 500}`,
+        layer2AccessProtocol: 'GPON',
+        serviceability: { status: random.pick(STATUSES) },
+      },
+      customFields: { tier: random.pick(['gold', 'silver', 'bronze']), floors: 1 + (n % 12) },
+    };
+    yield [id, 1, JSON.stringify(body), grouped ?? null, mdu ?? null, updated].map(copyValue).join('\t');
+  }
 }

@@ -23,12 +23,13 @@ import { loadInfraEnv, REGISTER_SWC, REPO_ROOT, requireEnv } from '../../libs/te
 import { startTestTokenIssuer } from '../../libs/testing/src/token-issuer';
 import {
   copyInto,
-  copyValue,
   loadAverage,
   log,
   measure,
   type Measurement,
   positionAtLogEnd,
+  READ_MODEL_COLUMNS,
+  readModelRows,
   run,
   type Server,
   startServer,
@@ -40,57 +41,6 @@ const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const ROWS = Number(process.env['BENCH_ROWS'] ?? 1_000_000);
 const CONNECTIONS = 64;
 const DIST = join(REPO_ROOT, 'dist/services/location-query/services/location-query/src');
-
-/** A small fast generator; the data only needs to look like production, not to be unpredictable. */
-function generator(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
-    return state / 4_294_967_296;
-  };
-  return { next, pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]! };
-}
-
-const STATUSES = ['PLANNED', 'CONSTRUCTION', 'ACTIVE', 'ACTIVE', 'ACTIVE', 'INACTIVE', 'RETIRED'] as const;
-const STREETS = ['Glenarm', 'Main', 'Colfax', 'Broadway', 'Larimer', 'Market', 'Blake', 'Wazee'];
-const TYPES = ['ST', 'AVE', 'PL', 'BLVD', 'DRIVE'];
-
-/** Realistic rows of the read model: id, version, body (the served JSON), group ids, updated_at. */
-function* locationRows(count: number, ids: string[], groups: string[], mdus: string[]): Generator<string> {
-  const random = generator(42);
-  const start = Date.parse('2023-01-01T00:00:00Z');
-  for (let n = 0; n < count; n += 1) {
-    const id = randomUUID();
-    if (n % 10 === 0) ids.push(id);
-    const created = new Date(start + Math.floor(random.next() * 6e10)).toISOString();
-    const updated = new Date(Date.parse(created) + Math.floor(random.next() * 3e9)).toISOString();
-    const grouped = random.next() < 0.7 ? random.pick(groups) : undefined;
-    const mdu = random.next() < 0.15 ? random.pick(mdus) : undefined;
-    const body = {
-      id,
-      createdAt: created,
-      updatedAt: updated,
-      ...(random.next() < 0.2 ? { notes: 'Gate code at the front desk' } : {}),
-      ...(grouped ? { locationGroupId: grouped } : {}),
-      geography: { country: 'US', region: 'CO', locality: `Town ${n % 2000}`, postalCode: String(80000 + (n % 20000)) },
-      address: {
-        streetNumber: String(1 + (n % 4000)),
-        streetName: random.pick(STREETS),
-        streetType: random.pick(TYPES),
-        ...(mdu ? { subunitType: 'APT', subunitIdentifier: String(1 + (n % 300)), addressGroupId: mdu } : {}),
-      },
-      coordinates: { latitude: 39 + random.next(), longitude: -105 + random.next() },
-      fiberAccessDetails: {
-        circuitId: `CIR-${n}`,
-        fdh: `FDH-${n % 500}`,
-        layer2AccessProtocol: 'GPON',
-        serviceability: { status: random.pick(STATUSES) },
-      },
-      customFields: { tier: random.pick(['gold', 'silver', 'bronze']), floors: 1 + (n % 12) },
-    };
-    yield [id, 1, JSON.stringify(body), grouped ?? null, mdu ?? null, updated].map(copyValue).join('\t');
-  }
-}
 
 async function main(): Promise<void> {
   loadInfraEnv();
@@ -125,8 +75,8 @@ async function main(): Promise<void> {
     await copyInto(
       databaseUrl,
       `${schema}.locations`,
-      ['id', 'version', 'body', 'location_group_id', 'address_group_id', 'updated_at'],
-      locationRows(ROWS, ids, groups, mdus),
+      READ_MODEL_COLUMNS,
+      readModelRows(ROWS, { groups, mdus, sample: ids }),
     );
     await db.query('VACUUM ANALYZE locations');
     log(`loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);

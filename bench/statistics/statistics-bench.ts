@@ -23,6 +23,7 @@ import { startTestTokenIssuer } from '../../libs/testing/src/token-issuer';
 import {
   copyInto,
   copyValue,
+  generator,
   loadAverage,
   log,
   measure,
@@ -38,15 +39,6 @@ const ROWS = Number(process.env['BENCH_ROWS'] ?? 1_000_000);
 const CONNECTIONS = 4;
 const DIST = join(REPO_ROOT, 'dist/services/statistics-projection/services/statistics-projection/src');
 const DAY = 86_400_000;
-
-function generator(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
-    return state / 4_294_967_296;
-  };
-  return { next, pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]! };
-}
 
 /** Weighted like a network in service: mostly ACTIVE, some still being built, a few gone; '' = no serviceability. */
 const STATUSES = [

@@ -1,0 +1,476 @@
+/**
+ * Full JSON and CSV exports of export-worker at 100,000 and at 1,000,000 locations, beside a baseline measured in the
+ * same run: Postgres `COPY (SELECT body …) TO STDOUT` of the same rows into a file (psql \copy), then an upload of
+ * that file to MinIO with the client the service uses (the `minio` package, a read stream, 8 MiB parts).
+ *
+ *   bash bench/export/run.sh     (BENCH_ROWS, default 1e6; BENCH_SMALL_ROWS, default a tenth of it; BENCH_KEEP=1)
+ *
+ * Setup (not timed): the four services an export involves run from dist/ as their own processes, as in production,
+ * each on a fresh schema (bench_ex_*): location-command (the watermark fence), location-query (the snapshot stream
+ * and the group check), statistics-projection (the size check at request time) and export-worker. The two projections
+ * are positioned at the end of the topics, so a `catchUp` snapshot is satisfied at once and they read no history.
+ * BENCH_ROWS realistic locations are written straight into location-query's read model with COPY (as the other read
+ * side benchmarks do), the first BENCH_SMALL_ROWS of them in one location group G that also exists in
+ * `location_groups`: the small exports are `filters: {locationGroupId: G}`, the large ones full exports.
+ * statistics-projection's schema stays empty, so the size check at request time counts 0 (it is a counters lookup
+ * whatever the size; EXPORT_MAX_LOCATIONS is set far above the row count anyway). The peers' token endpoint is a
+ * stand-in served by this process that hands out tokens of the test token issuer, which every service trusts.
+ *
+ * Measured per (rows, format): wall seconds from POST /locations/exports to COMPLETED (GET polled every 200 ms),
+ * rows/s, MB/s of the file (sizeBytes), and the peak RSS (VmHWM, a lifetime peak: the small exports run first) of
+ * export-worker and location-query after each export, plus the highest RSS sampled at each poll during it. Each
+ * export's totalCount must equal the row count (and a JSON file's size the baseline file's plus the wrapper), or the
+ * run fails. The services run with NODE_OPTIONS=--max-old-space-size=192 (BENCH_SERVICE_NODE_OPTIONS): without a heap
+ * cap V8 sizes the old space from the host's RAM and lets garbage pile up far beyond what the service keeps alive; a
+ * deployment sets the cap to fit its memory limit. Loopback only; the services' warnings go to log files in the
+ * temporary directory, and are summed up at the end. BENCH_KEEP=1 keeps the schemas, the objects and the files.
+ */
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createReadStream, openSync } from 'node:fs';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { createServer, type Server as HttpServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Client as MinioClient } from 'minio';
+import { Client } from 'pg';
+import { type ExportStatusReply, exportStatusReplySchema, TOPICS } from '@lx/contracts';
+import { KafkaEventBus } from '@lx/messaging';
+import { loadInfraEnv, REPO_ROOT, requireEnv } from '../../libs/testing/src/infra-env';
+import { startTestTokenIssuer, type TestTokenIssuer } from '../../libs/testing/src/token-issuer';
+import {
+  copyInto,
+  copyValue,
+  loadAverage,
+  log,
+  positionAtLogEnd,
+  processMemoryMb,
+  READ_MODEL_COLUMNS,
+  readModelRows,
+  run,
+  type Server,
+  startServer,
+  table,
+} from '../location-query/bench-support';
+
+const ROWS = Number(process.env['BENCH_ROWS'] ?? 1_000_000);
+const SMALL_ROWS = Number(process.env['BENCH_SMALL_ROWS'] ?? Math.round(ROWS / 10));
+/** The services' heap cap, as a deployment sets it to fit its memory limit (see the header). */
+const SERVICE_NODE_OPTIONS = process.env['BENCH_SERVICE_NODE_OPTIONS'] ?? '--max-old-space-size=192';
+const POLL_MS = 200;
+/** Longest wait for one export to finish. */
+const EXPORT_TIMEOUT_MS = 30 * 60_000;
+/** The part size of the service's MinIO adapter (libs/storage). */
+const PART_SIZE_BYTES = 8 * 1024 * 1024;
+const PSQL = process.env['PSQL'] ?? 'psql';
+const SERVICE_CLIENT_ID = 'bench-export-worker';
+const FORMATS = ['json', 'csv'] as const;
+const exec = promisify(execFile);
+const dist = (service: string, file: string) =>
+  join(REPO_ROOT, `dist/services/${service}/services/${service}/src/${file}`);
+const mb = (bytes: number) => bytes / 1e6;
+const fixed = (value: number, digits = 1) => value.toFixed(digits);
+const thousands = (value: number) => Math.round(value).toLocaleString('en-US');
+
+/** The client-credentials token endpoint of the peers (AUTH_TOKEN_URL): tokens of the test issuer for the worker. */
+async function startTokenEndpoint(issuer: TestTokenIssuer): Promise<{ url: string; close(): Promise<void> }> {
+  const server: HttpServer = createServer((request, response) => {
+    if (request.method !== 'POST' || request.url !== '/oauth/token') {
+      response.writeHead(404).end();
+      return;
+    }
+    request.resume();
+    issuer.token({ clientId: SERVICE_CLIENT_ID, scopes: ['locations:read'] }).then(
+      (token) => {
+        response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+        response.end(JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: 600 }));
+      },
+      () => response.writeHead(500).end(),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}/oauth/token`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+interface Selection {
+  label: string;
+  rows: number;
+  /** The body's filters, and the WHERE clause of the baseline that selects the same rows. */
+  filters?: { locationGroupId: string };
+  where: string;
+}
+
+interface ExportResult {
+  selection: Selection;
+  format: (typeof FORMATS)[number];
+  seconds: number;
+  sizeBytes: number;
+  exportTimestamp: string;
+  /** VmHWM after the export (lifetime peak), and the highest VmRSS sampled while it ran; MiB. */
+  worker: { peak: number; sampled: number };
+  query: { peak: number; sampled: number };
+}
+
+interface BaselineResult {
+  selection: Selection;
+  bytes: number;
+  copySeconds: number;
+  uploadSeconds: number;
+}
+
+async function main(): Promise<void> {
+  if (!Number.isInteger(ROWS) || ROWS < 1) throw new Error('BENCH_ROWS must be a positive integer');
+  if (!Number.isInteger(SMALL_ROWS) || SMALL_ROWS < 1 || SMALL_ROWS > ROWS) {
+    throw new Error('BENCH_SMALL_ROWS must be a positive integer no larger than BENCH_ROWS');
+  }
+  loadInfraEnv();
+  const databaseUrl = requireEnv('DATABASE_URL');
+  const brokers = requireEnv('KAFKA_BROKERS').split(',');
+  const bucket = requireEnv('MINIO_BUCKET');
+  const minioUrl = new URL(requireEnv('MINIO_ENDPOINT_URL'));
+  const minio = new MinioClient({
+    endPoint: minioUrl.hostname,
+    port: Number(minioUrl.port || (minioUrl.protocol === 'https:' ? 443 : 80)),
+    useSSL: minioUrl.protocol === 'https:',
+    accessKey: requireEnv('MINIO_ACCESS_KEY'),
+    secretKey: requireEnv('MINIO_SECRET_KEY'),
+    region: process.env['MINIO_REGION'] ?? 'us-east-1',
+    partSize: PART_SIZE_BYTES,
+  });
+
+  const suffix = `${Date.now().toString(36)}`;
+  const schemas = {
+    command: `bench_ex_lc_${suffix}`,
+    query: `bench_ex_lq_${suffix}`,
+    statistics: `bench_ex_sp_${suffix}`,
+    worker: `bench_ex_ew_${suffix}`,
+  };
+  const groups = { query: `bench-ex-lq-${suffix}`, statistics: `bench-ex-sp-${suffix}` };
+  const clientId = `bench-export-${suffix}`;
+  const baselinePrefix = `bench/export-${suffix}/`;
+  const dir = await mkdtemp(join(tmpdir(), 'lx-export-bench-'));
+  const issuer = await startTestTokenIssuer();
+  const tokenEndpoint = await startTokenEndpoint(issuer);
+  const bus = new KafkaEventBus({ brokers, clientId: `bench-ex-${suffix}` });
+  const db = new Client({ connectionString: databaseUrl, options: `-c search_path=${schemas.query}` });
+  const servers: Server[] = [];
+  const logs: Record<string, string> = {};
+  const base: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...issuer.env,
+    LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
+    NODE_OPTIONS: SERVICE_NODE_OPTIONS,
+  };
+  const start = (service: string, env: NodeJS.ProcessEnv) => {
+    logs[service] = join(dir, `${service}.log`);
+    return startServer([dist(service, 'main.js')], env, '/health/ready', openSync(logs[service], 'a'));
+  };
+
+  try {
+    await db.connect();
+    log(`${await loadAverage()}; migrating ${schemas.query} and ${schemas.statistics}`);
+    const queryEnv = { ...base, DATABASE_SCHEMA: schemas.query, PROJECTION_GROUP_ID: groups.query };
+    const statisticsEnv = { ...base, DATABASE_SCHEMA: schemas.statistics, PROJECTION_GROUP_ID: groups.statistics };
+    await run([dist('location-query', 'cli.js'), 'migrate'], queryEnv);
+    await run([dist('statistics-projection', 'cli.js'), 'migrate'], statisticsEnv);
+    const topics = [TOPICS.locationEvents.name, TOPICS.locationGroupEvents.name, TOPICS.addressGroupEvents.name];
+    const ends = (await Promise.all(topics.map((topic) => bus.partitionBounds(topic)))).flat();
+    await positionAtLogEnd(db, groups.query, ends);
+    const statisticsDb = new Client({ connectionString: databaseUrl, options: `-c search_path=${schemas.statistics}` });
+    await statisticsDb.connect();
+    try {
+      const locationEnds = ends.filter((end) => end.topic === TOPICS.locationEvents.name);
+      await positionAtLogEnd(statisticsDb, groups.statistics, locationEnds);
+    } finally {
+      await statisticsDb.end();
+    }
+
+    log(`loading ${thousands(ROWS)} locations with COPY (the first ${thousands(SMALL_ROWS)} in group G)`);
+    const loadStarted = performance.now();
+    const group = randomUUID();
+    await copyInto(
+      databaseUrl,
+      `${schemas.query}.location_groups`,
+      ['id', 'version', 'name', 'type', 'deleted'],
+      [[group, 1, 'Benchmark group', 'OTHER', false].map(copyValue).join('\t')],
+    );
+    await copyInto(
+      databaseUrl,
+      `${schemas.query}.locations`,
+      READ_MODEL_COLUMNS,
+      readModelRows(ROWS, {
+        groups: Array.from({ length: 500 }, () => randomUUID()),
+        mdus: Array.from({ length: 20_000 }, () => randomUUID()),
+        leadingGroup: { id: group, count: SMALL_ROWS },
+      }),
+    );
+    await db.query('VACUUM ANALYZE locations');
+    log(`loaded in ${fixed((performance.now() - loadStarted) / 1000)} s`);
+
+    const [command, query, statistics] = await Promise.all([
+      start('location-command', { ...base, DATABASE_SCHEMA: schemas.command }),
+      start('location-query', queryEnv),
+      start('statistics-projection', statisticsEnv),
+    ]);
+    servers.push(command, query, statistics);
+    const worker = await start('export-worker', {
+      ...base,
+      DATABASE_SCHEMA: schemas.worker,
+      AUTH_TOKEN_URL: tokenEndpoint.url,
+      SERVICE_CLIENT_ID,
+      SERVICE_CLIENT_SECRET: 'bench-export-worker-secret',
+      LOCATION_COMMAND_URL: command.url,
+      LOCATION_QUERY_URL: query.url,
+      STATISTICS_URL: statistics.url,
+      EXPORT_MAX_LOCATIONS: String(Math.min(100_000_000, Math.max(ROWS * 10, 5_000_000))),
+    });
+    servers.push(worker);
+    // The baseline's client opens its connection before it is timed, as the service's did at boot (ensureBucket).
+    if (!(await minio.bucketExists(bucket))) throw new Error(`bucket ${bucket} does not exist`);
+    const pids = { worker: worker.process.pid!, query: query.process.pid! };
+    const atStart = { worker: await processMemoryMb(pids.worker), query: await processMemoryMb(pids.query) };
+    const token = await issuer.token({ clientId, scopes: ['locations:read'] });
+    const headers = { authorization: `Bearer ${token}` };
+
+    const exportOnce = async (selection: Selection, format: ExportResult['format']): Promise<ExportResult> => {
+      log(`export: ${selection.label}, ${format}`);
+      const sampled = { worker: 0, query: 0 };
+      const sample = async () => {
+        sampled.worker = Math.max(sampled.worker, (await processMemoryMb(pids.worker)).rss);
+        sampled.query = Math.max(sampled.query, (await processMemoryMb(pids.query)).rss);
+      };
+      const started = performance.now();
+      const response = await fetch(`${worker.url}/locations/exports`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ format, ...(selection.filters ? { filters: selection.filters } : {}) }),
+      });
+      const accepted = (await response.json()) as { requestId?: string };
+      if (response.status !== 202 || accepted.requestId === undefined) {
+        throw new Error(`POST /locations/exports answered ${response.status}: ${JSON.stringify(accepted)}`);
+      }
+      let status: ExportStatusReply;
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+        await sample();
+        const reply = await fetch(`${worker.url}/locations/exports/${accepted.requestId}`, { headers });
+        status = exportStatusReplySchema.parse(await reply.json());
+        if (status.status !== 'PENDING') break;
+        if (performance.now() - started > EXPORT_TIMEOUT_MS) {
+          throw new Error(`export ${accepted.requestId} still PENDING after ${EXPORT_TIMEOUT_MS / 1000} s`);
+        }
+      }
+      const seconds = (performance.now() - started) / 1000;
+      if (status.status !== 'COMPLETED') {
+        throw new Error(`export ${accepted.requestId} (${selection.label}, ${format}): ${JSON.stringify(status)}`);
+      }
+      if (status.totalCount !== selection.rows) {
+        throw new Error(
+          `export ${accepted.requestId} (${selection.label}, ${format}) holds ${status.totalCount} locations, expected ${selection.rows}`,
+        );
+      }
+      const result: ExportResult = {
+        selection,
+        format,
+        seconds,
+        sizeBytes: status.sizeBytes,
+        exportTimestamp: status.exportTimestamp,
+        worker: { peak: (await processMemoryMb(pids.worker)).peak, sampled: sampled.worker },
+        query: { peak: (await processMemoryMb(pids.query)).peak, sampled: sampled.query },
+      };
+      log(
+        `  ${fixed(seconds)} s, ${thousands(selection.rows / seconds)} rows/s, ${fixed(mb(status.sizeBytes))} MB; ` +
+          `peak RSS export-worker ${fixed(result.worker.peak, 0)} MB, location-query ${fixed(result.query.peak, 0)} MB`,
+      );
+      return result;
+    };
+
+    const baselineOnce = async (selection: Selection): Promise<BaselineResult> => {
+      const file = join(dir, `baseline-${selection.rows}.ndjson`);
+      log(`baseline: COPY of ${selection.label} to a file`);
+      const copyStarted = performance.now();
+      const { stdout } = await exec(PSQL, [
+        databaseUrl,
+        '-v',
+        'ON_ERROR_STOP=1',
+        '-c',
+        `\\copy (SELECT body FROM ${schemas.query}.locations ${selection.where} ORDER BY id) TO '${file}'`,
+      ]);
+      const copySeconds = (performance.now() - copyStarted) / 1000;
+      const copied = Number(/COPY (\d+)/.exec(stdout)?.[1]);
+      if (copied !== selection.rows) throw new Error(`COPY wrote ${copied} rows, expected ${selection.rows}`);
+      const { size: bytes } = await stat(file);
+      log(`baseline: upload of ${fixed(mb(bytes))} MB to MinIO`);
+      const uploadStarted = performance.now();
+      // As the service's adapter calls it: a stream of unknown length, multipart in 8 MiB parts.
+      await minio.putObject(bucket, `${baselinePrefix}${selection.rows}.ndjson`, createReadStream(file), undefined, {
+        'Content-Type': 'application/x-ndjson',
+      });
+      const uploadSeconds = (performance.now() - uploadStarted) / 1000;
+      return { selection, bytes, copySeconds, uploadSeconds };
+    };
+
+    const selections: Selection[] = [
+      {
+        label: `${thousands(SMALL_ROWS)} rows (filters.locationGroupId)`,
+        rows: SMALL_ROWS,
+        filters: { locationGroupId: group },
+        where: `WHERE location_group_id = '${group}'`,
+      },
+      { label: `${thousands(ROWS)} rows (full export)`, rows: ROWS, where: '' },
+    ];
+    const loadBefore = await loadAverage();
+    const exports: ExportResult[] = [];
+    const baselines: BaselineResult[] = [];
+    for (const selection of selections) {
+      const baseline = await baselineOnce(selection);
+      baselines.push(baseline);
+      for (const format of FORMATS) {
+        const result = await exportOnce(selection, format);
+        exports.push(result);
+        if (format === 'json') {
+          // The JSON file is the baseline's lines joined by commas inside the wrapper: same bytes, other framing.
+          const wrapper = `{"exportTimestamp":"${result.exportTimestamp}","totalCount":${selection.rows},"locations":[]}`;
+          const expected = baseline.bytes - selection.rows + Math.max(0, selection.rows - 1) + wrapper.length;
+          if (result.sizeBytes !== expected) {
+            throw new Error(`the JSON export has ${result.sizeBytes} bytes, the baseline's rows make ${expected}`);
+          }
+        }
+      }
+    }
+    const loadAfter = await loadAverage();
+
+    const baselineRate = (baseline: BaselineResult) =>
+      baseline.selection.rows / (baseline.copySeconds + baseline.uploadSeconds);
+    process.stdout.write(
+      `\nExports of export-worker, ${thousands(ROWS)} locations in the read model; services from dist/ with ` +
+        `NODE_OPTIONS=${SERVICE_NODE_OPTIONS || '(none)'}, LOG_LEVEL=${base['LOG_LEVEL']}; ` +
+        `${loadBefore} before, ${loadAfter} after\n\n`,
+    );
+    process.stdout.write(
+      `${table(
+        [
+          'export',
+          'format',
+          'seconds',
+          'rows/s',
+          'MB',
+          'MB/s',
+          'export-worker peak RSS MB',
+          'location-query peak RSS MB',
+        ],
+        exports.map((result) => [
+          result.selection.label,
+          result.format,
+          fixed(result.seconds),
+          thousands(result.selection.rows / result.seconds),
+          fixed(mb(result.sizeBytes)),
+          fixed(mb(result.sizeBytes) / result.seconds),
+          `${fixed(result.worker.peak, 0)} (sampled ${fixed(result.worker.sampled, 0)})`,
+          `${fixed(result.query.peak, 0)} (sampled ${fixed(result.query.sampled, 0)})`,
+        ]),
+      )}\n\n`,
+    );
+    process.stdout.write(
+      `${table(
+        ['baseline', 'rows', 'MB', 'COPY s', 'COPY rows/s', 'upload s', 'upload rows/s', 'both s', 'both rows/s'],
+        baselines.map((baseline) => [
+          baseline.selection.label,
+          thousands(baseline.selection.rows),
+          fixed(mb(baseline.bytes)),
+          fixed(baseline.copySeconds),
+          thousands(baseline.selection.rows / baseline.copySeconds),
+          fixed(baseline.uploadSeconds),
+          thousands(baseline.selection.rows / baseline.uploadSeconds),
+          fixed(baseline.copySeconds + baseline.uploadSeconds),
+          thousands(baselineRate(baseline)),
+        ]),
+      )}\n\n`,
+    );
+    process.stdout.write(
+      `${table(
+        ['export', 'format', 'export rows/s ÷ baseline (COPY + upload) rows/s', 'target ≥ 0.5'],
+        exports.map((result) => {
+          const baseline = baselines.find((candidate) => candidate.selection === result.selection)!;
+          const ratio = result.selection.rows / result.seconds / baselineRate(baseline);
+          return [result.selection.label, result.format, fixed(ratio, 3), ratio >= 0.5 ? 'met' : 'NOT met'];
+        }),
+      )}\n\n`,
+    );
+    const peakAfter = (rows: number, service: 'worker' | 'query') =>
+      Math.max(...exports.filter((result) => result.selection.rows === rows).map((result) => result[service].peak));
+    process.stdout.write(
+      `${table(
+        [
+          'service',
+          'peak RSS MB after start',
+          `after the ${thousands(SMALL_ROWS)}-row exports`,
+          `after the ${thousands(ROWS)}-row exports`,
+          'target: < 200 MB, no larger at the large size',
+        ],
+        (['worker', 'query'] as const).map((service) => {
+          const small = peakAfter(SMALL_ROWS, service);
+          const large = peakAfter(ROWS, service);
+          return [
+            service === 'worker' ? 'export-worker' : 'location-query',
+            fixed(atStart[service].peak, 0),
+            fixed(small, 0),
+            fixed(large, 0),
+            `${large < 200 ? 'under 200' : 'NOT under 200'}; ${large <= small ? 'no growth' : `grew ${fixed(large - small)} MB`}`,
+          ];
+        }),
+      )}\n`,
+    );
+  } finally {
+    for (const server of servers.reverse()) await server.stop().catch(() => undefined);
+    for (const [service, file] of Object.entries(logs)) {
+      const lines = (await readFile(file, 'utf8').catch(() => '')).split('\n').filter((line) => line !== '');
+      if (lines.length === 0) continue;
+      log(`${service} logged ${lines.length} lines at ${base['LOG_LEVEL']} or above; the first ones:`);
+      for (const line of lines.slice(0, 5)) process.stderr.write(`  ${line.slice(0, 600)}\n`);
+    }
+    if (process.env['BENCH_KEEP'] !== '1') {
+      for (const schema of Object.values(schemas)) {
+        await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+      }
+      await removeObjects(minio, bucket, [`exports/${clientId}/`, baselinePrefix]).catch((error: unknown) =>
+        log(`could not remove the objects: ${String(error)}`),
+      );
+      await rm(dir, { recursive: true, force: true });
+    } else {
+      log(
+        `kept: schemas ${Object.values(schemas).join(', ')}; objects under exports/${clientId}/ and ${baselinePrefix}; ${dir}`,
+      );
+    }
+    await db.end().catch(() => undefined);
+    await bus.close();
+    await tokenEndpoint.close();
+    await issuer.close();
+  }
+}
+
+/** Removes every object under the given prefixes of `bucket`. */
+async function removeObjects(minio: MinioClient, bucket: string, prefixes: string[]): Promise<void> {
+  for (const prefix of prefixes) {
+    const names: string[] = [];
+    for await (const item of minio.listObjectsV2(bucket, prefix, true) as AsyncIterable<{ name?: string }>) {
+      if (item.name !== undefined) names.push(item.name);
+    }
+    if (names.length > 0) await minio.removeObjects(bucket, names);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
