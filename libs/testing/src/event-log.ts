@@ -65,9 +65,16 @@ export async function startEventLog(brokers: readonly string[], topics: readonly
   const consumer: Consumer = kafka.consumer({ groupId: `it-log-${uniqueSuffix()}`, maxWaitTimeInMs: 100 });
   await consumer.connect();
   await consumer.subscribe({ topics: [...topics], fromBeginning: false });
-  let assigned = false;
+  // Positioned once the group is joined, not right after run(): on a Kafka that has never had a consumer group the
+  // coordinator is not there yet (__consumer_offsets is being created), the first join fails, kafkajs restarts the
+  // consumer, and a seek before that restart joined throws "Consumer group was not initialized".
+  let positioned = false;
   consumer.on(consumer.events.GROUP_JOIN, () => {
-    assigned = true;
+    if (positioned) return;
+    for (const { topic, offsets } of ends) {
+      for (const { partition, high } of offsets) consumer.seek({ topic, partition, offset: high });
+    }
+    positioned = true;
   });
   await consumer.run({
     // Never throws: the topics are shared with tests that publish malformed messages on purpose (the dead-letter
@@ -95,10 +102,7 @@ export async function startEventLog(brokers: readonly string[], topics: readonly
       });
     },
   });
-  for (const { topic, offsets } of ends) {
-    for (const { partition, high } of offsets) consumer.seek({ topic, partition, offset: high });
-  }
-  await waitFor('the test consumer joined its group', () => Promise.resolve(assigned), 90_000);
+  await waitFor('the test consumer joined its group', () => Promise.resolve(positioned), 90_000);
 
   const of = (...keys: string[]) => received.filter((message) => keys.includes(message.key));
   return {

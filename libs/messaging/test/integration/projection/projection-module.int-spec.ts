@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import { KAFKA_HEADERS, TOPICS, type TopicName } from '@lx/contracts';
+import { ALL_TOPICS, KAFKA_HEADERS, TOPICS, type TopicName } from '@lx/contracts';
 import { createServiceApp, DatabaseModule, DatabaseReadinessCheck, HealthModule, MetricsModule } from '@lx/platform';
 import {
   EventBusReadinessCheck,
@@ -59,6 +59,9 @@ describe('ProjectionModule: several projections in one service', () => {
     await pool.query(`CREATE TABLE consumer_offsets (group_id text, topic text, partition int, next_offset bigint,
       updated_at timestamptz DEFAULT now(), PRIMARY KEY (group_id, topic, partition))`);
     await pool.query(`CREATE TABLE applied (projection text, group_id uuid)`);
+    // On a Kafka that has not seen the topics yet, reading their ends before creating them would store no position,
+    // and the groups would then start at the beginning, under other tests' messages.
+    await bus.ensureTopics(ALL_TOPICS);
     // Each group starts at the end of its shared topic: only this test's messages are applied.
     for (const [groupId, topic] of [
       [groups.locations, TOPICS.locationGroupEvents.name],
