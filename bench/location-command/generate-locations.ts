@@ -9,18 +9,7 @@ import {
   type ServiceabilityStatus,
   STREET_DIRECTIONS,
 } from '@lx/contracts';
-
-/** A small deterministic PRNG (mulberry32), so a seed always yields the same file. */
-export function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+import { seededRandom } from '../../libs/testing/src/seeded-random';
 
 /** A version-4-shaped UUID from the PRNG. */
 export function uuidFrom(next: () => number): string {
@@ -38,7 +27,7 @@ export interface GeneratedGroups {
 }
 
 export function generateGroups(seed: number, locationGroups = 25, addressGroups = 500): GeneratedGroups {
-  const next = random(seed ^ 0x5eed);
+  const next = seededRandom(seed ^ 0x5eed);
   return {
     locationGroupIds: Array.from({ length: locationGroups }, () => uuidFrom(next)),
     addressGroupIds: Array.from({ length: addressGroups }, () => uuidFrom(next)),
@@ -151,7 +140,7 @@ export async function writeLocationDocuments(
   seed: number,
   groups: GeneratedGroups,
 ): Promise<void> {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const now = new Date().toISOString();
   const file = createWriteStream(path);
   for (let n = 0; n < rows; n += 1) {
@@ -171,7 +160,7 @@ export async function writeLocationsCsv(
   seed: number,
   groups: GeneratedGroups,
 ): Promise<void> {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const now = new Date().toISOString();
   const csv = stringify({ header: true, columns: [...LOCATION_CSV_COLUMNS] });
   const file = createWriteStream(path);

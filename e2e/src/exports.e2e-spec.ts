@@ -9,7 +9,7 @@ import {
   type ServiceabilityStatus,
   validate,
 } from '@lx/contracts';
-import { waitFor } from '@lx/testing';
+import { seededRandom, waitFor } from '@lx/testing';
 import {
   type ApiClient,
   awaitLocationGroup,
@@ -53,18 +53,6 @@ function errorOf(what: string, reply: HttpReply): ErrorBody['error'] {
 /** The export's locations keyed by id. */
 const byId = (file: ExportFile): Map<string, Location> =>
   new Map(file.locations.map((location) => [location.id, location]));
-
-/** A small deterministic PRNG (mulberry32), so a failing writer sequence can be told apart by its seed. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('bulk exports through the ingress', () => {
   let registry: ClientRegistry;
@@ -218,7 +206,7 @@ describe('bulk exports through the ingress', () => {
       readonly log: WrittenLocation[] = [];
       readonly latest = new Map<string, WrittenLocation>();
       error: Error | undefined;
-      private readonly random = prng(this.seed);
+      private readonly random = seededRandom(this.seed);
       private stopped = false;
       private done: Promise<void> = Promise.resolve();
 

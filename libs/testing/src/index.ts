@@ -11,3 +11,4 @@ export * from './event-log';
 export * from './replies';
 export * from './ts-process';
 export * from './private-minio';
+export * from './seeded-random';

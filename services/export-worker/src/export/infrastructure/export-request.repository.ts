@@ -112,11 +112,6 @@ export class ExportRequestRepository {
     return rows[0] === undefined ? undefined : requestOf(rows[0]);
   }
 
-  async findById(id: string): Promise<ExportRequest | undefined> {
-    const rows: ExportRequestRow[] = await this.dataSource.query('SELECT * FROM export_requests WHERE id = $1', [id]);
-    return rows[0] === undefined ? undefined : requestOf(rows[0]);
-  }
-
   /** The client's exports, newest first, and how many there are. */
   async list(clientId: string, page: Page, status?: ExportStatus): Promise<{ items: ExportRequest[]; total: number }> {
     const where = status === undefined ? 'client_id = $1' : 'client_id = $1 AND status = $2';
@@ -137,10 +132,10 @@ export class ExportRequestRepository {
 
   /** The request made with this Idempotency-Key since `since`, with the hash of its body. */
   async findByIdempotencyKey(
-    manager: EntityManager,
     clientId: string,
     key: string,
     since: Date,
+    manager: EntityManager = this.dataSource.manager,
   ): Promise<{ request: ExportRequest; requestHash: string } | undefined> {
     const rows: ExportRequestRow[] = await manager.query(
       'SELECT * FROM export_requests WHERE client_id = $1 AND idempotency_key = $2 AND created_at > $3',

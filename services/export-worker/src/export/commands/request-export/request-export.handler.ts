@@ -100,10 +100,10 @@ export class RequestExportHandler {
       await this.requests.lockClient(manager, command.clientId);
       if (command.idempotencyKey !== undefined) {
         const again = await this.requests.findByIdempotencyKey(
-          manager,
           command.clientId,
           command.idempotencyKey,
           since,
+          manager,
         );
         if (again !== undefined) return this.replayOf(again.request.id, again.requestHash, requestHash);
         await this.requests.releaseIdempotencyKey(manager, command.clientId, command.idempotencyKey, since);
@@ -127,9 +127,7 @@ export class RequestExportHandler {
 
   private async replay(command: RequestExport, requestHash: string, since: Date) {
     if (command.idempotencyKey === undefined) return undefined;
-    const earlier = await this.requests.transaction((manager) =>
-      this.requests.findByIdempotencyKey(manager, command.clientId, command.idempotencyKey!, since),
-    );
+    const earlier = await this.requests.findByIdempotencyKey(command.clientId, command.idempotencyKey, since);
     if (earlier === undefined) return undefined;
     const outcome = this.replayOf(earlier.request.id, earlier.requestHash, requestHash);
     this.metrics.requests.inc({ outcome: 'replayed' });
