@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
+import { locationCsvRecord } from '@lx/contracts';
 import { REPO_ROOT } from '../../libs/testing/src/infra-env';
 import { freePort } from '../../libs/testing/src/private-postgres';
 import { waitFor } from '../../libs/testing/src/wait-for';
@@ -93,10 +94,10 @@ export async function copyInto(
   if (code !== 0) throw new Error(`psql \\copy into ${table} exited with ${code}`);
 }
 
-/** A value in COPY text format: backslash, tab and newline escaped; null as \N. */
+/** A value in COPY text format: backslash, tab, newline and carriage return escaped; null as \N. */
 export function copyValue(value: string | number | boolean | null): string {
   if (value === null) return '\\N';
-  return String(value).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n');
+  return String(value).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
 }
 
 /** Stores the end of `topics` as `groupId`'s position, so a service started on the schema reads no history. */
@@ -187,7 +188,15 @@ const STREETS = ['Glenarm', 'Main', 'Colfax', 'Broadway', 'Larimer', 'Market', '
 const TYPES = ['ST', 'AVE', 'PL', 'BLVD', 'DRIVE'];
 
 /** The columns of location-query's `locations` table that `readModelRows` fills, in its order. */
-export const READ_MODEL_COLUMNS = ['id', 'version', 'body', 'location_group_id', 'address_group_id', 'updated_at'];
+export const READ_MODEL_COLUMNS = [
+  'id',
+  'version',
+  'body',
+  'csv',
+  'location_group_id',
+  'address_group_id',
+  'updated_at',
+];
 
 /**
  * Realistic rows of location-query's read model as COPY text lines (READ_MODEL_COLUMNS): the served JSON body with
@@ -231,11 +240,12 @@ export function* readModelRows(
       fiberAccessDetails: {
         circuitId: `CIR-${n}`,
         fdh: `FDH-${n % 500}`,
-        layer2AccessProtocol: 'GPON',
+        layer2AccessProtocol: 'GPON' as const,
         serviceability: { status: random.pick(STATUSES) },
       },
       customFields: { tier: random.pick(['gold', 'silver', 'bronze']), floors: 1 + (n % 12) },
     };
-    yield [id, 1, JSON.stringify(body), grouped ?? null, mdu ?? null, updated].map(copyValue).join('\t');
+    const row = [id, 1, JSON.stringify(body), locationCsvRecord(body), grouped ?? null, mdu ?? null, updated];
+    yield row.map(copyValue).join('\t');
   }
 }

@@ -7,6 +7,7 @@ import {
   csvRecord,
   csvRowToLocationInput,
   LOCATION_CSV_COLUMNS,
+  locationCsvRecord,
   locationToCsvRow,
 } from './location-csv';
 
@@ -88,6 +89,16 @@ describe('locationToCsvRow', () => {
     expect(cells['address.streetName']).toBe('');
     expect(cells['notes']).toBe('');
     expect(cells['customFields']).toBe('');
+  });
+});
+
+describe('locationCsvRecord', () => {
+  it('given a Location with a comma, quote and line break in its notes, when written, then one CRLF record parses back to its row', () => {
+    const location: Location = { ...sampleLocation, notes: 'Gate "B", then\nleft' };
+    const record = locationCsvRecord(location);
+    expect(record.endsWith('\r\n')).toBe(true);
+    expect(record).toBe(csvRecord(locationToCsvRow(location)));
+    expect(parse(record)).toEqual([locationToCsvRow(location)]);
   });
 });
 

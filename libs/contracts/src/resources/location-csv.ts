@@ -75,6 +75,14 @@ export function csvRecord(cells: readonly string[]): string {
   return `${cells.map((cell) => (NEEDS_QUOTES.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell)).join(',')}\r\n`;
 }
 
+/**
+ * A Location's CSV record, CRLF included: what the CSV export writes for it. The read model stores it beside the JSON
+ * body, so an export copies both representations without parsing a location.
+ */
+export function locationCsvRecord(location: Location): string {
+  return csvRecord(locationToCsvRow(location));
+}
+
 /** A CSV row decoded into the parts an import needs; the input is still to be validated by `@lx/domain`. */
 export interface LocationCsvRecord {
   /** The `id` cell, `undefined` when empty. */

@@ -35,12 +35,17 @@ export const STATISTICS_PARAMETERS = [
 export type StatisticsParameter = (typeof STATISTICS_PARAMETERS)[number];
 
 /**
- * The internal snapshot stream of location-query, for the export worker: NDJSON, one Location per line, of a
- * consistent snapshot of the read model. Not routed by the public ingress; needs a token with locations:read.
+ * The internal snapshot stream of location-query, for the export worker: the locations of a consistent snapshot of
+ * the read model, ordered by id, as NDJSON (one Location per line, `format=json`, the default) or as CSV records
+ * (`format=csv`: one locationCsvRecord per location, CRLF-terminated, no header row). Not routed by the public
+ * ingress; needs a token with locations:read.
  */
 export const LOCATION_SNAPSHOT = {
   path: '/internal/locations/snapshot',
-  contentType: 'application/x-ndjson',
+  /** Content type per `format`. */
+  contentTypes: { json: 'application/x-ndjson', csv: 'text/csv; charset=utf-8' },
+  /** `json` (default) or `csv`. */
+  formatParameter: 'format',
   /** Only locations whose updatedAt is after this UTC date-time. */
   modifiedSinceParameter: 'modifiedSince',
   /**
@@ -56,7 +61,7 @@ export const LOCATION_SNAPSHOT = {
    * writes, so chained incremental exports take their exportTimestamp from WATERMARK_FENCE instead.
    */
   timestampHeader: 'x-snapshot-timestamp',
-  /** How many lines the stream holds: the export's totalCount. */
+  /** How many locations the stream holds: the export's totalCount. */
   totalCountHeader: 'x-total-count',
 } as const;
 

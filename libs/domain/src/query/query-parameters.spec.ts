@@ -244,7 +244,7 @@ describe('parseSnapshotQuery', () => {
   });
 
   it('given an unknown parameter, when parsed, then INVALID_FILTER', () => {
-    expect(failure(parseSnapshotQuery({ format: 'csv' })).code).toBe('INVALID_FILTER');
+    expect(failure(parseSnapshotQuery({ fields: 'id' })).code).toBe('INVALID_FILTER');
   });
 
   it('given every parameter, when parsed, then each is kept, the group id in canonical lower case', () => {
@@ -252,11 +252,28 @@ describe('parseSnapshotQuery', () => {
       modifiedSince: '2024-05-01T00:00:00.123Z',
       locationGroupId: groupId.toUpperCase(),
       catchUp: 'true',
+      format: 'csv',
     };
     expect(value(parseSnapshotQuery(query))).toEqual({
       modifiedSince: '2024-05-01T00:00:00.123Z',
       locationGroupId: groupId,
       catchUp: true,
+      format: 'csv',
+    });
+  });
+
+  it('given format=json, when parsed, then NDJSON is asked for', () => {
+    expect(value(parseSnapshotQuery({ format: 'json' }))).toEqual({ format: 'json' });
+  });
+
+  it.each([
+    [{ format: 'xml' }, 'format must be json or csv'],
+    [{ format: ['csv', 'json'] }, 'format must be given once'],
+  ])('given %j, when parsed, then INVALID_FORMAT naming format', (query, message) => {
+    expect(failure(parseSnapshotQuery(query))).toEqual({
+      code: 'INVALID_FORMAT',
+      fields: ['format'],
+      messages: [message],
     });
   });
 

@@ -1,6 +1,8 @@
 import {
+  EXPORT_FORMATS,
   EXPORT_LIST_PARAMETERS,
   EXPORT_STATUSES,
+  type ExportFormat,
   type ExportStatus,
   GROUP_LIST_PARAMETERS,
   isUuid,
@@ -237,11 +239,14 @@ export interface SnapshotQuery {
   locationGroupId?: string;
   /** Open the snapshot only once the read model has caught up with the location topic's end. */
   catchUp?: boolean;
+  /** NDJSON of Locations (json, the default) or CSV records (csv). */
+  format?: ExportFormat;
 }
 
 /**
  * Parses the internal snapshot stream's parameters: modifiedSince, invalid as in the export request
- * (INVALID_DATE_RANGE); locationGroupId, a UUID, and catchUp, true or false (INVALID_FILTER otherwise).
+ * (INVALID_DATE_RANGE); locationGroupId, a UUID, and catchUp, true or false (INVALID_FILTER otherwise); format, json
+ * or csv (INVALID_FORMAT otherwise).
  */
 export function parseSnapshotQuery(query: QueryParameters): Result<SnapshotQuery, ValidationFailedError> {
   const problems = new Problems();
@@ -251,6 +256,7 @@ export function parseSnapshotQuery(query: QueryParameters): Result<SnapshotQuery
       LOCATION_SNAPSHOT.modifiedSinceParameter,
       LOCATION_SNAPSHOT.locationGroupIdParameter,
       LOCATION_SNAPSHOT.catchUpParameter,
+      LOCATION_SNAPSHOT.formatParameter,
     ],
     problems,
   );
@@ -270,6 +276,12 @@ export function parseSnapshotQuery(query: QueryParameters): Result<SnapshotQuery
   if (locationGroupId !== undefined) parsed.locationGroupId = locationGroupId;
   const catchUp = boolean(query, LOCATION_SNAPSHOT.catchUpParameter, problems);
   if (catchUp !== undefined) parsed.catchUp = catchUp;
+  const format = single(query, LOCATION_SNAPSHOT.formatParameter, 'INVALID_FORMAT', problems);
+  if (format !== undefined && (EXPORT_FORMATS as readonly string[]).includes(format)) {
+    parsed.format = format as ExportFormat;
+  } else if (format !== undefined) {
+    problems.add('INVALID_FORMAT', 'format', 'enum', `format must be ${EXPORT_FORMATS.join(' or ')}`);
+  }
   return problems.result(parsed);
 }
 

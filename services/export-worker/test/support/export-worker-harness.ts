@@ -1,7 +1,14 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Client } from 'pg';
-import { type Location, LOCATION_SNAPSHOT, SERVICEABILITY_STATUSES, TOPICS, WATERMARK_FENCE } from '@lx/contracts';
+import {
+  type Location,
+  locationCsvRecord,
+  LOCATION_SNAPSHOT,
+  SERVICEABILITY_STATUSES,
+  TOPICS,
+  WATERMARK_FENCE,
+} from '@lx/contracts';
 import { createServiceApp } from '@lx/platform';
 import {
   type EventLog,
@@ -79,14 +86,15 @@ export async function startPeers(issuer: TestTokenIssuer): Promise<Peers> {
         return json(response, 500, { error: { code: 'INTERNAL_ERROR', message: 'snapshot failed' } });
       }
       const rows = selected(url.searchParams);
+      const format = url.searchParams.get(LOCATION_SNAPSHOT.formatParameter) === 'csv' ? 'csv' : 'json';
       response.writeHead(200, {
-        'content-type': LOCATION_SNAPSHOT.contentType,
+        'content-type': LOCATION_SNAPSHOT.contentTypes[format],
         [LOCATION_SNAPSHOT.totalCountHeader]: String(rows.length),
       });
       for (const row of rows) {
         if (peers.lineDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, peers.lineDelayMs));
         if (response.destroyed) return;
-        response.write(`${JSON.stringify(row)}\n`);
+        response.write(format === 'csv' ? locationCsvRecord(row) : `${JSON.stringify(row)}\n`);
       }
       return response.end();
     }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { type EventOf, type EventType, TOPICS, type TopicName } from '@lx/contracts';
+import { type EventOf, type EventType, locationCsvRecord, TOPICS, type TopicName } from '@lx/contracts';
 import { latestPerAggregate, type ProjectedEvent, type Projection, type ProjectionTransaction } from '@lx/messaging';
 import { canonicalLocation } from './canonical-location';
 import { LIVE_TABLES, READ_MODEL_TABLES, type ReadModelTables } from './read-model-tables';
@@ -30,7 +30,8 @@ const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 const aggregateId = (projected: ProjectedEvent) => (projected.event.data as { id: string }).id;
 
 /**
- * Keeps one row per location and per group, each the full resource of its newest event. Every event's data is the
+ * Keeps one row per location and per group, each the full resource of its newest event (a location as JSON and as
+ * its CSV record). Every event's data is the
  * complete resource, so applying the newest version is enough: within a batch only the highest version per aggregate
  * is written, and the upsert only replaces a row whose stored version is older. A duplicate, a redelivery or an
  * older event arriving after a newer one therefore changes nothing.
@@ -67,6 +68,7 @@ export class LocationReadModelProjection implements Projection {
         id: location.id,
         version: projected.version,
         body: location,
+        csv: locationCsvRecord(location),
         location_group_id: location.locationGroupId ?? null,
         address_group_id: location.address?.addressGroupId ?? null,
         updated_at: location.updatedAt,
@@ -74,15 +76,17 @@ export class LocationReadModelProjection implements Projection {
     });
     // The batch travels as one JSON document (one parameter whatever its size; Postgres allows 65,535 per statement),
     // serialised natively. body is a json column, so the stored text is exactly the serialised Location in the
-    // contract's field order: what GET /locations/{id} serves.
+    // contract's field order: what GET /locations/{id} serves. csv is the same location as the CSV export writes it.
     await transaction.query(
       `INSERT INTO ${quote(this.tables.locations)} AS l
-         (id, version, body, location_group_id, address_group_id, updated_at)
-       SELECT id, version, body, location_group_id, address_group_id, updated_at
+         (id, version, body, csv, location_group_id, address_group_id, updated_at)
+       SELECT id, version, body, csv, location_group_id, address_group_id, updated_at
          FROM json_to_recordset($1::json)
-           AS r(id uuid, version int, body json, location_group_id uuid, address_group_id uuid, updated_at timestamptz)
+           AS r(id uuid, version int, body json, csv text, location_group_id uuid, address_group_id uuid,
+                updated_at timestamptz)
        ON CONFLICT (id) DO UPDATE SET
-         version = EXCLUDED.version, body = EXCLUDED.body, location_group_id = EXCLUDED.location_group_id,
+         version = EXCLUDED.version, body = EXCLUDED.body, csv = EXCLUDED.csv,
+         location_group_id = EXCLUDED.location_group_id,
          address_group_id = EXCLUDED.address_group_id, updated_at = EXCLUDED.updated_at
        WHERE l.version < EXCLUDED.version`,
       [JSON.stringify(rows)],

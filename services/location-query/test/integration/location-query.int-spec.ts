@@ -33,6 +33,7 @@ describeServiceSmoke({
       'location_group_id uuid',
       'address_group_id uuid',
       'updated_at timestamp with time zone not null',
+      'csv text not null',
     ],
   },
   readiness: ['database', 'kafka', 'projection'],

@@ -5,6 +5,7 @@ import {
   KAFKA_HEADERS,
   type Location,
   LOCATION_SNAPSHOT,
+  locationCsvRecord,
   locationListSchema,
   locationSchema,
   TOPICS,
@@ -337,7 +338,7 @@ describe('location-query read model', () => {
 
       const all = await service.get(LOCATION_SNAPSHOT.path);
       expect(all.status).toBe(200);
-      expect(all.headers['content-type']).toBe(LOCATION_SNAPSHOT.contentType);
+      expect(all.headers['content-type']).toBe(LOCATION_SNAPSHOT.contentTypes.json);
       const lines = all.text.split('\n');
       expect(lines.pop()).toBe('');
       const locations = lines.map((line) => JSON.parse(line) as Location);
@@ -360,11 +361,44 @@ describe('location-query read model', () => {
       expect(invalid.body.error.code).toBe('INVALID_DATE_RANGE');
     });
 
+    it('streams the same snapshot as CSV records with format=csv: each location as the CSV export writes it', async () => {
+      const locationGroupId = randomUUID();
+      const first = aNewLocation({ locationGroupId, notes: 'Gate "B",\nthen left', customFields: { tier: 'gold' } });
+      const second = aNewLocation({ locationGroupId });
+      await publish(service.bus, 'LOCATION_CREATED', first, 1);
+      await publish(service.bus, 'LOCATION_CREATED', second, 1);
+      const changed = { ...second, notes: 'changed', updatedAt: new Date(Date.now() + 1000).toISOString() };
+      await publish(service.bus, 'LOCATION_UPDATED', changed, 2);
+      await waitForVersion(first.id, 1);
+      await waitForVersion(second.id, 2);
+
+      const csv = await service.get(`${LOCATION_SNAPSHOT.path}?format=csv&locationGroupId=${locationGroupId}`);
+      expect(csv.status).toBe(200);
+      expect(csv.headers['content-type']).toBe(LOCATION_SNAPSHOT.contentTypes.csv);
+      expect(csv.headers[LOCATION_SNAPSHOT.totalCountHeader]).toBe('2');
+      const expected = [first, changed].sort((a, b) => a.id.localeCompare(b.id));
+      expect(csv.text).toBe(expected.map(locationCsvRecord).join(''));
+
+      const json = await service.get(`${LOCATION_SNAPSHOT.path}?format=json&locationGroupId=${locationGroupId}`);
+      expect(json.text.endsWith('\n')).toBe(true);
+      expect(
+        json.text
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as Location),
+      ).toEqual(expected);
+
+      const invalid = await service.get(`${LOCATION_SNAPSHOT.path}?format=xml`);
+      expect(invalid.status).toBe(400);
+      expect(invalid.body.error.code).toBe('INVALID_FORMAT');
+      expect(invalid.body.error.details.issues).toEqual([expect.objectContaining({ field: 'format' })]);
+    });
+
     it('streams more rows than one cursor fetch holds', async () => {
       const rows = 2_500;
       await service.db.query(
-        `INSERT INTO locations (id, version, body, updated_at)
-         SELECT gen_random_uuid(), 1, json_build_object('n', n), now() FROM generate_series(1, $1) AS n`,
+        `INSERT INTO locations (id, version, body, csv, updated_at)
+         SELECT gen_random_uuid(), 1, json_build_object('n', n), n || E'\r\n', now() FROM generate_series(1, $1) AS n`,
         [rows],
       );
       const reply = await service.get(LOCATION_SNAPSHOT.path);

@@ -2,7 +2,7 @@ import { parse } from 'csv-parse/sync';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { csvRowToLocationInput, LOCATION_CSV_COLUMNS, type Location } from '@lx/contracts';
+import { csvRowToLocationInput, LOCATION_CSV_COLUMNS, type Location, locationCsvRecord } from '@lx/contracts';
 import { aLocation } from '@lx/domain/testing';
 import { Digest, ExportFileWriter } from './export-file';
 
@@ -12,6 +12,8 @@ const locations: Location[] = [
   aLocation({ id: '00000000-0000-4000-8000-000000000002', address: undefined, customFields: { tags: ['x', 1] } }),
 ];
 const ndjson = locations.map((location) => `${JSON.stringify(location)}\n`).join('');
+/** The CSV snapshot of the same locations: the first record holds a quoted line break, doubled quotes and a comma. */
+const records = locations.map(locationCsvRecord).join('');
 
 /** Runs the writer over `chunks` and returns the file. */
 async function write(format: 'json' | 'csv', chunks: readonly Buffer[], fileHeader = header): Promise<string> {
@@ -22,9 +24,9 @@ async function write(format: 'json' | 'csv', chunks: readonly Buffer[], fileHead
   return Buffer.concat(out).toString('utf8');
 }
 
-/** The NDJSON cut into pieces of `size` bytes: lines and multi-byte characters split across chunks. */
-const pieces = (size: number) => {
-  const bytes = Buffer.from(ndjson, 'utf8');
+/** A snapshot cut into pieces of `size` bytes: lines and multi-byte characters split across chunks. */
+const pieces = (size: number, snapshot = ndjson) => {
+  const bytes = Buffer.from(snapshot, 'utf8');
   const chunks: Buffer[] = [];
   for (let start = 0; start < bytes.length; start += size) chunks.push(bytes.subarray(start, start + size));
   return chunks;
@@ -38,7 +40,9 @@ describe('ExportFileWriter', () => {
   });
 
   it.each([1, 7, 1 << 20])('csv, in chunks of %i bytes: the header row, then one record per location', async (size) => {
-    const [columns, ...rows] = parse(await write('csv', pieces(size)));
+    const file = await write('csv', pieces(size, records));
+    expect(file).toBe(`${LOCATION_CSV_COLUMNS.join(',')}\r\n${records}`);
+    const [columns, ...rows] = parse(file);
     expect(columns).toEqual(LOCATION_CSV_COLUMNS);
     expect(
       rows.map((cells) => csvRowToLocationInput(Object.fromEntries(columns!.map((n, i) => [n, cells[i]!]))).id),
@@ -52,26 +56,57 @@ describe('ExportFileWriter', () => {
     expect(await write('csv', [], empty)).toBe(`${LOCATION_CSV_COLUMNS.join(',')}\r\n`);
   });
 
-  it('counts the rows it wrote', async () => {
-    const writer = new ExportFileWriter('json', header);
-    writer.resume();
-    await pipeline(Readable.from([Buffer.from(ndjson)]), writer);
-    expect(writer.rows).toBe(2);
+  it.each([
+    ['json', ndjson],
+    ['csv', records],
+  ] as const)(
+    '%s: counts the locations, a line break inside a quoted CSV cell not among them',
+    async (format, snapshot) => {
+      for (const size of [1, 2, 3, 1 << 20]) {
+        const writer = new ExportFileWriter(format, header);
+        writer.resume();
+        await pipeline(Readable.from(pieces(size, snapshot)), writer);
+        expect(writer.rows).toBe(2);
+      }
+    },
+  );
+
+  it('csv: doubled quotes and quoted line breaks split across chunks keep the count right', async () => {
+    const tricky = 'a,"x""\r\ny""",b\r\n"",c\r\n';
+    for (const size of [1, 2, 5, 6, 7, 100]) {
+      const writer = new ExportFileWriter('csv', header);
+      writer.resume();
+      await pipeline(Readable.from(pieces(size, tricky)), writer);
+      expect(writer.rows).toBe(2);
+    }
   });
 
-  it('fails when the snapshot holds fewer or more lines than announced', async () => {
+  it('fails when the snapshot holds fewer or more locations than announced', async () => {
     await expect(write('json', [Buffer.from(ndjson)], { ...header, totalCount: 3 })).rejects.toThrow(
       'the snapshot announced 3 locations and held 2',
     );
-    await expect(write('csv', [Buffer.from(ndjson)], { ...header, totalCount: 1 })).rejects.toThrow('held 2');
+    await expect(write('csv', [Buffer.from(records)], { ...header, totalCount: 1 })).rejects.toThrow(
+      'the snapshot announced 1 locations and held 2',
+    );
   });
 
-  it('fails when the snapshot ends in the middle of a line', async () => {
-    await expect(write('json', [Buffer.from(ndjson.slice(0, -5))])).rejects.toThrow('in the middle of a line');
+  it.each([
+    ['json', ndjson],
+    ['csv', records],
+  ] as const)('%s: fails when the snapshot ends in the middle of a location', async (format, snapshot) => {
+    await expect(write(format, [Buffer.from(snapshot.slice(0, -5))])).rejects.toThrow('in the middle of a location');
   });
 
-  it('fails on a line that is not JSON (csv needs to read it)', async () => {
-    await expect(write('csv', [Buffer.from('not json\n')], { ...header, totalCount: 1 })).rejects.toThrow(SyntaxError);
+  it('csv: fails when the snapshot ends inside a quoted cell, even right after a line break', async () => {
+    await expect(write('csv', [Buffer.from('a,"b\r\n')], { ...header, totalCount: 0 })).rejects.toThrow(
+      'in the middle of a location',
+    );
+  });
+
+  it('json: fails on an empty line rather than writing an empty element', async () => {
+    await expect(write('json', [Buffer.from(`${JSON.stringify(locations[0])}\n\n`)])).rejects.toThrow(
+      'the snapshot holds an empty line',
+    );
   });
 });
 

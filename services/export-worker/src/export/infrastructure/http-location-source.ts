@@ -1,7 +1,13 @@
 import { ServiceUnavailableException } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { LOCATION_SNAPSHOT, statisticsResponseSchema, WATERMARK_FENCE, watermarkReplySchema } from '@lx/contracts';
+import {
+  type ExportFormat,
+  LOCATION_SNAPSHOT,
+  statisticsResponseSchema,
+  WATERMARK_FENCE,
+  watermarkReplySchema,
+} from '@lx/contracts';
 import type { ExportSelection } from '@lx/domain';
 import type { ServiceTokenProvider } from '@lx/platform';
 import { LocationSource, type LocationSnapshot } from './location-source';
@@ -44,11 +50,12 @@ export class HttpLocationSource extends LocationSource {
     return new Date(reply.data.watermark);
   }
 
-  async snapshot(selection: ExportSelection): Promise<LocationSnapshot> {
-    const response = await this.call(
-      'GET',
-      `${this.urls.locationQueryUrl}${LOCATION_SNAPSHOT.path}${selectionQuery(selection, { catchUp: 'true' })}`,
-    );
+  async snapshot(selection: ExportSelection, format: ExportFormat): Promise<LocationSnapshot> {
+    const query = selectionQuery(selection, {
+      [LOCATION_SNAPSHOT.catchUpParameter]: 'true',
+      [LOCATION_SNAPSHOT.formatParameter]: format,
+    });
+    const response = await this.call('GET', `${this.urls.locationQueryUrl}${LOCATION_SNAPSHOT.path}${query}`);
     const totalCount = Number(response.headers.get(LOCATION_SNAPSHOT.totalCountHeader));
     if (!Number.isSafeInteger(totalCount) || totalCount < 0 || response.body === null) {
       await response.body?.cancel();
@@ -91,7 +98,7 @@ export class HttpLocationSource extends LocationSource {
     try {
       return await fetch(url, {
         method,
-        headers: { authorization: `Bearer ${token}`, accept: 'application/json, application/x-ndjson' },
+        headers: { authorization: `Bearer ${token}`, accept: 'application/json, application/x-ndjson, text/csv' },
         signal: controller.signal,
       });
     } catch (error) {

@@ -1,7 +1,11 @@
 import type { Readable } from 'node:stream';
+import type { ExportFormat } from '@lx/contracts';
 import type { ExportSelection } from '@lx/domain';
 
-/** A consistent snapshot of the selected locations: NDJSON, one Location per line as GET /locations/{id} serves it. */
+/**
+ * A consistent snapshot of the selected locations, ordered by id: NDJSON, one Location per line as GET /locations/{id}
+ * serves it (json), or one CRLF-terminated CSV record per location as the CSV export writes it (csv).
+ */
 export interface LocationSnapshot {
   totalCount: number;
   stream: Readable;
@@ -19,7 +23,7 @@ export abstract class LocationSource {
    */
   abstract watermark(): Promise<Date>;
   /** Opens the snapshot once the read model has consumed everything published before the call. */
-  abstract snapshot(selection: ExportSelection): Promise<LocationSnapshot>;
+  abstract snapshot(selection: ExportSelection, format: ExportFormat): Promise<LocationSnapshot>;
   /** How many locations the selection holds, from the counters the statistics projection maintains. */
   abstract count(selection: ExportSelection): Promise<number>;
   abstract locationGroupExists(id: string): Promise<boolean>;

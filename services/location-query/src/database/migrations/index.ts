@@ -1,4 +1,5 @@
 import { CreateLocationReadModel1795824000000 } from './1795824000000-CreateLocationReadModel';
+import { AddLocationCsvRecord1795910400000 } from './1795910400000-AddLocationCsvRecord';
 
 /** Every migration of this service, oldest first. */
-export const MIGRATIONS = [CreateLocationReadModel1795824000000];
+export const MIGRATIONS = [CreateLocationReadModel1795824000000, AddLocationCsvRecord1795910400000];

@@ -7,10 +7,10 @@ import { valueOrThrow } from '../../shared/http/query-result';
 import { StreamSnapshotHandler } from '../queries/stream-snapshot/stream-snapshot.handler';
 
 /**
- * Internal: streams a consistent snapshot of the read model as NDJSON for the export worker. The public ingress does
- * not route /internal/…; callers inside the cluster still need a (service) token with locations:read. Parameters:
- * modifiedSince, locationGroupId, and catchUp=true to wait (503 after the configured timeout) until the read model has
- * applied the location topic up to its current end before the snapshot is opened.
+ * Internal: streams a consistent snapshot of the read model as NDJSON or CSV records for the export worker. The public
+ * ingress does not route /internal/…; callers inside the cluster still need a (service) token with locations:read.
+ * Parameters: format (json or csv), modifiedSince, locationGroupId, and catchUp=true to wait (503 after the configured
+ * timeout) until the read model has applied the location topic up to its current end before the snapshot is opened.
  */
 @Controller(LOCATION_SNAPSHOT.path.slice(1))
 @RequireScope(SCOPES.locationsRead)
@@ -19,12 +19,13 @@ export class LocationSnapshotController {
 
   @Get()
   async snapshot(@Query() query: QueryParameters, @Res() reply: FastifyReply): Promise<void> {
-    const snapshot = await this.streamSnapshot.execute(valueOrThrow(parseSnapshotQuery(query)));
+    const parsed = valueOrThrow(parseSnapshotQuery(query));
+    const snapshot = await this.streamSnapshot.execute(parsed);
     await reply
       .header(LOCATION_SNAPSHOT.timestampHeader, snapshot.takenAt.toISOString())
       .header(LOCATION_SNAPSHOT.totalCountHeader, String(snapshot.totalCount))
       .header('cache-control', 'no-store')
-      .type(LOCATION_SNAPSHOT.contentType)
+      .type(LOCATION_SNAPSHOT.contentTypes[parsed.format ?? 'json'])
       .send(snapshot.stream);
   }
 }

@@ -1,14 +1,15 @@
 import { Readable } from 'node:stream';
 import type { Pool, PoolClient } from 'pg';
+import type { ExportFormat } from '@lx/contracts';
 import { checkOut } from '@lx/platform';
 
 /** A snapshot stream and what the export needs to know before the first line. */
 export interface LocationSnapshot {
   /** When the snapshot was taken (the transaction's start), UTC. */
   takenAt: Date;
-  /** Lines the stream will hold. */
+  /** Locations the stream will hold. */
   totalCount: number;
-  /** NDJSON: one Location per line, ordered by id. */
+  /** Ordered by id: NDJSON, one Location per line (json), or one CRLF-terminated CSV record per location (csv). */
   stream: Readable;
 }
 
@@ -37,8 +38,12 @@ export function snapshotWhere(filter: SnapshotFilter): { where: string; values: 
   return { where: conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`, values };
 }
 
+/** What a snapshot streams per location, by format, its line break included: stored text, nothing parsed. */
+const ROW_TEXT: Readonly<Record<ExportFormat, string>> = { json: `body::text || E'\\n'`, csv: 'csv' };
+
 /**
- * Opens a consistent snapshot of the read model and streams it as NDJSON with constant memory.
+ * Opens a consistent snapshot of the read model and streams it, as stored (JSON bodies or CSV records), with constant
+ * memory.
  *
  * Raw node-postgres on a dedicated connection rather than TypeORM: the rows are read through a server-side cursor
  * (DECLARE … FETCH n) inside a REPEATABLE READ, READ ONLY transaction, so the count and every fetched row come from
@@ -49,6 +54,7 @@ export function snapshotWhere(filter: SnapshotFilter): { where: string; values: 
 export async function openLocationSnapshot(
   pool: Pool,
   filter: SnapshotFilter,
+  format: ExportFormat,
   fetchRows: number,
 ): Promise<LocationSnapshot> {
   const { client, release } = await checkOut(pool);
@@ -60,7 +66,7 @@ export async function openLocationSnapshot(
       values,
     );
     await client.query(
-      `DECLARE ${CURSOR} NO SCROLL CURSOR FOR SELECT body::text AS body FROM locations ${where} ORDER BY id`,
+      `DECLARE ${CURSOR} NO SCROLL CURSOR FOR SELECT ${ROW_TEXT[format]} AS text FROM locations ${where} ORDER BY id`,
       values,
     );
     return {
@@ -87,14 +93,14 @@ class SnapshotStream extends Readable {
   }
 
   override _read(): void {
-    this.client.query<{ body: string }>(`FETCH ${this.fetchRows} FROM ${CURSOR}`).then(
+    this.client.query<{ text: string }>(`FETCH ${this.fetchRows} FROM ${CURSOR}`).then(
       async ({ rows }) => {
         if (rows.length === 0) {
           await this.finish();
           this.push(null);
           return;
         }
-        this.push(rows.map((row) => `${row.body}\n`).join(''));
+        this.push(rows.map((row) => row.text).join(''));
       },
       (error: unknown) => this.destroy(error instanceof Error ? error : new Error(String(error))),
     );

@@ -9,7 +9,7 @@ import { SNAPSHOT_OPTIONS, type SnapshotOptions } from '../../snapshot-options';
 
 /**
  * A consistent snapshot of all locations (or those updated after a time, or of one location group) for the export
- * worker. With `catchUp`, it is opened only once the read model has applied the location topic up to the end offsets
+ * worker, as NDJSON or CSV records. With `catchUp`, it is opened only once the read model has applied the location topic up to the end offsets
  * it had when the request arrived: after a watermark fence of location-command (which returns once every change up to
  * its watermark is published), the snapshot then holds every change with updatedAt at or before that watermark.
  */
@@ -26,6 +26,7 @@ export class StreamSnapshotHandler {
     return openLocationSnapshot(
       this.pool,
       { modifiedSince: query.modifiedSince, locationGroupId: query.locationGroupId },
+      query.format ?? 'json',
       this.options.fetchRows,
     );
   }
