@@ -141,6 +141,28 @@ describe('csvRowToLocationInput', () => {
     expect(record.input).toEqual({ coordinates: { latitude: 'north', longitude: 100 } });
   });
 
+  it.each([
+    ['.55', 0.55],
+    ['-.5', -0.5],
+    ['+39.', 39],
+    ['1e-5', 0.00001],
+    ['1.5E+10', 15_000_000_000],
+    ['-2e12', -2_000_000_000_000],
+  ])('given the coordinate %s written as a number, when decoded, then it is the number %d', (cell, number) => {
+    expect(csvRowToLocationInput({ 'coordinates.latitude': cell }).input).toEqual({
+      coordinates: { latitude: number },
+    });
+  });
+
+  it.each(['N39.5', '39.5N', '39.5.1', '1e', 'e5', '.', '+', '1e+-5', '- 1'])(
+    'given the coordinate %j, only partly a number, when decoded, then the whole text is kept',
+    (cell) => {
+      expect(csvRowToLocationInput({ 'coordinates.latitude': cell }).input).toEqual({
+        coordinates: { latitude: cell },
+      });
+    },
+  );
+
   it('given text in a string column that looks like a number, when decoded, then it stays text', () => {
     expect(csvRowToLocationInput({ 'address.streetNumber': '1600' }).input).toEqual({
       address: { streetNumber: '1600' },
