@@ -1,6 +1,7 @@
 import {
   EXPORT_FORMATS,
   EXPORT_LIST_PARAMETERS,
+  exportFormatSchema,
   EXPORT_STATUSES,
   type ExportFormat,
   type ExportStatus,
@@ -277,8 +278,9 @@ export function parseSnapshotQuery(query: QueryParameters): Result<SnapshotQuery
   const catchUp = boolean(query, LOCATION_SNAPSHOT.catchUpParameter, problems);
   if (catchUp !== undefined) parsed.catchUp = catchUp;
   const format = single(query, LOCATION_SNAPSHOT.formatParameter, 'INVALID_FORMAT', problems);
-  if (format !== undefined && (EXPORT_FORMATS as readonly string[]).includes(format)) {
-    parsed.format = format as ExportFormat;
+  const knownFormat = exportFormatSchema.safeParse(format);
+  if (format !== undefined && knownFormat.success) {
+    parsed.format = knownFormat.data;
   } else if (format !== undefined) {
     problems.add('INVALID_FORMAT', 'format', 'enum', `format must be ${EXPORT_FORMATS.join(' or ')}`);
   }

@@ -30,11 +30,10 @@ const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 const aggregateId = (projected: ProjectedEvent) => (projected.event.data as { id: string }).id;
 
 /**
- * Keeps one row per location and per group, each the full resource of its newest event (a location as JSON and as
- * its CSV record). Every event's data is the
- * complete resource, so applying the newest version is enough: within a batch only the highest version per aggregate
- * is written, and the upsert only replaces a row whose stored version is older. A duplicate, a redelivery or an
- * older event arriving after a newer one therefore changes nothing.
+ * Keeps one row per location and per group, each the full resource of its newest event (a location both as JSON and
+ * as its CSV record). Every event's data is the complete resource, so applying the newest version is enough: within a
+ * batch only the highest version per aggregate is written, and the upsert only replaces a row whose stored version is
+ * older. A duplicate, a redelivery or an older event arriving after a newer one therefore changes nothing.
  */
 @Injectable()
 export class LocationReadModelProjection implements Projection {

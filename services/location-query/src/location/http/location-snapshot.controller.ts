@@ -19,13 +19,12 @@ export class LocationSnapshotController {
 
   @Get()
   async snapshot(@Query() query: QueryParameters, @Res() reply: FastifyReply): Promise<void> {
-    const parsed = valueOrThrow(parseSnapshotQuery(query));
-    const snapshot = await this.streamSnapshot.execute(parsed);
+    const snapshot = await this.streamSnapshot.execute(valueOrThrow(parseSnapshotQuery(query)));
     await reply
       .header(LOCATION_SNAPSHOT.timestampHeader, snapshot.takenAt.toISOString())
       .header(LOCATION_SNAPSHOT.totalCountHeader, String(snapshot.totalCount))
       .header('cache-control', 'no-store')
-      .type(LOCATION_SNAPSHOT.contentTypes[parsed.format ?? 'json'])
+      .type(LOCATION_SNAPSHOT.contentTypes[snapshot.format])
       .send(snapshot.stream);
   }
 }

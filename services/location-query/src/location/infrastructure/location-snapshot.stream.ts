@@ -9,6 +9,8 @@ export interface LocationSnapshot {
   takenAt: Date;
   /** Locations the stream will hold. */
   totalCount: number;
+  /** What the stream holds per location. */
+  format: ExportFormat;
   /** Ordered by id: NDJSON, one Location per line (json), or one CRLF-terminated CSV record per location (csv). */
   stream: Readable;
 }
@@ -72,6 +74,7 @@ export async function openLocationSnapshot(
     return {
       takenAt: rows[0]!.taken_at,
       totalCount: Number(rows[0]!.total),
+      format,
       stream: new SnapshotStream(client, release, fetchRows),
     };
   } catch (error) {

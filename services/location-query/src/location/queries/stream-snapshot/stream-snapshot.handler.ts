@@ -9,9 +9,10 @@ import { SNAPSHOT_OPTIONS, type SnapshotOptions } from '../../snapshot-options';
 
 /**
  * A consistent snapshot of all locations (or those updated after a time, or of one location group) for the export
- * worker, as NDJSON or CSV records. With `catchUp`, it is opened only once the read model has applied the location topic up to the end offsets
- * it had when the request arrived: after a watermark fence of location-command (which returns once every change up to
- * its watermark is published), the snapshot then holds every change with updatedAt at or before that watermark.
+ * worker, as NDJSON or CSV records (JSON unless asked otherwise). With `catchUp`, it is opened only once the read
+ * model has applied the location topic up to the end offsets it had when the request arrived: after a watermark fence
+ * of location-command (which returns once every change up to its watermark is published), the snapshot then holds
+ * every change with updatedAt at or before that watermark.
  */
 @Injectable()
 export class StreamSnapshotHandler {
