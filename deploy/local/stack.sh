@@ -64,6 +64,8 @@ start_service() {
     unset EXPORT_WORKER_CLIENT_ID EXPORT_WORKER_CLIENT_SECRET
     # The webhook secrets' transport key: auth seals with it, the webhook dispatcher opens with it; nobody else.
     if [[ "$name" != auth && "$name" != webhook-dispatcher ]]; then unset WEBHOOK_SECRET_TRANSPORT_KEY; fi
+    # RSP receivers of a local stack listen on this machine: the SSRF guard lets webhooks reach loopback here only.
+    if [[ "$name" == webhook-dispatcher ]]; then export WEBHOOK_ALLOWED_ADDRESS_KINDS="${WEBHOOK_ALLOWED_ADDRESS_KINDS:-loopback}"; fi
     export HTTP_PORT=$port HTTP_HOST=127.0.0.1
     # Tokens are verified against this stack's auth service, wherever its port was moved.
     export AUTH_JWKS_URL="${AUTH_JWKS_URL:-http://127.0.0.1:$(port_of auth)/.well-known/jwks.json}"

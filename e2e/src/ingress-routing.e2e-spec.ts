@@ -44,6 +44,8 @@ const ROUTES: [method: string, path: string, service: Service][] = [
   ['POST', '/operator/locations', 'location-command'],
   ['GET', '/admin/clients', 'auth'],
   ['GET', '/admin/webhooks/deliveries', 'webhook-dispatcher'],
+  ['GET', '/webhooks/deliveries', 'webhook-dispatcher'],
+  ['PUT', '/webhooks/subscription', 'webhook-dispatcher'],
 ];
 
 describe('the ingress at BASE_URL', () => {
@@ -56,7 +58,7 @@ describe('the ingress at BASE_URL', () => {
     const response = await fetch(`${baseUrl}${path}`, {
       method,
       headers: { 'x-request-id': requestId, 'content-type': 'application/json' },
-      body: method === 'POST' ? '{}' : undefined,
+      body: method === 'GET' ? undefined : '{}',
     });
 
     expect(response.status).toBe(401);

@@ -110,11 +110,31 @@ export class ClientRegistry {
   constructor(private readonly namePrefix: string) {}
 
   async register(kind: Exclude<ClientKind, 'ADMIN'>, scopes: Scope[]): Promise<ApiClient> {
-    const name = `${this.namePrefix} ${kind} ${randomUUID()}`;
-    const reply = await this.admin.post<RegisteredClient>('/admin/clients', { name, kind, scopes });
+    return (await this.registerClient({ kind, scopes })).client;
+  }
+
+  /** An RSP with a webhook URL, and the webhook signing secret auth revealed at its registration. */
+  async rspWithWebhook(webhookUrl: string): Promise<{ client: ApiClient; webhookSecret: string }> {
+    const { client, registered } = await this.registerClient({
+      kind: 'RSP',
+      scopes: [SCOPES.locationsRead],
+      webhookUrl,
+    });
+    if (registered.webhookSecret === undefined) throw new Error('POST /admin/clients revealed no webhook secret');
+    return { client, webhookSecret: registered.webhookSecret };
+  }
+
+  private async registerClient(input: {
+    kind: Exclude<ClientKind, 'ADMIN'>;
+    scopes: Scope[];
+    webhookUrl?: string;
+  }): Promise<{ client: ApiClient; registered: RegisteredClient }> {
+    const name = `${this.namePrefix} ${input.kind} ${randomUUID()}`;
+    const reply = await this.admin.post<RegisteredClient>('/admin/clients', { name, ...input });
     if (reply.status !== 201) throw new Error(describeReply(`POST /admin/clients (${name})`, reply));
     this.registered.push(reply.body.clientId);
-    return new ApiClient(this.baseUrl, reply.body.clientId, reply.body.clientSecret, scopes.join(' '));
+    const client = new ApiClient(this.baseUrl, reply.body.clientId, reply.body.clientSecret, input.scopes.join(' '));
+    return { client, registered: reply.body };
   }
 
   /** An RSP: reads locations, statistics and exports. */

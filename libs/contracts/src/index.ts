@@ -19,3 +19,4 @@ export * from './auth/scopes';
 export * from './auth/oauth';
 export * from './auth/clients';
 export * from './auth/authorization-server-metadata';
+export * from './resources/webhook-deliveries';

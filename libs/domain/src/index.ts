@@ -10,3 +10,4 @@ export * from './location/location.aggregate';
 export * from './group/group.aggregate';
 export * from './query/query-parameters';
 export * from './export/export-request';
+export * from './webhook/delivery-policy';

@@ -18,3 +18,5 @@ export * from './database/pg-pool';
 export * from './crypto/webhook-secret-transport';
 export * from './http/conditional-requests';
 export * from './http/uuid-param.pipe';
+export * from './crypto/webhook-signature';
+export * from './net/address-policy';

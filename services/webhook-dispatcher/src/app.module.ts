@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { EventBusReadinessCheck, MessagingModule } from '@lx/messaging';
+import { EventBusReadinessCheck, MessagingModule, ProjectionModule, projectionReadinessToken } from '@lx/messaging';
 import {
   AuthenticationModule,
   DatabaseModule,
@@ -9,6 +9,9 @@ import {
 } from '@lx/platform';
 import type { WebhookDispatcherConfig } from './config/webhook-dispatcher.config';
 import { MIGRATIONS } from './database/migrations';
+import { DeliveryModule } from './delivery/delivery.module';
+import { WebhookIntakeServer } from './delivery/intake/webhook-intake.server';
+import { SubscriptionsProjection } from './subscriptions/subscriptions.projection';
 
 @Module({})
 export class AppModule {
@@ -20,7 +23,20 @@ export class AppModule {
         AuthenticationModule.forRoot({ config: config.auth }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
         MessagingModule.forRoot(config.kafka),
-        HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck]),
+        DeliveryModule.register(config),
+        ProjectionModule.register({
+          name: 'subscriptions',
+          groupId: `${config.intake.groupId}-subscriptions`,
+          batchSize: 500,
+          concurrency: 1,
+          projection: SubscriptionsProjection,
+        }),
+        HealthModule.forRoot([
+          DatabaseReadinessCheck,
+          EventBusReadinessCheck,
+          WebhookIntakeServer,
+          projectionReadinessToken('subscriptions'),
+        ]),
       ],
     };
   }

@@ -1,10 +1,11 @@
 import 'reflect-metadata';
-import { createServiceApp, runMain } from '@lx/platform';
-import { AppModule } from './app.module';
+import { runMain } from '@lx/platform';
 import { loadWebhookDispatcherConfig } from './config/webhook-dispatcher.config';
+import { createWebhookDispatcherApp } from './webhook-dispatcher.app';
 
 runMain(async () => {
   const config = loadWebhookDispatcherConfig();
-  const app = await createServiceApp('webhook-dispatcher', AppModule.register(config), config.http);
+  const { app, start } = await createWebhookDispatcherApp(config);
+  await start();
   await app.listen(config.http.port, config.http.host);
 });

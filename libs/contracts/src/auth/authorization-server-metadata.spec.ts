@@ -7,7 +7,7 @@ const metadata: AuthorizationServerMetadata = {
   jwks_uri: 'https://api.example.com/.well-known/jwks.json',
   grant_types_supported: ['client_credentials'],
   token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-  scopes_supported: ['locations:read', 'locations:write', 'auth:admin'],
+  scopes_supported: ['locations:read', 'locations:write', 'auth:admin', 'webhooks:admin'],
   response_types_supported: [],
 };
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * Every OAuth scope an access token may carry. The spec shows `locations:read` and `locations:write`; the
- * administrative scope is this project's own.
+ * administrative scopes are this project's own.
  */
 export const SCOPES = {
   /** RSP reads: locations, groups, statistics, exports. */
@@ -11,6 +11,8 @@ export const SCOPES = {
   locationsWrite: 'locations:write',
   /** Administration of the auth service: API clients and signing keys. */
   authAdmin: 'auth:admin',
+  /** Operations of the webhook dispatcher: every client's deliveries, redrives, endpoint states. */
+  webhooksAdmin: 'webhooks:admin',
 } as const;
 
 /** One OAuth scope. */

@@ -48,7 +48,8 @@ describe('error details', () => {
       {
         field: 'resourceType',
         rule: 'enum',
-        message: 'resourceType must be one of location, locationGroup, addressGroup, export, client',
+        message:
+          'resourceType must be one of location, locationGroup, addressGroup, export, client, delivery, endpoint',
       },
     ]);
   });

@@ -24,7 +24,15 @@ export function errorBody(code: ErrorCode, message: string, details?: Record<str
 }
 
 /** Kinds of resource named in RESOURCE_NOT_FOUND details (OAF-100 uses "location"). */
-export const RESOURCE_TYPES = ['location', 'locationGroup', 'addressGroup', 'export', 'client'] as const;
+export const RESOURCE_TYPES = [
+  'location',
+  'locationGroup',
+  'addressGroup',
+  'export',
+  'client',
+  'delivery',
+  'endpoint',
+] as const;
 /** Kind of resource named in RESOURCE_NOT_FOUND details. */
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 

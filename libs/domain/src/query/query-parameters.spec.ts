@@ -1,6 +1,7 @@
 import { ValidationFailedError } from '../errors/domain-error';
 import type { Result } from '../result';
 import {
+  parseDeliveryListQuery,
   parseExportListQuery,
   parseGroupListQuery,
   parseLocationListQuery,
@@ -374,5 +375,99 @@ describe('parseExportListQuery', () => {
       code: 'INVALID_FILTER',
       fields: ['since', 'status'],
     });
+  });
+});
+
+describe('parseDeliveryListQuery', () => {
+  it('given no parameters, when parsed, then every delivery and the first page of 100', () => {
+    expect(value(parseDeliveryListQuery({}, 'client'))).toStrictEqual({ page: { limit: 100, offset: 0 } });
+    expect(value(parseDeliveryListQuery({}, 'admin'))).toStrictEqual({ page: { limit: 100, offset: 0 } });
+  });
+
+  it.each(['PENDING', 'DELIVERED', 'FAILED', 'DEAD'])(
+    'given status %s, when parsed, then it filters by it',
+    (status) => {
+      expect(value(parseDeliveryListQuery({ status }, 'client'))).toStrictEqual({
+        page: { limit: 100, offset: 0 },
+        status,
+      });
+    },
+  );
+
+  it('given every parameter an SRE may give, when parsed, then all are kept', () => {
+    expect(
+      value(
+        parseDeliveryListQuery(
+          {
+            status: 'DEAD',
+            since: '2026-01-01T00:00:00Z',
+            until: '2026-01-02T00:00:00Z',
+            clientId: 'rsp-1',
+            limit: '10',
+            offset: '20',
+          },
+          'admin',
+        ),
+      ),
+    ).toStrictEqual({
+      page: { limit: 10, offset: 20 },
+      status: 'DEAD',
+      since: '2026-01-01T00:00:00Z',
+      until: '2026-01-02T00:00:00Z',
+      clientId: 'rsp-1',
+    });
+  });
+
+  it('given only since or only until, when parsed, then that bound alone is kept', () => {
+    expect(value(parseDeliveryListQuery({ since: '2026-01-01T00:00:00Z' }, 'client'))).toStrictEqual({
+      page: { limit: 100, offset: 0 },
+      since: '2026-01-01T00:00:00Z',
+    });
+    expect(value(parseDeliveryListQuery({ until: '2026-01-01T00:00:00Z' }, 'client'))).toStrictEqual({
+      page: { limit: 100, offset: 0 },
+      until: '2026-01-01T00:00:00Z',
+    });
+  });
+
+  it('given clientId from an RSP, when parsed, then INVALID_FILTER calls it unknown (an RSP sees its own)', () => {
+    expect(failure(parseDeliveryListQuery({ clientId: 'other' }, 'client'))).toEqual({
+      code: 'INVALID_FILTER',
+      fields: ['clientId'],
+      messages: ['clientId is not a known query parameter'],
+    });
+  });
+
+  it('given an empty clientId from an SRE, when parsed, then INVALID_FILTER says it must not be empty', () => {
+    expect(failure(parseDeliveryListQuery({ clientId: ' ' }, 'admin'))).toEqual({
+      code: 'INVALID_FILTER',
+      fields: ['clientId'],
+      messages: ['clientId must not be empty'],
+    });
+  });
+
+  it.each(['delivered', 'LOST', ''])('given status %j, when parsed, then INVALID_FILTER names the four', (status) => {
+    expect(failure(parseDeliveryListQuery({ status }, 'client'))).toEqual({
+      code: 'INVALID_FILTER',
+      fields: ['status'],
+      messages: ['status must be one of PENDING, DELIVERED, FAILED, DEAD'],
+    });
+  });
+
+  it('given since not before until, when parsed, then INVALID_DATE_RANGE names since', () => {
+    for (const until of ['2026-01-01T00:00:00Z', '2025-12-31T23:59:59Z']) {
+      expect(failure(parseDeliveryListQuery({ since: '2026-01-01T00:00:00Z', until }, 'client'))).toEqual({
+        code: 'INVALID_DATE_RANGE',
+        fields: ['since'],
+        messages: ['since must be before until'],
+      });
+    }
+  });
+
+  it('given a since that is not a UTC date-time, when parsed, then INVALID_FILTER names it', () => {
+    expect(failure(parseDeliveryListQuery({ since: '2026-01-01' }, 'client')).fields).toEqual(['since']);
+  });
+
+  it('given a limit of 0, when parsed, then INVALID_LIMIT', () => {
+    expect(failure(parseDeliveryListQuery({ limit: '0' }, 'admin')).code).toBe('INVALID_LIMIT');
   });
 });

@@ -1,4 +1,8 @@
 import {
+  ADMIN_DELIVERY_LIST_PARAMETERS,
+  DELIVERY_LIST_PARAMETERS,
+  DELIVERY_STATUSES,
+  type DeliveryStatus,
   EXPORT_FORMATS,
   EXPORT_LIST_PARAMETERS,
   exportFormatSchema,
@@ -341,6 +345,45 @@ export function parseExportListQuery(query: QueryParameters): Result<ExportListQ
   if (status !== undefined) {
     if ((EXPORT_STATUSES as readonly string[]).includes(status)) parsed.status = status as ExportStatus;
     else problems.add('INVALID_FILTER', 'status', 'enum', `status must be one of ${EXPORT_STATUSES.join(', ')}`);
+  }
+  return problems.result(parsed);
+}
+
+/** GET /webhooks/deliveries and /admin/webhooks/deliveries: status, creation-time bounds, the client (SRE only), page. */
+export interface DeliveryListQuery {
+  page: Page;
+  status?: DeliveryStatus;
+  /** Created at or after. */
+  since?: string;
+  /** Created before. */
+  until?: string;
+  clientId?: string;
+}
+
+/**
+ * Parses a delivery list query; `clientId` is a parameter of the SRE's list only (an RSP sees its own deliveries).
+ * Problems: INVALID_LIMIT, INVALID_OFFSET, INVALID_FILTER, INVALID_DATE_RANGE (since not before until).
+ */
+export function parseDeliveryListQuery(
+  query: QueryParameters,
+  scope: 'client' | 'admin',
+): Result<DeliveryListQuery, ValidationFailedError> {
+  const problems = new Problems();
+  unknownParameters(query, scope === 'admin' ? ADMIN_DELIVERY_LIST_PARAMETERS : DELIVERY_LIST_PARAMETERS, problems);
+  const parsed: DeliveryListQuery = { page: parsePage(query, problems) };
+  const status = single(query, 'status', 'INVALID_FILTER', problems);
+  if (status !== undefined) {
+    if ((DELIVERY_STATUSES as readonly string[]).includes(status)) parsed.status = status as DeliveryStatus;
+    else problems.add('INVALID_FILTER', 'status', 'enum', `status must be one of ${DELIVERY_STATUSES.join(', ')}`);
+  }
+  const since = dateTime(query, 'since', problems);
+  const until = dateTime(query, 'until', problems);
+  const clientId = scope === 'admin' ? text(query, 'clientId', problems) : undefined;
+  if (since !== undefined) parsed.since = since;
+  if (until !== undefined) parsed.until = until;
+  if (clientId !== undefined) parsed.clientId = clientId;
+  if (since !== undefined && until !== undefined && !(Date.parse(since) < Date.parse(until))) {
+    problems.add('INVALID_DATE_RANGE', 'since', 'dateRange', 'since must be before until');
   }
   return problems.result(parsed);
 }

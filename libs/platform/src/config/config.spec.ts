@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  encryptionKey,
   authConfig,
   authEnv,
   ConfigError,
@@ -138,5 +139,25 @@ describe('auth settings (authEnv)', () => {
 
   it('given a blank accepted-issuers list, then none is accepted', () => {
     expect(load({ AUTH_ACCEPTED_ISSUERS: ' ' }).acceptedIssuers).toEqual([]);
+  });
+});
+
+describe('encryptionKey', () => {
+  const key = Buffer.alloc(32, 7).toString('base64');
+
+  it.each([
+    ['32 bytes in padded base64', key, true],
+    ['32 bytes without padding', key.replace(/=+$/, ''), true],
+    ['31 bytes', Buffer.alloc(31, 7).toString('base64'), false],
+    ['33 bytes', Buffer.alloc(33, 7).toString('base64'), false],
+    ['base64url characters', key.replace(/^./, '-'), false],
+    ['a space inside', `${key.slice(0, 10)} ${key.slice(10)}`, false],
+    ['a leading newline', `\n${key}`, false],
+    ['three padding characters', `${key.replace(/=+$/, '')}===`, false],
+    ['empty', '', false],
+  ])('given %s, when checked, then it is accepted: %s', (_, value, accepted) => {
+    const result = encryptionKey.safeParse(value);
+    expect(result.success).toBe(accepted);
+    if (!result.success) expect(result.error.issues[0]?.message).toBe('must be 32 bytes, base64-encoded');
   });
 });

@@ -75,6 +75,16 @@ export const databaseEnv = {
   DATABASE_MIGRATE_ON_BOOT: boolean.default('true'),
 };
 
+/**
+ * 32 bytes, base64: an AES-256-GCM key. Kept as text because the frozen configuration cannot hold a Buffer (typed
+ * arrays cannot be frozen).
+ */
+export const encryptionKey = z
+  .string()
+  .refine((value) => /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length === 32, {
+    message: 'must be 32 bytes, base64-encoded',
+  });
+
 /** Kafka settings shared by the services that use the event bus. */
 export const kafkaEnv = {
   KAFKA_BROKERS: z

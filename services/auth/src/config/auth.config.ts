@@ -4,22 +4,13 @@ import {
   authEnv,
   databaseConfig,
   databaseEnv,
+  encryptionKey,
   httpConfig,
   httpEnv,
   kafkaConfig,
   kafkaEnv,
   loadConfig,
 } from '@lx/platform';
-
-/**
- * 32 bytes, base64: an AES-256-GCM key. Kept as text because the frozen configuration cannot hold a Buffer (typed
- * arrays cannot be frozen).
- */
-const encryptionKey = z
-  .string()
-  .refine((value) => /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length === 32, {
-    message: 'must be 32 bytes, base64-encoded',
-  });
 
 const tokensEnv = {
   /** Seals private signing keys and webhook secrets at rest; auth only. */

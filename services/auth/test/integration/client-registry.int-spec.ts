@@ -383,7 +383,7 @@ describe('client registry: admin API, command-line tool, events', () => {
         clientId: auth.admin.clientId,
         name: 'bootstrap admin',
         kind: 'ADMIN',
-        scopes: ['auth:admin'],
+        scopes: ['auth:admin', 'webhooks:admin'],
         enabled: true,
       });
 
@@ -399,7 +399,7 @@ describe('client registry: admin API, command-line tool, events', () => {
       try {
         await expect(second.token(other.id, other.secret)).rejects.toThrow(/401/);
         await expect(second.token(auth.admin.clientId, auth.admin.clientSecret)).resolves.toMatchObject({
-          scope: 'auth:admin',
+          scope: 'auth:admin webhooks:admin',
         });
       } finally {
         await second.app.close();

@@ -35,7 +35,7 @@ export function changeClient(client: Client, change: ClientChange, now: Date): C
 export const SCOPES_BY_KIND: Readonly<Record<ClientKind, readonly Scope[]>> = {
   RSP: ['locations:read'],
   OPERATOR: ['locations:read', 'locations:write'],
-  ADMIN: ['auth:admin'],
+  ADMIN: ['auth:admin', 'webhooks:admin'],
 };
 
 /** Only RSPs receive webhooks, so only they have a webhook URL and a webhook signing secret. */

@@ -1,4 +1,5 @@
 import { CreateSubscriptionsAndDeliveries1795824000000 } from './1795824000000-CreateSubscriptionsAndDeliveries';
+import { DeliveryEngine1796083200000 } from './1796083200000-DeliveryEngine';
 
 /** Every migration of this service, oldest first. */
-export const MIGRATIONS = [CreateSubscriptionsAndDeliveries1795824000000];
+export const MIGRATIONS = [CreateSubscriptionsAndDeliveries1795824000000, DeliveryEngine1796083200000];

@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { type ExportNotification, type Location, validate, exportNotificationSchema } from '@lx/contracts';
+import { waitFor } from '@lx/testing';
+import {
+  type ApiClient,
+  awaitLocationGroup,
+  awaitReadSide,
+  ClientRegistry,
+  describeReply,
+  OperatorApi,
+} from './support/api';
+import { type CompletedExport, fetchExportFile, requestExport } from './support/exports';
+
+interface Receipt {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** The RSP's webhook receiver: a real HTTP server on loopback that records every request and answers 200. */
+async function startReceiver(): Promise<{ url: string; receipts: Receipt[]; server: Server }> {
+  const receipts: Receipt[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      receipts.push({ path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString() });
+      response.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/rsp`, receipts, server };
+}
+
+/** The body of a receipt after verifying its Standard Webhooks signature with the RSP's secret (throws when wrong). */
+function verified(secret: string, receipt: Receipt): unknown {
+  return new Webhook(secret).verify(receipt.body, {
+    'webhook-id': String(receipt.headers['webhook-id']),
+    'webhook-timestamp': String(receipt.headers['webhook-timestamp']),
+    'webhook-signature': String(receipt.headers['webhook-signature']),
+  });
+}
+
+/**
+ * Webhooks end to end through the ingress: an RSP registered with a webhook URL receives a signed notification of
+ * its export and signed location events for the operator's writes, verified with the npm standardwebhooks package
+ * as an RSP would.
+ */
+describe('webhooks through the ingress', () => {
+  let registry: ClientRegistry;
+  let operator: OperatorApi;
+  let rsp: ApiClient;
+  let secret: string;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    registry = new ClientRegistry(`e2e webhooks ${randomUUID().slice(0, 8)}`);
+    operator = new OperatorApi(await registry.operator());
+    ({ client: rsp, webhookSecret: secret } = await registry.rspWithWebhook(receiver.url));
+    // The dispatcher learns of the client from auth's events: its subscription is there once it answers.
+    await waitFor(
+      'the dispatcher to know the RSP',
+      async () => (await rsp.get('/webhooks/subscription')).status === 200,
+    );
+  }, 90_000);
+
+  afterAll(async () => {
+    await registry?.disableAll();
+    receiver?.server.closeAllConnections();
+    await new Promise((resolve) => receiver?.server.close(resolve));
+  });
+
+  it('notifies the RSP of its COMPLETED export, signed, with a link that downloads the file', async () => {
+    const groupId = await operator.createLocationGroup(`e2e webhooks ${randomUUID().slice(0, 8)}`);
+    const written = await operator.createLocation({
+      locationGroupId: groupId,
+      geography: { country: 'AU', region: 'VIC', locality: 'Geelong', postalCode: '3220' },
+      coordinates: { latitude: -38.1499, longitude: 144.3617 },
+    });
+    await awaitLocationGroup(rsp, groupId);
+    await awaitReadSide(rsp, written.location.id, written.version);
+    const { requestId } = await requestExport(rsp, { format: 'json', filters: { locationGroupId: groupId } });
+
+    let notification: Receipt | undefined;
+    await waitFor(
+      `the notification of export ${requestId}`,
+      async () => {
+        notification = receiver.receipts.find(
+          (receipt) => receipt.path === '/rsp/locations/exports/events' && receipt.body.includes(requestId),
+        );
+        return notification !== undefined;
+      },
+      120_000,
+    );
+    expect(notification!.headers['content-type']).toBe('application/json');
+    const body = validate(exportNotificationSchema, verified(secret, notification!));
+    if (!body.ok) throw new Error(`not an export notification: ${JSON.stringify(body.issues)}`);
+    const completed = body.value as Extract<ExportNotification, { status: 'COMPLETED' }>;
+    expect(completed).toMatchObject({ requestId, status: 'COMPLETED', totalCount: 1 });
+
+    const status = await rsp.get<CompletedExport>(`/locations/exports/${requestId}`);
+    expect(status.status).toBe(200);
+    expect(status.body).toMatchObject({
+      status: 'COMPLETED',
+      exportTimestamp: completed.exportTimestamp,
+      totalCount: 1,
+    });
+    const file = await fetchExportFile({ ...status.body, exportUrl: completed.exportUrl });
+    expect(file.locations.map((location) => location.id)).toEqual([written.location.id]);
+  }, 180_000);
+
+  it('sends the operator write as a signed location event whose data equals GET /locations/{id}', async () => {
+    const written = await operator.createLocation({
+      geography: { country: 'AU', region: 'VIC', locality: 'Ballarat', postalCode: '3350' },
+      address: { streetNumber: '5', streetName: 'Sturt', streetType: 'STREET' },
+      fiberAccessDetails: { serviceability: { status: 'PLANNED' } },
+    });
+    const updated = await operator.patchLocation(written.location.id, {
+      fiberAccessDetails: { serviceability: { status: 'CONSTRUCTION' } },
+    });
+
+    const eventsOf = () =>
+      receiver.receipts.filter(
+        (receipt) => receipt.path === '/rsp/locations/events' && receipt.body.includes(written.location.id),
+      );
+    await waitFor('both location events', async () => eventsOf().length >= 2, 60_000);
+    const served = await awaitReadSide(rsp, written.location.id, updated.version);
+    const events = eventsOf().map((receipt) => ({
+      receipt,
+      event: (
+        verified(secret, receipt) as { event: { id: string; type: string; data: Location; modifiedFields?: unknown } }
+      ).event,
+    }));
+    const created = events.find(({ event }) => event.type === 'LOCATION_CREATED');
+    const changed = events.find(({ event }) => event.type === 'LOCATION_UPDATED');
+    expect(created?.event.data).toEqual(written.location);
+    expect(changed?.event.data).toEqual(served);
+    expect(changed?.event.modifiedFields).toEqual({
+      fiberAccessDetails: { serviceability: { status: 'CONSTRUCTION' } },
+    });
+    for (const { receipt, event } of events) {
+      expect(receipt.headers['x-event-id']).toBe(event.id);
+      expect(receipt.headers['x-event-type']).toBe(event.type);
+    }
+    // The RSP sees the delivery in its own list (DELIVERED once the dispatcher recorded the 200).
+    await waitFor('the delivery of the update to show as DELIVERED', async () => {
+      const reply = await rsp.get<{ deliveries: { eventId: string; status: string }[] }>('/webhooks/deliveries');
+      if (reply.status !== 200) throw new Error(describeReply('GET /webhooks/deliveries', reply));
+      return reply.body.deliveries.some((d) => d.eventId === changed!.event.id && d.status === 'DELIVERED');
+    });
+  }, 120_000);
+});

@@ -1,0 +1,85 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { Clock, SystemClock, WebhookSecretTransport } from '@lx/platform';
+import { WEBHOOK_DISPATCHER_CONFIG, type WebhookDispatcherConfig } from '../config/webhook-dispatcher.config';
+import { ChooseEventTypesHandler } from './commands/choose-event-types.handler';
+import { EnableEndpointHandler } from './commands/enable-endpoint.handler';
+import { RedriveDeadDeliveriesHandler } from './commands/redrive-dead-deliveries.handler';
+import { RedriveDeliveryHandler } from './commands/redrive-delivery.handler';
+import { WebhookAdminController } from './http/webhook-admin.controller';
+import { WebhookDeliveriesController } from './http/webhook-deliveries.controller';
+import { RecordEventHandler } from './intake/record-event.handler';
+import { WebhookEventsController } from './intake/webhook-events.controller';
+import { WebhookIntakeServer } from './intake/webhook-intake.server';
+import { DeliveryRepository } from './infrastructure/delivery.repository';
+import { DeliveryRecordsRepository } from './infrastructure/delivery-records.repository';
+import { DeliveryMetrics } from './infrastructure/delivery-metrics';
+import { DeliveryWakeUp } from './infrastructure/delivery-wake-up';
+import { WebhookSecrets } from './infrastructure/webhook-secrets';
+import { GetDeliveryHandler } from './queries/get-delivery.handler';
+import { GetEndpointsHandler } from './queries/get-endpoints.handler';
+import { ListDeliveriesHandler } from './queries/list-deliveries.handler';
+import { AttemptDeliveryHandler, MathRandom, RandomSource } from './sending/attempt-delivery.handler';
+import { DeliveryDispatcher } from './sending/delivery-dispatcher';
+import { WebhookSender } from './sending/webhook-sender';
+
+/**
+ * Webhook deliveries: the intake (Kafka events to delivery records, through the @nestjs/microservices transport
+ * whose server this module provides), the dispatcher that attempts them, the secrets that sign them, and the SRE
+ * and RSP APIs over the delivery records. Global, so
+ * the subscriptions projection and the readiness checks find its providers.
+ */
+@Module({})
+export class DeliveryModule {
+  static register(config: WebhookDispatcherConfig): DynamicModule {
+    return {
+      module: DeliveryModule,
+      global: true,
+      controllers: [WebhookEventsController, WebhookDeliveriesController, WebhookAdminController],
+      providers: [
+        { provide: WEBHOOK_DISPATCHER_CONFIG, useValue: config },
+        { provide: Clock, useClass: SystemClock },
+        { provide: RandomSource, useClass: MathRandom },
+        {
+          provide: WebhookSecretTransport,
+          useFactory: () => new WebhookSecretTransport(Buffer.from(config.secretTransportKeyBase64, 'base64')),
+        },
+        {
+          provide: WebhookSender,
+          useFactory: () =>
+            new WebhookSender({
+              connectTimeoutMs: config.delivery.connectTimeoutMs,
+              responseTimeoutMs: config.delivery.responseTimeoutMs,
+              allowedAddressKinds: new Set(config.delivery.allowedAddressKinds),
+              maxSocketsPerOrigin: config.delivery.endpointConcurrency,
+            }),
+        },
+        {
+          provide: WebhookIntakeServer,
+          useFactory: () =>
+            new WebhookIntakeServer({
+              brokers: [...config.kafka.brokers],
+              clientId: `${config.kafka.clientId}-intake`,
+              groupId: config.intake.groupId,
+              concurrency: config.intake.concurrency,
+            }),
+        },
+        WebhookSecrets,
+        DeliveryRepository,
+        DeliveryRecordsRepository,
+        DeliveryMetrics,
+        DeliveryWakeUp,
+        RecordEventHandler,
+        AttemptDeliveryHandler,
+        DeliveryDispatcher,
+        ListDeliveriesHandler,
+        GetDeliveryHandler,
+        GetEndpointsHandler,
+        RedriveDeliveryHandler,
+        RedriveDeadDeliveriesHandler,
+        EnableEndpointHandler,
+        ChooseEventTypesHandler,
+      ],
+      exports: [WebhookSecrets, WebhookIntakeServer],
+    };
+  }
+}

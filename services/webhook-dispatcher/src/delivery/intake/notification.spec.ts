@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import type { EventOf } from '@lx/contracts';
+import { aLocation } from '@lx/domain/testing';
+import { isWebhookEvent, notificationOf } from './notification';
+
+const location = aLocation();
+const updated: EventOf<'LOCATION_UPDATED'> = {
+  id: randomUUID(),
+  type: 'LOCATION_UPDATED',
+  timestamp: '2026-11-23T10:00:00Z',
+  source: 'location-command',
+  data: location,
+  modifiedFields: { notes: 'changed' },
+};
+
+describe('notificationOf', () => {
+  it('given a location event, then every subscriber receives the OAF-100 body and X-Event-* headers at /locations/events', () => {
+    const { notification, recipients } = notificationOf(updated, 'corr-1');
+    expect(recipients).toBe('subscribers');
+    expect(notification).toEqual({
+      eventId: updated.id,
+      eventType: 'LOCATION_UPDATED',
+      occurredAt: '2026-11-23T10:00:00Z',
+      correlationId: 'corr-1',
+      path: '/locations/events',
+      body: JSON.stringify({ event: updated }),
+      headers: {
+        'X-Event-Id': updated.id,
+        'X-Event-Type': 'LOCATION_UPDATED',
+        'X-Event-Timestamp': '2026-11-23T10:00:00Z',
+      },
+    });
+  });
+
+  it('given an export outcome, then only the requesting client receives exactly the notification at /locations/exports/events', () => {
+    const notification = {
+      requestId: randomUUID(),
+      status: 'COMPLETED' as const,
+      exportUrl: 'https://files.example/export.json',
+      downloadExpiresAt: '2026-11-24T10:00:00Z',
+      exportTimestamp: '2026-11-23T10:00:00Z',
+      totalCount: 3,
+    };
+    const event: EventOf<'EXPORT_COMPLETED'> = {
+      id: randomUUID(),
+      type: 'EXPORT_COMPLETED',
+      timestamp: '2026-11-23T10:00:01Z',
+      source: 'export-worker',
+      data: { clientId: 'rsp-1', notification },
+    };
+    const built = notificationOf(event, undefined);
+    expect(built.recipients).toEqual({ clientId: 'rsp-1' });
+    expect(built.notification).toEqual({
+      eventId: event.id,
+      eventType: 'EXPORT_COMPLETED',
+      occurredAt: '2026-11-23T10:00:01Z',
+      path: '/locations/exports/events',
+      body: JSON.stringify(notification),
+      headers: {},
+    });
+  });
+
+  it.each([
+    ['LOCATION_CREATED', true],
+    ['LOCATION_UPDATED', true],
+    ['EXPORT_COMPLETED', true],
+    ['EXPORT_FAILED', true],
+    ['EXPORT_REQUESTED', false],
+    ['CLIENT_REGISTERED', false],
+    ['LOCATION_GROUP_CREATED', false],
+  ])('given a %s event, then it is a webhook event: %s', (type, expected) => {
+    expect(isWebhookEvent({ type })).toBe(expected);
+  });
+});

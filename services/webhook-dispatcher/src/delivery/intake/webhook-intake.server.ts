@@ -1,0 +1,107 @@
+import { ServerKafka } from '@nestjs/microservices';
+import { type Consumer, Partitioners } from 'kafkajs';
+import { TOPICS } from '@lx/contracts';
+import type { ReadinessCheck } from '@lx/platform';
+
+export interface WebhookIntakeOptions {
+  brokers: string[];
+  clientId: string;
+  groupId: string;
+  /** Partitions handled at the same time. */
+  concurrency: number;
+}
+
+/** Messages of one partition handed to the handlers at the same time. */
+const HANDLED_AT_ONCE = 500;
+
+/** The topics the intake consumes. */
+export const INTAKE_TOPICS = [TOPICS.locationEvents.name, TOPICS.exportEvents.name] as const;
+
+/**
+ * The @nestjs/microservices Kafka transport of the intake (the event handlers of WebhookEventsController), with three
+ * changes. A consumer group that has never committed starts at the end of each partition as it stood when this
+ * server first started, fixed before the consumer joins: no history is sent to RSPs, and nothing published after
+ * start-up is missed (Kafka's own "latest" would be resolved only at the first fetch). A fetched batch goes to the
+ * handlers at once (see bindEvents). And it reports whether its consumer has joined the group and not crashed, for
+ * /health/ready.
+ */
+export class WebhookIntakeServer extends ServerKafka implements ReadinessCheck {
+  readonly name = 'webhook-intake';
+  private state: 'starting' | 'joined' | 'crashed' | 'stopped' = 'starting';
+  private crash?: string;
+
+  constructor(private readonly intake: WebhookIntakeOptions) {
+    super({
+      client: { clientId: intake.clientId, brokers: intake.brokers },
+      consumer: { groupId: intake.groupId, allowAutoTopicCreation: false },
+      // The group and client ids are used as configured, without ServerKafka's "-server" suffix.
+      postfixId: '',
+      producer: { createPartitioner: Partitioners.DefaultPartitioner },
+    });
+  }
+
+  /**
+   * Like ServerKafka's, except that a fetched batch of one partition is handed to the handlers all at once (kafkajs
+   * eachBatch) instead of one message at a time: the handlers record events in bulk (RecordEventHandler), so the
+   * intake is not bound to one database round trip per message. The batch's offsets are resolved after every
+   * handler of it succeeded; when one fails, the batch is fetched again and the handlers, idempotent, repeat it.
+   */
+  override async bindEvents(consumer: Consumer): Promise<void> {
+    await this.startAtEndIfNew();
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      this.state = 'joined';
+    });
+    consumer.on(consumer.events.CRASH, (event) => {
+      this.state = 'crashed';
+      this.crash = event.payload.error.message;
+    });
+    consumer.on(consumer.events.STOP, () => {
+      this.state = 'stopped';
+    });
+    await consumer.subscribe({ topics: [...this.messageHandlers.keys()], fromBeginning: false });
+    await consumer.run({
+      partitionsConsumedConcurrently: this.intake.concurrency,
+      eachBatchAutoResolve: false,
+      eachBatch: async (payload) => {
+        const { topic, partition, messages } = payload.batch;
+        const heartbeat = () => payload.heartbeat();
+        const pause = () => payload.pause();
+        for (let start = 0; start < messages.length; start += HANDLED_AT_ONCE) {
+          if (!payload.isRunning() || payload.isStale()) return;
+          const chunk = messages.slice(start, start + HANDLED_AT_ONCE);
+          await Promise.all(
+            chunk.map((message) => this.handleMessage({ topic, partition, message, heartbeat, pause })),
+          );
+          payload.resolveOffset(chunk[chunk.length - 1]!.offset);
+          await payload.heartbeat();
+        }
+      },
+    });
+  }
+
+  check(): Promise<void> {
+    if (this.state === 'joined') return Promise.resolve();
+    return Promise.reject(new Error(`the event intake is ${this.state}${this.crash ? `: ${this.crash}` : ''}`));
+  }
+
+  private async startAtEndIfNew(): Promise<void> {
+    const admin = this.client!.admin();
+    await admin.connect();
+    try {
+      for (const topic of INTAKE_TOPICS) {
+        const [committed] = await admin.fetchOffsets({ groupId: this.intake.groupId, topics: [topic] });
+        const unset = (committed?.partitions ?? []).filter(({ offset }) => offset === '-1');
+        if (unset.length === 0) continue;
+        const ends = new Map((await admin.fetchTopicOffsets(topic)).map(({ partition, high }) => [partition, high]));
+        await admin.setOffsets({
+          groupId: this.intake.groupId,
+          topic,
+          partitions: unset.map(({ partition }) => ({ partition, offset: ends.get(partition) ?? '0' })),
+        });
+        this.logger.log(`New consumer group ${this.intake.groupId}: ${topic} starts at its current end`);
+      }
+    } finally {
+      await admin.disconnect();
+    }
+  }
+}

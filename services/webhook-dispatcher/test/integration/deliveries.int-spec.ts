@@ -1,0 +1,367 @@
+import { randomUUID } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { KAFKA_HEADERS, TOPICS } from '@lx/contracts';
+import { aNewLocation, publish, waitFor } from '@lx/testing';
+import {
+  type Answer,
+  aWebhookSecret,
+  type Dispatcher,
+  type Receiver,
+  startDispatcher,
+  startReceiver,
+} from '../support/dispatcher-harness';
+
+/** The headers a receiver got, as the standardwebhooks library takes them. */
+const signatureHeaders = (headers: Record<string, unknown>) => ({
+  'webhook-id': String(headers['webhook-id']),
+  'webhook-timestamp': String(headers['webhook-timestamp']),
+  'webhook-signature': String(headers['webhook-signature']),
+});
+
+/**
+ * The dispatcher against real Kafka and Postgres, delivering to real HTTP receivers on loopback. Signatures are
+ * checked with the npm `standardwebhooks` package, as an RSP would, not with this project's code.
+ */
+describe('webhook deliveries', () => {
+  let dispatcher: Dispatcher;
+  const receivers: Receiver[] = [];
+
+  beforeAll(async () => {
+    dispatcher = await startDispatcher({
+      WEBHOOK_RETRY_SCHEDULE: '300ms,300ms',
+      WEBHOOK_RESPONSE_TIMEOUT: '2s',
+      WEBHOOK_ENDPOINT_CONCURRENCY: '2',
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await dispatcher?.close();
+    await Promise.all(receivers.map((receiver) => receiver.close()));
+  });
+
+  /** A subscribed client with its own receiver answering as `answer` says. */
+  async function aSubscriber(answer?: (index: number) => Answer, secret = aWebhookSecret()) {
+    const receiver = await startReceiver(answer && ((_, index) => answer(index)));
+    receivers.push(receiver);
+    const clientId = randomUUID();
+    await dispatcher.publishClient('CLIENT_REGISTERED', { clientId, webhookUrl: receiver.url, secret }, 1);
+    await dispatcher.waitForSubscription(clientId, 1);
+    return { clientId, receiver, secret };
+  }
+
+  /** Publishes a new location (LOCATION_CREATED) and returns its event id and the location. */
+  async function aLocationEvent() {
+    const location = aNewLocation();
+    const { id } = await publish(dispatcher.bus, 'LOCATION_CREATED', location, 1);
+    return { eventId: id, location };
+  }
+
+  /** Waits until the delivery of `eventId` to `clientId` is no longer PENDING (or has `attempts` attempts). */
+  async function settled(eventId: string, clientId: string, attempts?: number) {
+    let found: Awaited<ReturnType<Dispatcher['deliveries']>>[number] | undefined;
+    await waitFor(`delivery of ${eventId} to ${clientId}`, async () => {
+      found = (await dispatcher.deliveries(eventId)).find((delivery) => delivery.client_id === clientId);
+      if (found === undefined) return false;
+      return attempts === undefined ? found.status !== 'PENDING' : found.attempts >= attempts;
+    });
+    return found!;
+  }
+
+  it('sends a location event to every subscriber, signed so the standardwebhooks library verifies it', async () => {
+    const first = await aSubscriber();
+    const second = await aSubscriber();
+    const { eventId, location } = await aLocationEvent();
+
+    for (const { clientId, receiver, secret } of [first, second]) {
+      expect((await settled(eventId, clientId)).status).toBe('DELIVERED');
+      expect(receiver.received).toHaveLength(1);
+      const [request] = receiver.received;
+      expect(request!.path).toBe('/hooks/locations/events');
+      expect(request!.headers['content-type']).toBe('application/json');
+      expect(request!.headers['x-event-id']).toBe(eventId);
+      expect(request!.headers['x-event-type']).toBe('LOCATION_CREATED');
+      expect(request!.headers['x-event-timestamp']).toMatch(/Z$/);
+      const verified = new Webhook(secret).verify(request!.body, signatureHeaders(request!.headers));
+      expect(verified).toEqual({
+        event: expect.objectContaining({ id: eventId, type: 'LOCATION_CREATED', data: location }),
+      });
+      // Another client's secret does not verify it.
+      expect(() => new Webhook(aWebhookSecret()).verify(request!.body, signatureHeaders(request!.headers))).toThrow();
+    }
+  });
+
+  it('sends an export notification only to the client that asked for the export, its body exactly the notification', async () => {
+    const requester = await aSubscriber();
+    const other = await aSubscriber();
+    const notification = {
+      requestId: randomUUID(),
+      status: 'FAILED',
+      error: { code: 'EXPORT_GENERATION_FAILED', message: 'The export could not be generated' },
+    };
+    const eventId = randomUUID();
+    await dispatcher.bus.publish(TOPICS.exportEvents.name, [
+      {
+        key: notification.requestId,
+        value: JSON.stringify({
+          id: eventId,
+          type: 'EXPORT_FAILED',
+          timestamp: new Date().toISOString(),
+          source: 'it-export-worker',
+          data: { clientId: requester.clientId, notification },
+        }),
+        headers: { [KAFKA_HEADERS.aggregateVersion]: '1', [KAFKA_HEADERS.correlationId]: 'it-correlation' },
+      },
+    ]);
+
+    expect((await settled(eventId, requester.clientId)).status).toBe('DELIVERED');
+    const [request] = requester.receiver.received;
+    expect(request!.path).toBe('/hooks/locations/exports/events');
+    expect(JSON.parse(request!.body)).toEqual(notification);
+    expect(new Webhook(requester.secret).verify(request!.body, signatureHeaders(request!.headers))).toEqual(
+      notification,
+    );
+    expect(await dispatcher.deliveries(eventId)).toHaveLength(1);
+    expect(other.receiver.received).toHaveLength(0);
+  });
+
+  it('creates one delivery per event and client however often Kafka delivers the event', async () => {
+    const subscriber = await aSubscriber();
+    const location = aNewLocation();
+    const event = {
+      id: randomUUID(),
+      type: 'LOCATION_CREATED',
+      timestamp: new Date().toISOString(),
+      source: 'it',
+      data: location,
+    };
+    const message = {
+      key: location.id,
+      value: JSON.stringify(event),
+      headers: { [KAFKA_HEADERS.aggregateVersion]: '1' },
+    };
+    await dispatcher.bus.publish(TOPICS.locationEvents.name, [message, message, message]);
+
+    expect((await settled(event.id, subscriber.clientId)).status).toBe('DELIVERED');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const own = (await dispatcher.deliveries(event.id)).filter(
+      (delivery) => delivery.client_id === subscriber.clientId,
+    );
+    expect(own).toHaveLength(1);
+    expect(subscriber.receiver.received).toHaveLength(1);
+  });
+
+  it('retries a 500 with the same webhook-id and records every attempt', async () => {
+    const subscriber = await aSubscriber((index) =>
+      index === 0 ? { status: 500, body: 'database down' } : { status: 200 },
+    );
+    const { eventId } = await aLocationEvent();
+
+    const delivery = await settled(eventId, subscriber.clientId);
+    expect(delivery.status).toBe('DELIVERED');
+    expect(delivery.attempts).toBe(2);
+    const attempts = await dispatcher.attempts(delivery.id);
+    expect(attempts.map((attempt) => [attempt.attempt, attempt.status_code])).toEqual([
+      [1, 500],
+      [2, 200],
+    ]);
+    expect(attempts[0]!.response_excerpt).toBe('database down');
+    const [first, second] = subscriber.receiver.received;
+    expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(250);
+  });
+
+  it('never retries a 400: the delivery FAILED after one attempt', async () => {
+    const subscriber = await aSubscriber(() => ({ status: 400 }));
+    const { eventId } = await aLocationEvent();
+
+    const delivery = await settled(eventId, subscriber.clientId);
+    expect(delivery).toMatchObject({ status: 'FAILED', attempts: 1, last_status_code: 400 });
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(subscriber.receiver.received).toHaveLength(1);
+  });
+
+  it('retries a 401 and counts it as a credentials problem of that client; DEAD after the last attempt', async () => {
+    const subscriber = await aSubscriber(() => ({ status: 401 }));
+    const { eventId } = await aLocationEvent();
+
+    const delivery = await settled(eventId, subscriber.clientId);
+    expect(delivery).toMatchObject({ status: 'DEAD', attempts: 3, last_status_code: 401 });
+    expect(delivery.last_error).toMatch(/^WEBHOOK_DELIVERY_FAILED: unauthorized/);
+    expect(subscriber.receiver.received).toHaveLength(3);
+    expect(await dispatcher.metrics()).toContain(`webhook_unauthorized_total{client_id="${subscriber.clientId}"} 3`);
+  });
+
+  it('honours Retry-After in seconds and as an HTTP date as the lower bound of the next attempt', async () => {
+    const inSeconds = await aSubscriber((index) =>
+      index === 0 ? { status: 429, headers: { 'retry-after': '2' } } : { status: 202 },
+    );
+    const asDate = await aSubscriber((index) =>
+      index === 0
+        ? { status: 503, headers: { 'retry-after': new Date(Date.now() + 3_000).toUTCString() } }
+        : { status: 200 },
+    );
+    const { eventId } = await aLocationEvent();
+
+    for (const [{ clientId, receiver }, atLeastMs] of [
+      [inSeconds, 2_000],
+      [asDate, 1_000],
+    ] as const) {
+      expect((await settled(eventId, clientId)).status).toBe('DELIVERED');
+      const [first, second] = receiver.received;
+      // The schedule says 300 ms; Retry-After wins.
+      expect(second!.at - first!.at).toBeGreaterThanOrEqual(atLeastMs);
+    }
+  });
+
+  it('does not follow a redirect: a 3xx is retried at the same URL', async () => {
+    const elsewhere = await startReceiver();
+    receivers.push(elsewhere);
+    const subscriber = await aSubscriber((index) =>
+      index === 0 ? { status: 307, headers: { location: elsewhere.url } } : { status: 200 },
+    );
+    const { eventId } = await aLocationEvent();
+
+    const delivery = await settled(eventId, subscriber.clientId);
+    expect(delivery).toMatchObject({ status: 'DELIVERED', attempts: 2 });
+    expect((await dispatcher.attempts(delivery.id)).map((attempt) => attempt.status_code)).toEqual([307, 200]);
+    expect(elsewhere.received).toHaveLength(0);
+  });
+
+  it('retries a refused connection and a reply that never comes, recording why', async () => {
+    const closed = await startReceiver();
+    const refusingUrl = closed.url;
+    await closed.close();
+    const refusing = randomUUID();
+    await dispatcher.publishClient(
+      'CLIENT_REGISTERED',
+      { clientId: refusing, webhookUrl: refusingUrl, secret: aWebhookSecret() },
+      1,
+    );
+    await dispatcher.waitForSubscription(refusing, 1);
+    const hanging = await aSubscriber(() => 'hang');
+    const { eventId } = await aLocationEvent();
+
+    const refused = await settled(eventId, refusing);
+    expect(refused.status).toBe('DEAD');
+    const refusedAttempts = await dispatcher.attempts(refused.id);
+    expect(refusedAttempts).toHaveLength(3);
+    for (const attempt of refusedAttempts) {
+      expect(attempt.status_code).toBeNull();
+      expect(attempt.error).toMatch(/ECONNREFUSED/);
+    }
+    const timedOut = await settled(eventId, hanging.clientId, 2);
+    const [first] = await dispatcher.attempts(timedOut.id);
+    expect(first!.error).toBe('no complete reply within 2000 ms');
+    expect(first!.latency_ms).toBeGreaterThanOrEqual(1_900);
+  });
+
+  it('disables an endpoint that answers 410, and fails its later deliveries without sending them', async () => {
+    const subscriber = await aSubscriber(() => ({ status: 410 }));
+    const first = await aLocationEvent();
+    expect(await settled(first.eventId, subscriber.clientId)).toMatchObject({
+      status: 'FAILED',
+      last_status_code: 410,
+    });
+    const { rows } = await dispatcher.db.query('SELECT disabled_at FROM subscriptions WHERE client_id = $1', [
+      subscriber.clientId,
+    ]);
+    expect(rows[0].disabled_at).not.toBeNull();
+
+    const second = await aLocationEvent();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await dispatcher.deliveries(second.eventId)).not.toContainEqual(
+      expect.objectContaining({ client_id: subscriber.clientId }),
+    );
+    expect(subscriber.receiver.received).toHaveLength(1);
+  });
+
+  it('sends nothing to a disabled client, and a URL change takes effect for the next attempt', async () => {
+    // The first attempt fails with a Retry-After that leaves time to change the URL.
+    const subscriber = await aSubscriber(() => ({ status: 503, headers: { 'retry-after': '3' } }));
+    const { eventId } = await aLocationEvent();
+    await settled(eventId, subscriber.clientId, 1);
+
+    const moved = await startReceiver();
+    receivers.push(moved);
+    await dispatcher.publishClient(
+      'CLIENT_UPDATED',
+      { clientId: subscriber.clientId, webhookUrl: moved.url, secret: subscriber.secret },
+      2,
+    );
+    await dispatcher.waitForSubscription(subscriber.clientId, 2);
+    expect((await settled(eventId, subscriber.clientId)).status).toBe('DELIVERED');
+    expect(moved.received).toHaveLength(1);
+
+    await dispatcher.publishClient(
+      'CLIENT_DISABLED',
+      { clientId: subscriber.clientId, webhookUrl: moved.url, secret: subscriber.secret, enabled: false },
+      3,
+    );
+    await dispatcher.waitForSubscription(subscriber.clientId, 3);
+    const later = await aLocationEvent();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await dispatcher.deliveries(later.eventId)).not.toContainEqual(
+      expect.objectContaining({ client_id: subscriber.clientId }),
+    );
+    expect(moved.received).toHaveLength(1);
+  });
+
+  it('signs with both the new and the previous secret during the rotation grace period', async () => {
+    const subscriber = await aSubscriber();
+    const rotated = aWebhookSecret();
+    await dispatcher.publishClient(
+      'CLIENT_SECRET_ROTATED',
+      { clientId: subscriber.clientId, webhookUrl: subscriber.receiver.url, secret: rotated },
+      2,
+    );
+    await dispatcher.waitForSubscription(subscriber.clientId, 2);
+    const { eventId } = await aLocationEvent();
+
+    expect((await settled(eventId, subscriber.clientId)).status).toBe('DELIVERED');
+    const [request] = subscriber.receiver.received;
+    expect(String(request!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    for (const secret of [rotated, subscriber.secret]) {
+      expect(() => new Webhook(secret).verify(request!.body, signatureHeaders(request!.headers))).not.toThrow();
+    }
+  });
+
+  it('keeps delivering to a healthy endpoint while another hangs', async () => {
+    const hanging = await aSubscriber(() => 'hang');
+    const healthy = await aSubscriber();
+    const events = [];
+    for (let i = 0; i < 8; i++) events.push(await aLocationEvent());
+
+    const started = Date.now();
+    for (const { eventId } of events) expect((await settled(eventId, healthy.clientId)).status).toBe('DELIVERED');
+    // The hanging endpoint holds its two slots for the 2 s response timeout, again and again; the healthy one
+    // never waits for them.
+    expect(Date.now() - started).toBeLessThan(1_900);
+    expect(healthy.receiver.received).toHaveLength(8);
+    expect(hanging.receiver.received.length).toBeGreaterThan(0);
+  });
+});
+
+describe('webhook deliveries: the SSRF guard', () => {
+  it('refuses a webhook URL on a loopback address unless configuration allows loopback', async () => {
+    const dispatcher = await startDispatcher({ WEBHOOK_ALLOWED_ADDRESS_KINDS: '' });
+    const receiver = await startReceiver();
+    try {
+      const clientId = randomUUID();
+      await dispatcher.publishClient(
+        'CLIENT_REGISTERED',
+        { clientId, webhookUrl: receiver.url.replace('127.0.0.1', 'localhost'), secret: aWebhookSecret() },
+        1,
+      );
+      await dispatcher.waitForSubscription(clientId, 1);
+      const { id: eventId } = await publish(dispatcher.bus, 'LOCATION_CREATED', aNewLocation(), 1);
+
+      await waitFor('the refusal', async () => (await dispatcher.deliveries(eventId))[0]?.status === 'FAILED');
+      const [delivery] = await dispatcher.deliveries(eventId);
+      expect(delivery!.last_error).toMatch(/localhost resolves to (127\.0\.0\.1|::1), a loopback address/);
+      expect(receiver.received).toHaveLength(0);
+    } finally {
+      await dispatcher.close();
+      await receiver.close();
+    }
+  });
+});

@@ -1,0 +1,274 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from 'pg';
+import { type ClientData, type EventType, KAFKA_HEADERS, TOPICS } from '@lx/contracts';
+import { KafkaEventBus } from '@lx/messaging';
+import { WebhookSecretTransport } from '@lx/platform';
+import {
+  type Json,
+  positionAtLogEnd,
+  requireEnv,
+  startTestTokenIssuer,
+  type TestTokenIssuer,
+  uniqueSuffix,
+  waitFor,
+} from '@lx/testing';
+import { loadWebhookDispatcherConfig, type WebhookDispatcherConfig } from '../../src/config/webhook-dispatcher.config';
+import { MIGRATIONS } from '../../src/database/migrations';
+import { WebhookIntakeServer } from '../../src/delivery/intake/webhook-intake.server';
+import { createWebhookDispatcherApp } from '../../src/webhook-dispatcher.app';
+
+/** A webhook secret in the Standard Webhooks form, as auth makes them. */
+export const aWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
+
+/** One request a receiver got. */
+export interface ReceivedRequest {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
+
+/** What a receiver answers: a status with headers and body (after a delay), or 'hang' (never answers). */
+export type Answer = { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | 'hang';
+
+/** An RSP's webhook receiver on loopback: records every request and answers as `answer` says. */
+export interface Receiver {
+  url: string;
+  received: ReceivedRequest[];
+  answer: (request: ReceivedRequest, index: number) => Answer;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(answer: Receiver['answer'] = () => ({ status: 200 })): Promise<Receiver> {
+  const hanging = new Set<ServerResponse>();
+  const receiver: Omit<Receiver, 'url' | 'close'> = { received: [], answer };
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const received = {
+        path: request.url ?? '',
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
+      receiver.received.push(received);
+      const reply = receiver.answer(received, receiver.received.length - 1);
+      if (reply === 'hang') {
+        hanging.add(response);
+        return;
+      }
+      const send = () => {
+        response.writeHead(reply.status, reply.headers ?? {});
+        response.end(reply.body ?? '');
+      };
+      if (reply.delayMs === undefined) send();
+      else setTimeout(send, reply.delayMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return Object.assign<Omit<Receiver, 'url' | 'close'>, Pick<Receiver, 'url' | 'close'>>(receiver, {
+    url: `http://127.0.0.1:${port}/hooks`,
+    close: async () => {
+      for (const response of hanging) response.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  });
+}
+
+export interface Dispatcher extends Omit<DispatcherWorld, 'close'> {
+  app: NestFastifyApplication;
+  /** Publishes a CLIENT_* event as auth does (the secret sealed for this client and version). */
+  publishClient(
+    type: Extract<EventType, `CLIENT_${string}`>,
+    client: { clientId: string; webhookUrl?: string; secret?: string; enabled?: boolean },
+    version: number,
+  ): Promise<void>;
+  /** Waits until the subscription of `clientId` is at `version`. */
+  waitForSubscription(clientId: string, version: number): Promise<void>;
+  deliveries(eventId: string): Promise<DeliveryRow[]>;
+  attempts(deliveryId: string): Promise<AttemptRow[]>;
+  metrics(): Promise<string>;
+  /** An API call as `clientId` with `scopes` (no token when scopes is null). */
+  call(
+    method: 'GET' | 'POST' | 'PUT',
+    url: string,
+    as: { clientId?: string; scopes: string[] | null },
+    body?: unknown,
+  ): Promise<{ status: number; body: Json }>;
+  close(): Promise<void>;
+}
+
+export interface DeliveryRow {
+  id: string;
+  client_id: string;
+  status: string;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: Date | null;
+}
+
+export interface AttemptRow {
+  attempt: number;
+  attempted_at: Date;
+  status_code: number | null;
+  latency_ms: number;
+  response_excerpt: string | null;
+  error: string | null;
+}
+
+/** The world a dispatcher under test runs in: its schema, consumer groups, transport key and token issuer. */
+export interface DispatcherWorld {
+  schema: string;
+  env: NodeJS.ProcessEnv;
+  bus: KafkaEventBus;
+  db: Client;
+  transport: WebhookSecretTransport;
+  issuer: TestTokenIssuer;
+  publishClient: Dispatcher['publishClient'];
+  waitForSubscription: Dispatcher['waitForSubscription'];
+  deliveries: Dispatcher['deliveries'];
+  attempts: Dispatcher['attempts'];
+  close(): Promise<void>;
+}
+
+/**
+ * A schema and consumer groups of their own on the real Kafka and Postgres of the local infrastructure, and a
+ * transport key of their own: the subscriptions projection starts at the end of the shared client topic, so a
+ * dispatcher in this world sees only the clients the test publishes. `settings` override the environment; `env` is
+ * what a dispatcher (in this process or a child) starts with.
+ */
+export async function prepareDispatcherWorld(settings: Record<string, string> = {}): Promise<DispatcherWorld> {
+  const suffix = uniqueSuffix();
+  const databaseUrl = requireEnv('DATABASE_URL');
+  const brokers = requireEnv('KAFKA_BROKERS').split(',');
+  const schema = `wh_${suffix}`;
+  const group = `it-webhooks-${suffix}`;
+  const key = randomBytes(32).toString('base64');
+  const issuer = await startTestTokenIssuer();
+  await positionAtLogEnd({
+    databaseUrl,
+    brokers,
+    schema,
+    groupId: `${group}-subscriptions`,
+    topics: [TOPICS.clientEvents.name],
+    migrations: MIGRATIONS,
+  });
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...issuer.env,
+    LOG_LEVEL: 'error',
+    DATABASE_SCHEMA: schema,
+    WEBHOOK_CONSUMER_GROUP: group,
+    WEBHOOK_SECRET_TRANSPORT_KEY: key,
+    WEBHOOK_ALLOWED_ADDRESS_KINDS: 'loopback',
+    WEBHOOK_RETRY_JITTER: '0',
+    WEBHOOK_POLL_INTERVAL: '100ms',
+    ...settings,
+  };
+  const db = new Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
+  await db.connect();
+  const bus = new KafkaEventBus({ brokers, clientId: `it-webhooks-publisher-${suffix}` });
+  const transport = new WebhookSecretTransport(Buffer.from(key, 'base64'));
+  return {
+    schema,
+    env,
+    bus,
+    db,
+    transport,
+    issuer,
+    publishClient: async (type, client, version) => {
+      const data: ClientData = {
+        clientId: client.clientId,
+        name: `RSP ${client.clientId.slice(0, 8)}`,
+        kind: 'RSP',
+        scopes: ['locations:read'],
+        enabled: client.enabled ?? true,
+        ...(client.webhookUrl === undefined ? {} : { webhookUrl: client.webhookUrl }),
+        ...(client.secret === undefined
+          ? {}
+          : { webhookSecretSealed: transport.seal(client.secret, { clientId: client.clientId, version }) }),
+      };
+      const event = { id: randomUUID(), type, timestamp: new Date().toISOString(), source: 'it-auth', data };
+      await bus.publish(TOPICS.clientEvents.name, [
+        {
+          key: client.clientId,
+          value: JSON.stringify(event),
+          headers: { [KAFKA_HEADERS.aggregateVersion]: String(version) },
+        },
+      ]);
+    },
+    waitForSubscription: (clientId, version) =>
+      waitFor(`subscription ${clientId} v${version}`, async () => {
+        const { rows } = await db.query<{ version: number }>('SELECT version FROM subscriptions WHERE client_id = $1', [
+          clientId,
+        ]);
+        return rows[0]?.version === version;
+      }),
+    deliveries: async (eventId) =>
+      (await db.query<DeliveryRow>('SELECT * FROM deliveries WHERE event_id = $1 ORDER BY client_id', [eventId])).rows,
+    attempts: async (deliveryId) =>
+      (
+        await db.query<AttemptRow>('SELECT * FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt', [
+          deliveryId,
+        ])
+      ).rows,
+    close: async () => {
+      await issuer.close();
+      await bus.close();
+      await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await db.end();
+    },
+  };
+}
+
+/** The dispatcher in this process, started, once its intake has joined its consumer group. */
+export async function startWebhookDispatcherApp(config: WebhookDispatcherConfig): Promise<NestFastifyApplication> {
+  const { app, start } = await createWebhookDispatcherApp(config);
+  await start();
+  await waitFor(
+    'the intake to join its group',
+    () =>
+      app
+        .get(WebhookIntakeServer)
+        .check()
+        .then(() => true),
+    60_000,
+  );
+  return app;
+}
+
+/** A webhook dispatcher in this process, in a world of its own (prepareDispatcherWorld); `settings` as there. */
+export async function startDispatcher(settings: Record<string, string> = {}): Promise<Dispatcher> {
+  const world = await prepareDispatcherWorld(settings);
+  const app = await startWebhookDispatcherApp(loadWebhookDispatcherConfig(world.env));
+  return {
+    ...world,
+    app,
+    metrics: async () => (await app.getHttpAdapter().getInstance().inject({ method: 'GET', url: '/metrics' })).body,
+    call: async (method, url, as, body) => {
+      const headers: Record<string, string> = {};
+      if (as.scopes !== null) {
+        const token = await world.issuer.token({ clientId: as.clientId ?? randomUUID(), scopes: as.scopes });
+        headers.authorization = `Bearer ${token}`;
+      }
+      const reply = await app
+        .getHttpAdapter()
+        .getInstance()
+        .inject({ method, url, headers, ...(body === undefined ? {} : { payload: body as object }) });
+      const parsed: unknown = reply.body === '' ? undefined : JSON.parse(reply.body);
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- a reply read field by field
+      return { status: reply.statusCode, body: parsed as Json };
+    },
+    close: async () => {
+      await app.close();
+      await world.close();
+    },
+  };
+}
