@@ -3,6 +3,9 @@ import { aNewLocation, publish, waitFor } from '@lx/testing';
 import {
   type Answer,
   aWebhookSecret,
+  isAbout,
+  receiptsOf,
+  type ReceivedRequest,
   type Dispatcher,
   type Receiver,
   startDispatcher,
@@ -26,8 +29,19 @@ describe('webhook operations', () => {
     await Promise.all(receivers.map((receiver) => receiver.close()));
   });
 
-  async function aSubscriber(answer: (index: number) => Answer = () => ({ status: 200 })) {
-    const receiver = await startReceiver((_, index) => answer(index));
+  /** Ids of the locations this file publishes events about. */
+  const own = new Set<string>();
+  const isOwn = (request: ReceivedRequest) => [...own].some((id) => isAbout(request, id));
+
+  /**
+   * A subscribed client answering requests about this file's events as `answer` says, and other test files'
+   * location events, which reach it too, as `foreign` says (200 unless told otherwise).
+   */
+  async function aSubscriber(
+    answer: (attempt: number) => Answer = () => ({ status: 200 }),
+    foreign: () => Answer = () => ({ status: 200 }),
+  ) {
+    const receiver = await startReceiver((request, attempt) => (isOwn(request) ? answer(attempt) : foreign()));
     receivers.push(receiver);
     const clientId = randomUUID();
     await dispatcher.publishClient(
@@ -40,7 +54,9 @@ describe('webhook operations', () => {
   }
 
   async function aLocationEvent(): Promise<string> {
-    return (await publish(dispatcher.bus, 'LOCATION_CREATED', aNewLocation(), 1)).id;
+    const location = aNewLocation();
+    own.add(location.id);
+    return (await publish(dispatcher.bus, 'LOCATION_CREATED', location, 1)).id;
   }
 
   async function deliveryOf(eventId: string, clientId: string, status: string) {
@@ -62,7 +78,8 @@ describe('webhook operations', () => {
 
     const list = await dispatcher.call('GET', '/webhooks/deliveries', rsp(mine.clientId));
     expect(list.status).toBe(200);
-    expect(list.body.deliveries).toEqual([
+    // Other test files' location events reach this dispatcher too: the list holds only this client's deliveries.
+    expect(list.body.deliveries).toContainEqual(
       expect.objectContaining({
         id,
         clientId: mine.clientId,
@@ -70,8 +87,12 @@ describe('webhook operations', () => {
         eventType: 'LOCATION_CREATED',
         status: 'DELIVERED',
       }),
-    ]);
-    expect(list.body.pagination).toEqual({ limit: 100, offset: 0, total: 1 });
+    );
+    expect(list.body.deliveries.map((delivery: { clientId: string }) => delivery.clientId)).toEqual(
+      list.body.deliveries.map(() => mine.clientId),
+    );
+    expect(list.body.deliveries.map((delivery: { id: string }) => delivery.id)).not.toContain(other);
+    expect(list.body.pagination).toEqual({ limit: 100, offset: 0, total: expect.any(Number) });
 
     const detail = await dispatcher.call('GET', `/webhooks/deliveries/${id}`, rsp(mine.clientId));
     expect(detail.body.attemptLog).toEqual([
@@ -87,9 +108,10 @@ describe('webhook operations', () => {
     const again = await dispatcher.call('POST', `/webhooks/deliveries/${id}/redeliver`, rsp(mine.clientId));
     expect(again.status).toBe(202);
     expect(again.body.status).toBe('PENDING');
-    await waitFor('the second receipt', async () => mine.receiver.received.length === 2);
-    expect(mine.receiver.received[1]!.headers['webhook-id']).toBe(id);
-    expect(mine.receiver.received[1]!.body).toBe(mine.receiver.received[0]!.body);
+    await waitFor('the second receipt', async () => receiptsOf(mine.receiver, eventId).length === 2);
+    const [first, second] = receiptsOf(mine.receiver, eventId);
+    expect(second!.headers['webhook-id']).toBe(id);
+    expect(second!.body).toBe(first!.body);
   });
 
   it('refuses to redrive a delivery that is still PENDING (409)', async () => {
@@ -108,7 +130,11 @@ describe('webhook operations', () => {
 
   it('lets an SRE see a DEAD delivery with every attempt, redrive it with a fresh schedule, and see the endpoint recover', async () => {
     let healthy = false;
-    const subscriber = await aSubscriber(() => (healthy ? { status: 200 } : { status: 500, body: 'boom' }));
+    // Foreign events fail too while the endpoint is down, so no success of theirs ends its run of failures.
+    const subscriber = await aSubscriber(
+      () => (healthy ? { status: 200 } : { status: 500, body: 'boom' }),
+      () => ({ status: healthy ? 200 : 500 }),
+    );
     const eventId = await aLocationEvent();
     const id = await deliveryOf(eventId, subscriber.clientId, 'DEAD');
 
@@ -118,13 +144,17 @@ describe('webhook operations', () => {
     expect(dead.body.attemptLog.map((attempt: { statusCode: number }) => attempt.statusCode)).toEqual([500, 500, 500]);
     expect(dead.body.attemptLog[0].responseExcerpt).toBe('boom');
     const failing = await dispatcher.call('GET', `/admin/webhooks/endpoints/${subscriber.clientId}`, ADMIN);
-    expect(failing.body).toMatchObject({ state: 'FAILING', consecutiveFailures: 3, pendingDeliveries: 0 });
+    expect(failing.body).toMatchObject({ state: 'FAILING' });
+    expect(failing.body.consecutiveFailures).toBeGreaterThanOrEqual(3);
     const listed = await dispatcher.call(
       'GET',
       `/admin/webhooks/deliveries?clientId=${subscriber.clientId}&status=DEAD`,
       ADMIN,
     );
-    expect(listed.body.deliveries.map((delivery: { id: string }) => delivery.id)).toEqual([id]);
+    expect(listed.body.deliveries.map((delivery: { id: string }) => delivery.id)).toContain(id);
+    expect(listed.body.deliveries.map((delivery: { status: string }) => delivery.status)).toEqual(
+      listed.body.deliveries.map(() => 'DEAD'),
+    );
 
     healthy = true;
     expect((await dispatcher.call('POST', `/admin/webhooks/deliveries/${id}/redrive`, ADMIN)).status).toBe(202);

@@ -34,13 +34,26 @@ export interface ReceivedRequest {
 /** What a receiver answers: a status with headers and body (after a delay), or 'hang' (never answers). */
 export type Answer = { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | 'hang';
 
-/** An RSP's webhook receiver on loopback: records every request and answers as `answer` says. */
+/**
+ * An RSP's webhook receiver on loopback: records every request and answers as `answer` says, given the request and
+ * how many earlier requests carried the same webhook-id (0 on a delivery's first attempt). Other test files publish
+ * location events to the same shared topic, and every dispatcher fans them out to its subscribers too: a test looks
+ * at its own events' requests (`receiptsOf`) and answers foreign ones so they do not disturb it.
+ */
 export interface Receiver {
   url: string;
   received: ReceivedRequest[];
-  answer: (request: ReceivedRequest, index: number) => Answer;
+  answer: (request: ReceivedRequest, attempt: number) => Answer;
   close(): Promise<void>;
 }
+
+/** Whether a request carries the event, or the location or export request, with this id. */
+export const isAbout = (request: ReceivedRequest, id: string): boolean =>
+  request.headers['x-event-id'] === id || request.body.includes(id);
+
+/** The requests a receiver got about `id` (an event, location or export request id), oldest first. */
+export const receiptsOf = (receiver: Receiver, id: string): ReceivedRequest[] =>
+  receiver.received.filter((request) => isAbout(request, id));
 
 export async function startReceiver(answer: Receiver['answer'] = () => ({ status: 200 })): Promise<Receiver> {
   const hanging = new Set<ServerResponse>();
@@ -56,7 +69,9 @@ export async function startReceiver(answer: Receiver['answer'] = () => ({ status
         at: Date.now(),
       };
       receiver.received.push(received);
-      const reply = receiver.answer(received, receiver.received.length - 1);
+      const id = String(request.headers['webhook-id']);
+      const attempt = receiver.received.filter((earlier) => earlier.headers['webhook-id'] === id).length - 1;
+      const reply = receiver.answer(received, attempt);
       if (reply === 'hang') {
         hanging.add(response);
         return;
