@@ -158,6 +158,13 @@ export function table(header: string[], rows: (string | number)[][]): string {
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
+/** The p-th percentile (nearest rank) of the values; NaN when there are none. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
 /** The machine's load while measuring, so a reader can tell a quiet run from a contended one. */
 export async function loadAverage(): Promise<string> {
   const { loadavg, cpus } = await import('node:os');

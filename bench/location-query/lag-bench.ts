@@ -24,7 +24,7 @@ import { KAFKA_HEADERS, TOPICS } from '@lx/contracts';
 import { KafkaEventBus } from '@lx/messaging';
 import { loadInfraEnv, REPO_ROOT, requireEnv } from '../../libs/testing/src/infra-env';
 import { startTestTokenIssuer } from '../../libs/testing/src/token-issuer';
-import { loadAverage, log, positionAtLogEnd, run, type Server, startServer, table } from './bench-support';
+import { loadAverage, log, percentile, positionAtLogEnd, run, type Server, startServer, table } from './bench-support';
 
 const RATE = Number(process.env['BENCH_RATE'] ?? 1_000);
 /** `command`: writes through location-command's API (the real path); `kafka`: events published straight to the topic. */
@@ -139,12 +139,6 @@ function watch(db: Client, sql: string) {
       return unseen;
     },
   };
-}
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 async function main(): Promise<void> {

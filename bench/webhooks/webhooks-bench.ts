@@ -33,7 +33,15 @@ import {
   aWebhookSecret,
   prepareDispatcherWorld,
 } from '../../services/webhook-dispatcher/test/support/dispatcher-harness';
-import { loadAverage, log, processMemoryMb, type Server, startServer, table } from '../location-query/bench-support';
+import {
+  loadAverage,
+  log,
+  percentile,
+  processMemoryMb,
+  type Server,
+  startServer,
+  table,
+} from '../location-query/bench-support';
 
 const EVENTS = Number(process.env['BENCH_EVENTS'] ?? 20_000);
 const RECEIVERS = Number(process.env['BENCH_RECEIVERS'] ?? 5);
@@ -80,9 +88,6 @@ async function cpuSeconds(pid: number): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-const percentile = (sorted: number[], p: number) =>
-  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-
 async function startReceivers(): Promise<Receivers> {
   const child = spawn(process.execPath, ['-r', REGISTER_SWC, join(__dirname, 'receivers.ts')], {
     cwd: REPO_ROOT,
@@ -107,7 +112,7 @@ function summarise(run: string, started: number, all: ReceiverStats[], peakRssMb
   const deliveries = all.reduce((sum, receiver) => sum + receiver.count, 0);
   const last = Math.max(...all.map((receiver) => receiver.last));
   const seconds = (last - started) / 1000;
-  const latencies = all.flatMap((receiver) => receiver.latenciesMs).sort((a, b) => a - b);
+  const latencies = all.flatMap((receiver) => receiver.latenciesMs);
   return {
     run,
     deliveries,

@@ -29,6 +29,12 @@ declare module 'fastify' {
   }
 }
 
+/** The caller's client id on a route that requires a token (the authentication hook has set the principal). */
+export function principalClientId(request: FastifyRequest): string {
+  if (request.principal === null) throw new Error(`${request.url} was reached without authentication`);
+  return request.principal.clientId;
+}
+
 /** Paths every service serves without a token. */
 const ALWAYS_PUBLIC = ['/health/live', '/health/ready', '/metrics'];
 

@@ -1,9 +1,9 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { Clock, IdGenerator, ServiceTokenProvider, SystemClock, TimeOrderedUuidGenerator } from '@lx/platform';
+import { Clock, IdGenerator, ServiceTokenProvider, SystemClock, TimeOrderedUuidGenerator, WakeUp } from '@lx/platform';
 import { EXPORT_WORKER_CONFIG, type ExportWorkerConfig } from '../config/export-worker.config';
 import { RenewExportLinkHandler } from './commands/renew-export-link/renew-export-link.handler';
 import { RequestExportHandler } from './commands/request-export/request-export.handler';
-import { ExportJobRunner, ExportWakeUp } from './generation/export-job.runner';
+import { ExportJobRunner } from './generation/export-job.runner';
 import { GenerateExportHandler } from './generation/generate-export.handler';
 import { ExportsController } from './http/exports.controller';
 import { ExportEventsPublisher } from './infrastructure/export-events.publisher';
@@ -35,7 +35,8 @@ export class ExportModule {
         ExportRequestRepository,
         ExportEventsPublisher,
         ExportMetrics,
-        ExportWakeUp,
+        // Wakes this replica's idle job slots when a request was accepted here.
+        WakeUp,
         RequestExportHandler,
         GetExportHandler,
         ListExportsHandler,

@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { Clock, SystemClock, WebhookSecretTransport } from '@lx/platform';
+import { Clock, SystemClock, WakeUp, WebhookSecretTransport } from '@lx/platform';
 import { WEBHOOK_DISPATCHER_CONFIG, type WebhookDispatcherConfig } from '../config/webhook-dispatcher.config';
 import { ChooseEventTypesHandler } from './commands/choose-event-types.handler';
 import { EnableEndpointHandler } from './commands/enable-endpoint.handler';
@@ -13,7 +13,6 @@ import { WebhookIntakeServer } from './intake/webhook-intake.server';
 import { DeliveryRepository } from './infrastructure/delivery.repository';
 import { DeliveryRecordsRepository } from './infrastructure/delivery-records.repository';
 import { DeliveryMetrics } from './infrastructure/delivery-metrics';
-import { DeliveryWakeUp } from './infrastructure/delivery-wake-up';
 import { WebhookSecrets } from './infrastructure/webhook-secrets';
 import { GetDeliveryHandler } from './queries/get-delivery.handler';
 import { GetEndpointsHandler } from './queries/get-endpoints.handler';
@@ -67,7 +66,8 @@ export class DeliveryModule {
         DeliveryRepository,
         DeliveryRecordsRepository,
         DeliveryMetrics,
-        DeliveryWakeUp,
+        // Wakes this replica's dispatcher when the intake here created deliveries, or a redrive made one due.
+        WakeUp,
         RecordEventHandler,
         AttemptDeliveryHandler,
         DeliveryDispatcher,

@@ -5,9 +5,8 @@ import { aNewLocation, publish, waitFor } from '@lx/testing';
 import {
   type Answer,
   aWebhookSecret,
-  isAbout,
+  ownEvents,
   receiptsOf,
-  type ReceivedRequest,
   type Dispatcher,
   type Receiver,
   startDispatcher,
@@ -42,30 +41,11 @@ describe('webhook deliveries', () => {
     await Promise.all(receivers.map((receiver) => receiver.close()));
   });
 
-  /** Ids of the locations and export requests this file publishes events about. */
-  const own = new Set<string>();
-  const isOwn = (request: ReceivedRequest) => [...own].some((id) => isAbout(request, id));
-
-  /**
-   * A subscribed client with its own receiver: it answers requests about this file's events as `answer` says (given
-   * the attempt number of the delivery), and other test files' location events, which reach it too, with 200.
-   */
-  async function aSubscriber(answer: (attempt: number) => Answer = () => ({ status: 200 }), secret = aWebhookSecret()) {
-    const receiver = await startReceiver((request, attempt) => (isOwn(request) ? answer(attempt) : { status: 200 }));
-    receivers.push(receiver);
-    const clientId = randomUUID();
-    await dispatcher.publishClient('CLIENT_REGISTERED', { clientId, webhookUrl: receiver.url, secret }, 1);
-    await dispatcher.waitForSubscription(clientId, 1);
-    return { clientId, receiver, secret };
-  }
-
-  /** Publishes a new location (LOCATION_CREATED) and returns its event id and the location. */
-  async function aLocationEvent() {
-    const location = aNewLocation();
-    own.add(location.id);
-    const { id } = await publish(dispatcher.bus, 'LOCATION_CREATED', location, 1);
-    return { eventId: id, location };
-  }
+  const events = ownEvents(() => dispatcher, receivers);
+  const { isOwn } = events;
+  const aSubscriber = (answer?: (attempt: number) => Answer, secret?: string) =>
+    events.subscriber(answer, secret === undefined ? {} : { secret });
+  const aLocationEvent = () => events.locationEvent();
 
   /** Waits until the delivery of `eventId` to `clientId` is no longer PENDING (or has `attempts` attempts). */
   async function settled(eventId: string, clientId: string, attempts?: number) {
@@ -110,7 +90,7 @@ describe('webhook deliveries', () => {
       error: { code: 'EXPORT_GENERATION_FAILED', message: 'The export could not be generated' },
     };
     const eventId = randomUUID();
-    own.add(notification.requestId);
+    events.own(notification.requestId);
     await dispatcher.bus.publish(TOPICS.exportEvents.name, [
       {
         key: notification.requestId,
@@ -139,7 +119,7 @@ describe('webhook deliveries', () => {
   it('creates one delivery per event and client however often Kafka delivers the event', async () => {
     const subscriber = await aSubscriber();
     const location = aNewLocation();
-    own.add(location.id);
+    events.own(location.id);
     const event = {
       id: randomUUID(),
       type: 'LOCATION_CREATED',

@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { aNewLocation, publish, waitFor } from '@lx/testing';
+import { waitFor } from '@lx/testing';
 import {
   type Answer,
-  aWebhookSecret,
-  isAbout,
-  receiptsOf,
-  type ReceivedRequest,
   type Dispatcher,
+  ownEvents,
+  receiptsOf,
   type Receiver,
   startDispatcher,
-  startReceiver,
 } from '../support/dispatcher-harness';
 
 const ADMIN = { scopes: ['webhooks:admin'] };
@@ -29,35 +26,10 @@ describe('webhook operations', () => {
     await Promise.all(receivers.map((receiver) => receiver.close()));
   });
 
-  /** Ids of the locations this file publishes events about. */
-  const own = new Set<string>();
-  const isOwn = (request: ReceivedRequest) => [...own].some((id) => isAbout(request, id));
-
-  /**
-   * A subscribed client answering requests about this file's events as `answer` says, and other test files'
-   * location events, which reach it too, as `foreign` says (200 unless told otherwise).
-   */
-  async function aSubscriber(
-    answer: (attempt: number) => Answer = () => ({ status: 200 }),
-    foreign: () => Answer = () => ({ status: 200 }),
-  ) {
-    const receiver = await startReceiver((request, attempt) => (isOwn(request) ? answer(attempt) : foreign()));
-    receivers.push(receiver);
-    const clientId = randomUUID();
-    await dispatcher.publishClient(
-      'CLIENT_REGISTERED',
-      { clientId, webhookUrl: receiver.url, secret: aWebhookSecret() },
-      1,
-    );
-    await dispatcher.waitForSubscription(clientId, 1);
-    return { clientId, receiver };
-  }
-
-  async function aLocationEvent(): Promise<string> {
-    const location = aNewLocation();
-    own.add(location.id);
-    return (await publish(dispatcher.bus, 'LOCATION_CREATED', location, 1)).id;
-  }
+  const events = ownEvents(() => dispatcher, receivers);
+  const aSubscriber = (answer?: (attempt: number) => Answer, foreign?: () => Answer) =>
+    events.subscriber(answer, foreign === undefined ? {} : { foreign });
+  const aLocationEvent = async () => (await events.locationEvent()).eventId;
 
   async function deliveryOf(eventId: string, clientId: string, status: string) {
     let id = '';

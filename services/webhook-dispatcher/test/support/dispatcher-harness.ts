@@ -7,8 +7,10 @@ import { type ClientData, type EventType, KAFKA_HEADERS, TOPICS } from '@lx/cont
 import { KafkaEventBus } from '@lx/messaging';
 import { WebhookSecretTransport } from '@lx/platform';
 import {
+  aNewLocation,
   type Json,
   positionAtLogEnd,
+  publish,
   requireEnv,
   startTestTokenIssuer,
   type TestTokenIssuer,
@@ -284,6 +286,40 @@ export async function startDispatcher(settings: Record<string, string> = {}): Pr
     close: async () => {
       await app.close();
       await world.close();
+    },
+  };
+}
+
+/**
+ * The events a test file publishes, and subscribers that tell them from other test files' location events (which
+ * reach every dispatcher on the shared topic): a subscriber answers requests about this file's events as `answer`
+ * says (given the attempt number of the delivery) and foreign ones as `foreign` says (200 by default).
+ */
+export function ownEvents(dispatcher: () => Dispatcher, receivers: Receiver[]) {
+  const ids = new Set<string>();
+  const isOwn = (request: ReceivedRequest) => [...ids].some((id) => isAbout(request, id));
+  return {
+    isOwn,
+    /** Marks a location or export request id as this file's before publishing an event about it. */
+    own: (id: string) => void ids.add(id),
+    async subscriber(
+      answer: (attempt: number) => Answer = () => ({ status: 200 }),
+      options: { foreign?: () => Answer; secret?: string } = {},
+    ) {
+      const { foreign = () => ({ status: 200 }), secret = aWebhookSecret() } = options;
+      const receiver = await startReceiver((request, attempt) => (isOwn(request) ? answer(attempt) : foreign()));
+      receivers.push(receiver);
+      const clientId = randomUUID();
+      await dispatcher().publishClient('CLIENT_REGISTERED', { clientId, webhookUrl: receiver.url, secret }, 1);
+      await dispatcher().waitForSubscription(clientId, 1);
+      return { clientId, receiver, secret };
+    },
+    /** Publishes a new location (LOCATION_CREATED) of this file; its event id and the location. */
+    async locationEvent() {
+      const location = aNewLocation();
+      ids.add(location.id);
+      const { id } = await publish(dispatcher().bus, 'LOCATION_CREATED', location, 1);
+      return { eventId: id, location };
     },
   };
 }

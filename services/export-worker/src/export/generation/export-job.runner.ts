@@ -1,21 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
-import { Clock, IdGenerator } from '@lx/platform';
+import { Clock, IdGenerator, WakeUp } from '@lx/platform';
 import { EXPORT_WORKER_CONFIG, type ExportWorkerConfig } from '../../config/export-worker.config';
 import { ExportMetrics } from '../infrastructure/export-metrics';
 import { ExportRequestRepository } from '../infrastructure/export-request.repository';
 import { AttemptAborted, GenerateExportHandler } from './generate-export.handler';
-
-/** Wakes this replica's idle job slots at once when a request was accepted here (others find it at their next poll). */
-@Injectable()
-export class ExportWakeUp {
-  readonly signals = new EventEmitter();
-
-  notify(): void {
-    this.signals.emit('requested');
-  }
-}
 
 /**
  * Runs `concurrency` job slots. Each claims the oldest due PENDING request (any replica may), generates it, and
@@ -31,11 +20,12 @@ export class ExportJobRunner implements OnApplicationBootstrap, OnApplicationShu
   private readonly wakers = new Set<() => void>();
   private slots: Promise<void>[] = [];
   private gauges?: NodeJS.Timeout;
+  private stopListening?: () => void;
 
   constructor(
     private readonly requests: ExportRequestRepository,
     private readonly generate: GenerateExportHandler,
-    private readonly wakeUp: ExportWakeUp,
+    private readonly wakeUp: WakeUp,
     private readonly metrics: ExportMetrics,
     private readonly clock: Clock,
     ids: IdGenerator,
@@ -45,14 +35,14 @@ export class ExportJobRunner implements OnApplicationBootstrap, OnApplicationShu
   }
 
   onApplicationBootstrap(): void {
-    this.wakeUp.signals.on('requested', this.wakeAll);
+    this.stopListening = this.wakeUp.listen(this.wakeAll);
     this.slots = Array.from({ length: this.config.jobs.concurrency }, () => this.slot());
     void this.refreshGauges();
     this.gauges = setInterval(() => void this.refreshGauges(), 5_000);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.wakeUp.signals.off('requested', this.wakeAll);
+    this.stopListening?.();
     clearInterval(this.gauges);
     this.shutdown.abort(new AttemptAborted('shutdown'));
     this.wakeAll();

@@ -8,19 +8,13 @@ import {
   SCOPES,
 } from '@lx/contracts';
 import { parseExportListQuery, type QueryParameters } from '@lx/domain';
-import { RequireScope, UuidParamPipe } from '@lx/platform';
+import { principalClientId, RequireScope, UuidParamPipe } from '@lx/platform';
 import { RenewExportLinkHandler } from '../commands/renew-export-link/renew-export-link.handler';
 import { RequestExportHandler } from '../commands/request-export/request-export.handler';
 import { GetExportHandler } from '../queries/get-export/get-export.handler';
 import { ListExportsHandler } from '../queries/list-exports/list-exports.handler';
 
 const PATH = 'locations/exports';
-
-/** The principal's client id; the authentication hook has set it on every non-public path. */
-function clientOf(request: FastifyRequest): string {
-  if (request.principal === null) throw new Error('an export route was reached without authentication');
-  return request.principal.clientId;
-}
 
 /** The RSP export API; only translates HTTP to use cases and results to replies. */
 @Controller(PATH)
@@ -41,7 +35,7 @@ export class ExportsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ExportAccepted> {
-    const outcome = await this.requestExport.execute({ clientId: clientOf(request), body, idempotencyKey });
+    const outcome = await this.requestExport.execute({ clientId: principalClientId(request), body, idempotencyKey });
     void reply.header('location', `/${PATH}/${outcome.reply.requestId}`);
     if (outcome.replayed) void reply.header('idempotent-replayed', 'true');
     return outcome.reply;
@@ -51,7 +45,7 @@ export class ExportsController {
   list(@Query() query: QueryParameters, @Req() request: FastifyRequest): Promise<ExportListReply> {
     const parsed = parseExportListQuery(query);
     if (!parsed.ok) throw parsed.error;
-    return this.listExports.execute({ clientId: clientOf(request), query: parsed.value });
+    return this.listExports.execute({ clientId: principalClientId(request), query: parsed.value });
   }
 
   @Get(':id')
@@ -61,12 +55,12 @@ export class ExportsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ExportStatusReply> {
     void reply.header('cache-control', 'no-store');
-    return this.getExport.execute({ clientId: clientOf(request), requestId });
+    return this.getExport.execute({ clientId: principalClientId(request), requestId });
   }
 
   @Post(':id/link')
   @HttpCode(200)
   renew(@Param('id', UuidParamPipe) requestId: string, @Req() request: FastifyRequest): Promise<ExportStatusReply> {
-    return this.renewLink.execute({ clientId: clientOf(request), requestId });
+    return this.renewLink.execute({ clientId: principalClientId(request), requestId });
   }
 }

@@ -1,8 +1,8 @@
+import { WakeUp } from '@lx/platform';
 import { Injectable, Logger } from '@nestjs/common';
 import { type RedriveReply, redriveRequestSchema, validate } from '@lx/contracts';
 import { ResourceNotFoundError, ValidationFailedError } from '@lx/domain';
 import { DeliveryRecordsRepository } from '../infrastructure/delivery-records.repository';
-import { DeliveryWakeUp } from '../infrastructure/delivery-wake-up';
 
 /** Redrives every DEAD delivery of a client created at or after `since` (after an RSP outage). */
 @Injectable()
@@ -11,7 +11,7 @@ export class RedriveDeadDeliveriesHandler {
 
   constructor(
     private readonly records: DeliveryRecordsRepository,
-    private readonly wakeUp: DeliveryWakeUp,
+    private readonly wakeUp: WakeUp,
   ) {}
 
   async execute(request: { clientId: string; body: unknown }): Promise<RedriveReply> {

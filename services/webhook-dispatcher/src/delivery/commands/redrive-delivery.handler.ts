@@ -1,8 +1,8 @@
+import { WakeUp } from '@lx/platform';
 import { Injectable, Logger } from '@nestjs/common';
 import type { DeliveryDetail } from '@lx/contracts';
 import { ConflictError, ResourceNotFoundError } from '@lx/domain';
 import { DeliveryRecordsRepository } from '../infrastructure/delivery-records.repository';
-import { DeliveryWakeUp } from '../infrastructure/delivery-wake-up';
 
 export interface RedriveDelivery {
   id: string;
@@ -20,7 +20,7 @@ export class RedriveDeliveryHandler {
 
   constructor(
     private readonly records: DeliveryRecordsRepository,
-    private readonly wakeUp: DeliveryWakeUp,
+    private readonly wakeUp: WakeUp,
   ) {}
 
   async execute(request: RedriveDelivery): Promise<DeliveryDetail> {

@@ -2,18 +2,12 @@ import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, Req } from '@
 import type { FastifyRequest } from 'fastify';
 import { type DeliveryDetail, type DeliveryList, type Endpoint, SCOPES } from '@lx/contracts';
 import type { QueryParameters } from '@lx/domain';
-import { RequireScope, UuidParamPipe } from '@lx/platform';
+import { principalClientId, RequireScope, UuidParamPipe } from '@lx/platform';
 import { ChooseEventTypesHandler } from '../commands/choose-event-types.handler';
 import { RedriveDeliveryHandler } from '../commands/redrive-delivery.handler';
 import { GetDeliveryHandler } from '../queries/get-delivery.handler';
 import { GetEndpointsHandler } from '../queries/get-endpoints.handler';
 import { ListDeliveriesHandler } from '../queries/list-deliveries.handler';
-
-/** The principal's client id; the authentication hook has set it on every non-public path. */
-function clientOf(request: FastifyRequest): string {
-  if (request.principal === null) throw new Error('a webhook route was reached without authentication');
-  return request.principal.clientId;
-}
 
 /**
  * The RSP's self-service (scope locations:read, its own deliveries only): recent deliveries, one with its attempts,
@@ -32,28 +26,28 @@ export class WebhookDeliveriesController {
 
   @Get('deliveries')
   list(@Query() parameters: QueryParameters, @Req() request: FastifyRequest): Promise<DeliveryList> {
-    return this.listDeliveries.execute({ parameters, clientId: clientOf(request) });
+    return this.listDeliveries.execute({ parameters, clientId: principalClientId(request) });
   }
 
   @Get('deliveries/:id')
   get(@Param('id', UuidParamPipe) id: string, @Req() request: FastifyRequest): Promise<DeliveryDetail> {
-    return this.getDelivery.execute({ id, clientId: clientOf(request) });
+    return this.getDelivery.execute({ id, clientId: principalClientId(request) });
   }
 
   @Post('deliveries/:id/redeliver')
   @HttpCode(202)
   redeliver(@Param('id', UuidParamPipe) id: string, @Req() request: FastifyRequest): Promise<DeliveryDetail> {
-    return this.redriveDelivery.execute({ id, clientId: clientOf(request) });
+    return this.redriveDelivery.execute({ id, clientId: principalClientId(request) });
   }
 
   @Get('subscription')
   subscription(@Req() request: FastifyRequest): Promise<Endpoint> {
-    return this.getEndpoints.execute({ clientId: clientOf(request) });
+    return this.getEndpoints.execute({ clientId: principalClientId(request) });
   }
 
   @Put('subscription')
   @HttpCode(200)
   choose(@Body() body: unknown, @Req() request: FastifyRequest): Promise<Endpoint> {
-    return this.chooseEventTypes.execute({ clientId: clientOf(request), body });
+    return this.chooseEventTypes.execute({ clientId: principalClientId(request), body });
   }
 }

@@ -1,6 +1,6 @@
+import { WakeUp } from '@lx/platform';
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { type Notification, type Recipients, DeliveryRepository } from '../infrastructure/delivery.repository';
-import { DeliveryWakeUp } from '../infrastructure/delivery-wake-up';
 import { notificationOf, type WebhookEvent } from './notification';
 
 /** Events recorded in one statement at most. */
@@ -26,7 +26,7 @@ export class RecordEventHandler implements OnApplicationShutdown {
 
   constructor(
     private readonly deliveries: DeliveryRepository,
-    private readonly wakeUp: DeliveryWakeUp,
+    private readonly wakeUp: WakeUp,
   ) {}
 
   execute(event: WebhookEvent, correlationId?: string): Promise<number> {

@@ -1,8 +1,8 @@
+import { WakeUp } from '@lx/platform';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { WEBHOOK_DISPATCHER_CONFIG, type WebhookDispatcherConfig } from '../../config/webhook-dispatcher.config';
 import { type AttemptRecord, type ClaimedDelivery, DeliveryRepository } from '../infrastructure/delivery.repository';
 import { DeliveryMetrics } from '../infrastructure/delivery-metrics';
-import { DeliveryWakeUp } from '../infrastructure/delivery-wake-up';
 import { AttemptDeliveryHandler } from './attempt-delivery.handler';
 import { WebhookSender } from './webhook-sender';
 
@@ -31,6 +31,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
   private waker?: () => void;
   private woken = false;
   private gauges?: NodeJS.Timeout;
+  private stopListening?: () => void;
   /** Attempts in flight over all endpoints. */
   private total = 0;
   /** Deliveries claimed ahead over all endpoints. */
@@ -41,7 +42,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
     private readonly deliveries: DeliveryRepository,
     private readonly attempt: AttemptDeliveryHandler,
     private readonly sender: WebhookSender,
-    private readonly wakeUp: DeliveryWakeUp,
+    private readonly wakeUp: WakeUp,
     private readonly metrics: DeliveryMetrics,
     @Inject(WEBHOOK_DISPATCHER_CONFIG) private readonly config: WebhookDispatcherConfig,
   ) {
@@ -52,7 +53,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
   }
 
   onApplicationBootstrap(): void {
-    this.wakeUp.signals.on('created', this.wake);
+    this.stopListening = this.wakeUp.listen(this.wake);
     this.loop = this.run();
     void this.refreshGauges();
     this.gauges = setInterval(() => void this.refreshGauges(), 5_000);
@@ -60,7 +61,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
 
   async onApplicationShutdown(): Promise<void> {
     this.stopping = true;
-    this.wakeUp.signals.off('created', this.wake);
+    this.stopListening?.();
     clearInterval(this.gauges);
     this.wake();
     await this.loop;

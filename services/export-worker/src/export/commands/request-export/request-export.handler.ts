@@ -11,9 +11,8 @@ import {
   selectionOf,
   ValidationFailedError,
 } from '@lx/domain';
-import { Clock, IdGenerator } from '@lx/platform';
+import { Clock, IdGenerator, WakeUp } from '@lx/platform';
 import { EXPORT_WORKER_CONFIG, type ExportWorkerConfig } from '../../../config/export-worker.config';
-import { ExportWakeUp } from '../../generation/export-job.runner';
 import { ExportMetrics } from '../../infrastructure/export-metrics';
 import { ExportRequestRepository } from '../../infrastructure/export-request.repository';
 import { LocationSource } from '../../infrastructure/location-source';
@@ -48,7 +47,7 @@ export class RequestExportHandler {
   constructor(
     private readonly requests: ExportRequestRepository,
     private readonly source: LocationSource,
-    private readonly wakeUp: ExportWakeUp,
+    private readonly wakeUp: WakeUp,
     private readonly metrics: ExportMetrics,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
