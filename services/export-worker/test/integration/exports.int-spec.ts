@@ -273,8 +273,9 @@ describe('exports', () => {
 
   describe('failures', () => {
     it('a snapshot that keeps failing is retried, then FAILED with EXPORT_GENERATION_FAILED and EXPORT_FAILED', async () => {
-      service.peers.failingSnapshots = 2;
-      const requestId = (await create({ format: 'json' }, { clientId: 'rsp-fail' })).body.requestId;
+      const modifiedSince = '2001-01-01T00:00:01.000Z';
+      service.peers.failingSnapshots.set(modifiedSince, 2);
+      const requestId = (await create({ format: 'json', modifiedSince }, { clientId: 'rsp-fail' })).body.requestId;
       const done = await service.settled(requestId, 'rsp-fail');
       expect(done.status).toBe('FAILED');
       expect(done.error.code).toBe('EXPORT_GENERATION_FAILED');
@@ -288,8 +289,9 @@ describe('exports', () => {
     });
 
     it('one failing attempt is retried and the export completes', async () => {
-      service.peers.failingSnapshots = 1;
-      const requestId = (await create({ format: 'csv' }, { clientId: 'rsp-retry' })).body.requestId;
+      const modifiedSince = '2001-01-01T00:00:02.000Z';
+      service.peers.failingSnapshots.set(modifiedSince, 1);
+      const requestId = (await create({ format: 'csv', modifiedSince }, { clientId: 'rsp-retry' })).body.requestId;
       expect((await service.settled(requestId, 'rsp-retry')).status).toBe('COMPLETED');
       const { rows } = await service.db.query('SELECT attempts FROM export_requests WHERE id = $1', [requestId]);
       expect(rows[0].attempts).toBe(2);

@@ -35,8 +35,12 @@ export interface Peers {
   url: string;
   locations: Location[];
   groups: Set<string>;
-  /** Snapshot requests answered 500 before the next succeeds. */
-  failingSnapshots: number;
+  /**
+   * Snapshot requests answered 500 before the next succeeds, by the `modifiedSince` of the selection: a test fails
+   * only its own export's snapshots (one with a `modifiedSince` no other test uses), never those of an export another
+   * test left in flight.
+   */
+  failingSnapshots: Map<string, number>;
   /** Milliseconds between two snapshot lines (a slow stream, to stop a worker mid-export). */
   lineDelayMs: number;
   /** What the statistics count answers instead of the real count. */
@@ -50,7 +54,7 @@ export async function startPeers(issuer: TestTokenIssuer): Promise<Peers> {
   const peers: Omit<Peers, 'url' | 'close'> = {
     locations: [],
     groups: new Set(),
-    failingSnapshots: 0,
+    failingSnapshots: new Map(),
     lineDelayMs: 0,
     authorizations: [],
   };
@@ -81,8 +85,9 @@ export async function startPeers(issuer: TestTokenIssuer): Promise<Peers> {
     }
     if (request.method === 'GET' && url.pathname === LOCATION_SNAPSHOT.path) {
       if (url.searchParams.get('catchUp') !== 'true') return json(response, 400, { error: { code: 'NO_CATCH_UP' } });
-      if (peers.failingSnapshots > 0) {
-        peers.failingSnapshots -= 1;
+      const failures = peers.failingSnapshots.get(url.searchParams.get('modifiedSince') ?? '') ?? 0;
+      if (failures > 0) {
+        peers.failingSnapshots.set(url.searchParams.get('modifiedSince') ?? '', failures - 1);
         return json(response, 500, { error: { code: 'INTERNAL_ERROR', message: 'snapshot failed' } });
       }
       const rows = selected(url.searchParams);
