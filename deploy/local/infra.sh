@@ -38,9 +38,9 @@ endpoint_var() {
 
 local_endpoint() {
   case "$1" in
-    postgres) echo "postgresql://postgres@127.0.0.1:${LX_PG_PORT:-55432}/${LX_PG_DATABASE:-location_exchange}" ;;
-    kafka) echo "127.0.0.1:${LX_KAFKA_PORT:-19092}" ;;
-    minio) echo "http://127.0.0.1:${LX_MINIO_PORT:-19000}" ;;
+    postgres) echo "postgresql://postgres@$LX_BIND_ADDRESS:${LX_PG_PORT:-55432}/${LX_PG_DATABASE:-location_exchange}" ;;
+    kafka) echo "$LX_BIND_ADDRESS:${LX_KAFKA_PORT:-19092}" ;;
+    minio) echo "http://$LX_BIND_ADDRESS:${LX_MINIO_PORT:-19000}" ;;
   esac
 }
 

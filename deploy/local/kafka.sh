@@ -3,8 +3,8 @@
 #
 #   deploy/local/kafka.sh install|start|stop|status
 #
-#   LX_KAFKA_PORT             client listener on 127.0.0.1          default 19092
-#   LX_KAFKA_CONTROLLER_PORT  controller listener on 127.0.0.1      default 19093
+#   LX_KAFKA_PORT             client listener on LX_BIND_ADDRESS     default 19092
+#   LX_KAFKA_CONTROLLER_PORT  controller listener on LX_BIND_ADDRESS default 19093
 #   LX_KAFKA_JAVA_OPTS        extra JVM options, appended
 #
 # Jars:   $LX_CACHE_DIR/kafka-4.1.1/libs (resolved from deploy/local/kafka/pom.xml)
@@ -93,7 +93,7 @@ running_pid() {
 }
 
 report() {
-  local brokers="127.0.0.1:$KAFKA_PORT"
+  local brokers="$LX_BIND_ADDRESS:$KAFKA_PORT"
   lx_env_set KAFKA_BROKERS "$brokers"
   printf 'KAFKA_BROKERS=%s\n' "$brokers"
 }
@@ -123,12 +123,12 @@ format_storage() {
 cmd_start() {
   local pid
   if pid=$(running_pid); then
-    if ! lx_port_open 127.0.0.1 "$KAFKA_PORT"; then
-      lx_info "already starting (pid $pid); waiting for 127.0.0.1:$KAFKA_PORT"
-      wait_for_port 127.0.0.1 "$KAFKA_PORT" "$START_TIMEOUT" "$pid" ||
-        lx_fail "$KAFKA_LOG" "running broker (pid $pid) does not answer on 127.0.0.1:$KAFKA_PORT"
+    if ! lx_port_open "$LX_BIND_ADDRESS" "$KAFKA_PORT"; then
+      lx_info "already starting (pid $pid); waiting for $LX_BIND_ADDRESS:$KAFKA_PORT"
+      wait_for_port "$LX_BIND_ADDRESS" "$KAFKA_PORT" "$START_TIMEOUT" "$pid" ||
+        lx_fail "$KAFKA_LOG" "running broker (pid $pid) does not answer on $LX_BIND_ADDRESS:$KAFKA_PORT"
     fi
-    lx_ok "already running (pid $pid) on 127.0.0.1:$KAFKA_PORT"
+    lx_ok "already running (pid $pid) on $LX_BIND_ADDRESS:$KAFKA_PORT"
     report
     return 0
   fi
@@ -137,21 +137,22 @@ cmd_start() {
   check_java
   local port
   for port in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
-    if lx_port_open 127.0.0.1 "$port"; then
-      lx_die "port $port on 127.0.0.1 is taken by another process; set LX_KAFKA_PORT / LX_KAFKA_CONTROLLER_PORT"
+    if lx_port_open "$LX_BIND_ADDRESS" "$port"; then
+      lx_die "port $port on $LX_BIND_ADDRESS is taken by another process; set LX_KAFKA_PORT / LX_KAFKA_CONTROLLER_PORT"
     fi
   done
   lx_ensure_dirs
   rm -f "$KAFKA_PID_FILE"
   mkdir -p "$KAFKA_DATA_DIR" "$KAFKA_STATE/tmp"
+  local KAFKA_HOST=$LX_BIND_ADDRESS
   lx_render "$KAFKA_CONF_DIR/server.properties.template" "$KAFKA_STATE/server.properties" \
-    KAFKA_PORT KAFKA_CONTROLLER_PORT KAFKA_DATA_DIR
+    KAFKA_PORT KAFKA_CONTROLLER_PORT KAFKA_DATA_DIR KAFKA_HOST
   lx_rotate_log "$KAFKA_LOG"
   touch "$KAFKA_LOG"
   local t0=$SECONDS offset
   format_storage
   offset=$(stat -c %s "$KAFKA_LOG")
-  lx_info "starting on 127.0.0.1:$KAFKA_PORT (controller $KAFKA_CONTROLLER_PORT, data $KAFKA_DATA_DIR, log $KAFKA_LOG)"
+  lx_info "starting on $LX_BIND_ADDRESS:$KAFKA_PORT (controller $KAFKA_CONTROLLER_PORT, data $KAFKA_DATA_DIR, log $KAFKA_LOG)"
   # Own session (setsid) so that Ctrl-C in the calling terminal does not take the broker down.
   # The inner shell writes its pid and then execs the JVM, so the pid file names the broker itself.
   # shellcheck disable=SC2086,SC2016
@@ -174,8 +175,8 @@ cmd_start() {
     }
     sleep 0.5
   done
-  wait_for_port 127.0.0.1 "$KAFKA_PORT" 30 "$pid" || lx_fail "$KAFKA_LOG" "started but 127.0.0.1:$KAFKA_PORT does not answer"
-  lx_ok "started (pid $pid) on 127.0.0.1:$KAFKA_PORT in $(lx_elapsed "$t0")"
+  wait_for_port "$LX_BIND_ADDRESS" "$KAFKA_PORT" 30 "$pid" || lx_fail "$KAFKA_LOG" "started but $LX_BIND_ADDRESS:$KAFKA_PORT does not answer"
+  lx_ok "started (pid $pid) on $LX_BIND_ADDRESS:$KAFKA_PORT in $(lx_elapsed "$t0")"
   report
 }
 
@@ -195,13 +196,13 @@ cmd_stop() {
 
 cmd_status() {
   local pid
-  if pid=$(running_pid) && lx_port_open 127.0.0.1 "$KAFKA_PORT"; then
-    lx_ok "up (pid $pid) on 127.0.0.1:$KAFKA_PORT"
-    printf 'KAFKA_BROKERS=127.0.0.1:%s\n' "$KAFKA_PORT"
+  if pid=$(running_pid) && lx_port_open "$LX_BIND_ADDRESS" "$KAFKA_PORT"; then
+    lx_ok "up (pid $pid) on $LX_BIND_ADDRESS:$KAFKA_PORT"
+    printf 'KAFKA_BROKERS=%s:%s\n' "$LX_BIND_ADDRESS" "$KAFKA_PORT"
     return 0
   fi
   if [[ -n "${pid:-}" ]]; then
-    lx_info "process $pid running but 127.0.0.1:$KAFKA_PORT does not answer"
+    lx_info "process $pid running but $LX_BIND_ADDRESS:$KAFKA_PORT does not answer"
   else
     lx_info "down"
   fi

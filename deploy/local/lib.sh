@@ -8,6 +8,8 @@
 #   LX_LOG_DIR     $LX_STATE_DIR/logs
 #   LX_ENV_FILE    $LX_STATE_DIR/env: KEY=VALUE lines, sourceable by bash and readable by the test suite
 #   LX_BASE_URL    http://127.0.0.1:$LX_INGRESS_PORT (default 18080): the ingress, the stack's public base URL
+#   LX_BIND_ADDRESS  where PostgreSQL, Kafka and MinIO listen (default 127.0.0.1; the cluster test uses the node
+#                  address 10.244.0.1 of the offline Kubernetes, which its pods reach)
 #
 # Messages go to stderr so that a script's stdout can carry machine-readable KEY=VALUE lines.
 
@@ -26,6 +28,8 @@ lx_abspath() {
 }
 
 LX_STATE_DIR="$(lx_abspath "${LX_STATE_DIR:-$LX_REPO_ROOT/.infra}")"
+LX_BIND_ADDRESS="${LX_BIND_ADDRESS:-127.0.0.1}"
+export LX_BIND_ADDRESS
 LX_CACHE_DIR="$(lx_abspath "${LX_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/location-exchange}")"
 LX_LOG_DIR="$LX_STATE_DIR/logs"
 LX_ENV_FILE="$LX_STATE_DIR/env"

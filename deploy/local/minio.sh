@@ -3,8 +3,8 @@
 #
 #   deploy/local/minio.sh install|start|stop|status
 #
-#   LX_MINIO_PORT                 S3 API on 127.0.0.1                 default 19000
-#   LX_MINIO_CONSOLE_PORT         web console on 127.0.0.1            default 19001
+#   LX_MINIO_PORT                 S3 API on LX_BIND_ADDRESS            default 19000
+#   LX_MINIO_CONSOLE_PORT         web console on LX_BIND_ADDRESS       default 19001
 #   LX_MINIO_ACCESS_KEY           root user                           default lxminio
 #   LX_MINIO_SECRET_KEY           root password (8+ characters)       default lxminio-secret
 #   LX_MINIO_BUCKET               recorded as MINIO_BUCKET; the application creates it
@@ -31,7 +31,7 @@ MINIO_CONSOLE_PORT="${LX_MINIO_CONSOLE_PORT:-19001}"
 MINIO_ACCESS="${LX_MINIO_ACCESS_KEY:-lxminio}"
 MINIO_SECRET="${LX_MINIO_SECRET_KEY:-lxminio-secret}"
 MINIO_BUCKET_NAME="${LX_MINIO_BUCKET:-location-exports}"
-MINIO_URL="http://127.0.0.1:$MINIO_PORT"
+MINIO_URL="http://$LX_BIND_ADDRESS:$MINIO_PORT"
 MINIO_PUBLIC_URL="${LX_MINIO_PUBLIC_ENDPOINT_URL:-$MINIO_URL}"
 MINIO_STATE="$LX_STATE_DIR/minio"
 MINIO_PID_FILE="$MINIO_STATE/minio.pid"
@@ -126,7 +126,7 @@ cmd_start() {
   local pid
   if pid=$(running_pid); then
     wait_ready "$pid"
-    lx_ok "already running (pid $pid) on 127.0.0.1:$MINIO_PORT"
+    lx_ok "already running (pid $pid) on $LX_BIND_ADDRESS:$MINIO_PORT"
     report
     return 0
   fi
@@ -136,8 +136,8 @@ cmd_start() {
   ((${#MINIO_ACCESS} >= 3)) || lx_die "LX_MINIO_ACCESS_KEY must have at least 3 characters"
   local port
   for port in "$MINIO_PORT" "$MINIO_CONSOLE_PORT"; do
-    if lx_port_open 127.0.0.1 "$port"; then
-      lx_die "port $port on 127.0.0.1 is taken by another process; set LX_MINIO_PORT / LX_MINIO_CONSOLE_PORT"
+    if lx_port_open "$LX_BIND_ADDRESS" "$port"; then
+      lx_die "port $port on $LX_BIND_ADDRESS is taken by another process; set LX_MINIO_PORT / LX_MINIO_CONSOLE_PORT"
     fi
   done
   lx_ensure_dirs
@@ -146,13 +146,13 @@ cmd_start() {
   lx_rotate_log "$MINIO_LOG"
   touch "$MINIO_LOG"
   local t0=$SECONDS
-  lx_info "starting on 127.0.0.1:$MINIO_PORT (console $MINIO_CONSOLE_PORT, data $MINIO_STATE/data, log $MINIO_LOG)"
+  lx_info "starting on $LX_BIND_ADDRESS:$MINIO_PORT (console $MINIO_CONSOLE_PORT, data $MINIO_STATE/data, log $MINIO_LOG)"
   # Own session, so that Ctrl-C in the calling terminal does not stop the server; the inner shell
   # records its pid and execs minio, so the pid file names the server itself.
   # shellcheck disable=SC2016
   MINIO_ROOT_USER="$MINIO_ACCESS" MINIO_ROOT_PASSWORD="$MINIO_SECRET" MINIO_UPDATE=off TMPDIR="$MINIO_STATE/tmp" \
     setsid bash -c 'echo $$ >"$1"; shift; exec "$@"' _ "$MINIO_PID_FILE" \
-    "$MINIO_BIN" server --address "127.0.0.1:$MINIO_PORT" --console-address "127.0.0.1:$MINIO_CONSOLE_PORT" \
+    "$MINIO_BIN" server --address "$LX_BIND_ADDRESS:$MINIO_PORT" --console-address "$LX_BIND_ADDRESS:$MINIO_CONSOLE_PORT" \
     --certs-dir "$MINIO_STATE/certs" "$MINIO_STATE/data" \
     </dev/null >>"$MINIO_LOG" 2>&1 &
   local deadline=$((SECONDS + 10))
@@ -160,7 +160,7 @@ cmd_start() {
   [[ -s "$MINIO_PID_FILE" ]] || lx_fail "$MINIO_LOG" "the minio process did not start"
   pid=$(tr -dc '0-9' <"$MINIO_PID_FILE")
   wait_ready "$pid"
-  lx_ok "started (pid $pid) on 127.0.0.1:$MINIO_PORT in $(lx_elapsed "$t0")"
+  lx_ok "started (pid $pid) on $LX_BIND_ADDRESS:$MINIO_PORT in $(lx_elapsed "$t0")"
   report
 }
 
@@ -180,7 +180,7 @@ cmd_stop() {
 cmd_status() {
   local pid
   if pid=$(running_pid) && ready; then
-    lx_ok "up (pid $pid) on 127.0.0.1:$MINIO_PORT"
+    lx_ok "up (pid $pid) on $LX_BIND_ADDRESS:$MINIO_PORT"
     printf 'MINIO_ENDPOINT_URL=%s\n' "$MINIO_URL"
     return 0
   fi

@@ -12,6 +12,9 @@
 #   STATISTICS_PROJECTION_PORT   statistics-projection              default 3004
 #   EXPORT_WORKER_PORT           export-worker                      default 3005
 #   WEBHOOK_DISPATCHER_PORT      webhook-dispatcher                 default 3006
+#   AUTH_HOST … WEBHOOK_DISPATCHER_HOST   upstream address of each     default 127.0.0.1
+#                                (deploy/cluster/test.sh: the chart's Service addresses, port 80)
+#   LX_UPSTREAM_KEEPALIVE        idle kept connections per upstream  default 8; 0: a connection per request
 #
 # start and reload re-render the config from the template; a running nginx is reloaded only when the
 # config changed. start prints BASE_URL=... on stdout; messages go to stderr.
@@ -34,6 +37,11 @@ LOCATION_QUERY_PORT="${LOCATION_QUERY_PORT:-3003}"
 STATISTICS_PROJECTION_PORT="${STATISTICS_PROJECTION_PORT:-3004}"
 EXPORT_WORKER_PORT="${EXPORT_WORKER_PORT:-3005}"
 WEBHOOK_DISPATCHER_PORT="${WEBHOOK_DISPATCHER_PORT:-3006}"
+UPSTREAMS=(AUTH LOCATION_COMMAND LOCATION_QUERY STATISTICS_PROJECTION EXPORT_WORKER WEBHOOK_DISPATCHER)
+for upstream in "${UPSTREAMS[@]}"; do
+  host_var="${upstream}_HOST"
+  printf -v "$host_var" '%s' "${!host_var:-127.0.0.1}"
+done
 BASE_URL="$LX_BASE_URL"
 
 nginx_bin() {
@@ -82,8 +90,15 @@ render_config() {
   # Workers of a root master would run as nobody and could not write the temp dirs under the state dir.
   # shellcheck disable=SC2034 # read by lx_render through indirection
   if lx_is_root; then NGINX_USER="user root;"; else NGINX_USER=""; fi
+  local keepalive=${LX_UPSTREAM_KEEPALIVE:-8}
+  [[ "$keepalive" =~ ^[0-9]+$ ]] || lx_die "LX_UPSTREAM_KEEPALIVE='$keepalive' is not a number"
+  # shellcheck disable=SC2034 # read by lx_render through indirection
+  if ((keepalive > 0)); then UPSTREAM_KEEPALIVE=" keepalive $keepalive;"; else UPSTREAM_KEEPALIVE=""; fi
+  local hosts=() upstream
+  for upstream in "${UPSTREAMS[@]}"; do hosts+=("${upstream}_HOST"); done
   lx_render "$TEMPLATE" "$NGINX_CONF.new" NGINX_USER NGINX_LOG_DIR INGRESS_PORT AUTH_PORT \
-    LOCATION_COMMAND_PORT LOCATION_QUERY_PORT STATISTICS_PROJECTION_PORT EXPORT_WORKER_PORT WEBHOOK_DISPATCHER_PORT
+    LOCATION_COMMAND_PORT LOCATION_QUERY_PORT STATISTICS_PROJECTION_PORT EXPORT_WORKER_PORT WEBHOOK_DISPATCHER_PORT \
+    "${hosts[@]}" UPSTREAM_KEEPALIVE
   local out
   if ! out=$(nginx_cmd -c "$NGINX_CONF.new" -t 2>&1); then
     printf '%s\n' "$out" | sed 's/^/[nginx] | /' >&2

@@ -4,14 +4,14 @@
 #   deploy/local/postgres.sh install|start|stop|status
 #
 #   LX_PG_DIR       cluster directory (data/ inside it)       default $LX_STATE_DIR/postgres
-#   LX_PG_PORT      TCP port on 127.0.0.1                     default 55432
+#   LX_PG_PORT      TCP port on LX_BIND_ADDRESS                default 55432
 #   LX_PG_DATABASE  database created on start                 default location_exchange
 #   LX_PG_LOG       server log        default $LX_STATE_DIR/logs/postgres.log, or $LX_PG_DIR/postgres.log
 #                                     for a cluster in a non-default LX_PG_DIR
 #   LX_PG_WRITE_ENV 1/0: record DATABASE_URL in $LX_STATE_DIR/env; default 1 only for the default
 #                   LX_PG_DIR, so a private cluster started by a test never overwrites the shared URL
 #
-# Trust auth, 127.0.0.1 only, fsync off: never use this cluster for anything but local work.
+# Trust auth, LX_BIND_ADDRESS (127.0.0.1) only, fsync off: never use this cluster for anything but local work.
 # start prints DATABASE_URL=... on stdout; messages go to stderr.
 set -euo pipefail
 
@@ -44,7 +44,7 @@ as_pg() {
   fi
 }
 
-database_url() { printf 'postgresql://postgres@127.0.0.1:%s/%s' "$1" "$PG_DB"; }
+database_url() { printf 'postgresql://postgres@%s:%s/%s' "$LX_BIND_ADDRESS" "$1" "$PG_DB"; }
 
 cmd_install() {
   if [[ -x "$PGBIN/initdb" ]]; then
@@ -110,7 +110,8 @@ write_local_conf() {
   local conf="$PG_DATA/lx-local.conf"
   cat >"$conf" <<EOF
 # Written by deploy/local/postgres.sh; changes are lost on the next start.
-listen_addresses = '127.0.0.1'
+listen_addresses = '$LX_BIND_ADDRESS'
+hba_file = '$PG_DATA/lx-hba.conf'
 port = $PG_PORT
 # TCP only: a socket path inside a deep LX_PG_DIR can exceed the 107-byte limit.
 unix_socket_directories = ''
@@ -121,7 +122,12 @@ fsync = off
 synchronous_commit = off
 full_page_writes = off
 EOF
-  if lx_is_root; then chown postgres:postgres "$conf"; fi
+  # Trust from the listen address's own /24 only: loopback, or the offline cluster's pod bridge (its pods and node).
+  local network=127.0.0.1/32
+  [[ "$LX_BIND_ADDRESS" == 127.0.0.1 ]] || network="${LX_BIND_ADDRESS%.*}.0/24"
+  printf '# Written by deploy/local/postgres.sh; changes are lost on the next start.\nhost all all %s trust\n' \
+    "$network" >"$PG_DATA/lx-hba.conf"
+  if lx_is_root; then chown postgres:postgres "$conf" "$PG_DATA/lx-hba.conf"; fi
 }
 
 # Port of the running server, from postmaster.pid (line 4), or empty.
@@ -136,9 +142,9 @@ is_running() {
 
 ensure_database() {
   local port=$1 exists
-  local psql=("$PGBIN/psql" -X -q -h 127.0.0.1 -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1)
+  local psql=("$PGBIN/psql" -X -q -h "$LX_BIND_ADDRESS" -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1)
   exists=$("${psql[@]}" -tA -c "SELECT 1 FROM pg_database WHERE datname = '${PG_DB//\'/\'\'}'") ||
-    lx_fail "$PG_LOG" "cannot connect to 127.0.0.1:$port"
+    lx_fail "$PG_LOG" "cannot connect to $LX_BIND_ADDRESS:$port"
   if [[ "$exists" == "1" ]]; then
     lx_ok "database $PG_DB exists"
   else
@@ -166,20 +172,20 @@ cmd_start() {
       lx_warn "cluster in $PG_DATA already runs on port $port (requested $PG_PORT); using $port"
     fi
     port=${port:-$PG_PORT}
-    lx_ok "already running on 127.0.0.1:$port"
+    lx_ok "already running on $LX_BIND_ADDRESS:$port"
   else
     port=$PG_PORT
-    if lx_port_open 127.0.0.1 "$port"; then
-      lx_die "port $port on 127.0.0.1 is taken by another process; set LX_PG_PORT"
+    if lx_port_open "$LX_BIND_ADDRESS" "$port"; then
+      lx_die "port $port on $LX_BIND_ADDRESS is taken by another process; set LX_PG_PORT"
     fi
     write_local_conf
     local t0=$SECONDS
-    lx_info "starting on 127.0.0.1:$port (data $PG_DATA, log $PG_LOG)"
+    lx_info "starting on $LX_BIND_ADDRESS:$port (data $PG_DATA, log $PG_LOG)"
     # shellcheck disable=SC2094 # the server and pg_ctl's own errors share one append-only log
     as_pg "$PGBIN/pg_ctl" -D "$PG_DATA" -l "$PG_LOG" -w -t 60 start >/dev/null 2>>"$PG_LOG" ||
       lx_fail "$PG_LOG" "pg_ctl start failed"
-    wait_for_port 127.0.0.1 "$port" 30 || lx_fail "$PG_LOG" "server started but port $port does not answer"
-    lx_ok "started on 127.0.0.1:$port in $(lx_elapsed "$t0")"
+    wait_for_port "$LX_BIND_ADDRESS" "$port" 30 || lx_fail "$PG_LOG" "server started but port $port does not answer"
+    lx_ok "started on $LX_BIND_ADDRESS:$port in $(lx_elapsed "$t0")"
   fi
   ensure_database "$port"
   report "$port"
@@ -201,12 +207,12 @@ cmd_status() {
   if is_running; then
     port=$(running_port)
     port=${port:-$PG_PORT}
-    if "$PGBIN/pg_isready" -q -h 127.0.0.1 -p "$port" -t 5; then
-      lx_ok "up on 127.0.0.1:$port (data $PG_DATA)"
+    if "$PGBIN/pg_isready" -q -h "$LX_BIND_ADDRESS" -p "$port" -t 5; then
+      lx_ok "up on $LX_BIND_ADDRESS:$port (data $PG_DATA)"
       printf 'DATABASE_URL=%s\n' "$(database_url "$port")"
       return 0
     fi
-    lx_info "process running but not accepting connections on 127.0.0.1:$port"
+    lx_info "process running but not accepting connections on $LX_BIND_ADDRESS:$port"
     return 1
   fi
   lx_info "down ($PG_DATA)"

@@ -50,11 +50,13 @@ start_service() {
     set +a
     if [[ "$name" == auth ]]; then
       export ADMIN_BOOTSTRAP_CLIENT_ID=${ADMIN_CLIENT_ID:?} ADMIN_BOOTSTRAP_CLIENT_SECRET=${ADMIN_CLIENT_SECRET:?}
+      # The export worker's client, created by auth at its first start (as the chart does it).
+      export SERVICE_BOOTSTRAP_CLIENT_ID=${EXPORT_WORKER_CLIENT_ID:?} SERVICE_BOOTSTRAP_CLIENT_SECRET=${EXPORT_WORKER_CLIENT_SECRET:?}
     else
       unset AUTH_ENCRYPTION_KEY ADMIN_CLIENT_ID ADMIN_CLIENT_SECRET
     fi
     if [[ "$name" == export-worker ]]; then
-      # Its own client for the internal endpoints it reads from (ensure_service_client), and where they are.
+      # Its own client for the internal endpoints it reads from (created by auth at start), and where they are.
       export SERVICE_CLIENT_ID=${EXPORT_WORKER_CLIENT_ID:?} SERVICE_CLIENT_SECRET=${EXPORT_WORKER_CLIENT_SECRET:?}
       export AUTH_TOKEN_URL="http://127.0.0.1:$(port_of auth)/oauth/token"
       export LOCATION_QUERY_URL="http://127.0.0.1:$(port_of location-query)"
@@ -90,33 +92,27 @@ wait_ready() {
 
 # The local stack's auth secrets, generated once and kept in $LX_ENV_FILE: the key that encrypts signing keys and
 # webhook secrets at rest, the key that seals webhook secrets into client events (a different one: the webhook
-# dispatcher holds it too), and the first admin client, which auth creates at its first start (in production they
-# come from a Kubernetes Secret).
+# dispatcher holds it too), the first admin client and the export worker's own API client (kind OPERATOR, scope
+# locations:read), both of which auth creates at its first start (in production all of them come from a Kubernetes
+# Secret).
 ensure_auth_secrets() {
-  local id secret key transport_key
-  id=$(lx_env_get ADMIN_CLIENT_ID)
-  secret=$(lx_env_get ADMIN_CLIENT_SECRET)
-  key=$(lx_env_get AUTH_ENCRYPTION_KEY)
-  transport_key=$(lx_env_get WEBHOOK_SECRET_TRANSPORT_KEY)
-  [[ -n "$id" ]] || id=$(node -e 'process.stdout.write(require("crypto").randomUUID())')
-  [[ -n "$secret" ]] || secret=$(node -e 'process.stdout.write(require("crypto").randomBytes(32).toString("base64url"))')
-  [[ -n "$key" ]] || key=$(node -e 'process.stdout.write(require("crypto").randomBytes(32).toString("base64"))')
-  [[ -n "$transport_key" ]] ||
-    transport_key=$(node -e 'process.stdout.write(require("crypto").randomBytes(32).toString("base64"))')
-  lx_env_set ADMIN_CLIENT_ID "$id" ADMIN_CLIENT_SECRET "$secret" AUTH_ENCRYPTION_KEY "$key" \
-    WEBHOOK_SECRET_TRANSPORT_KEY "$transport_key"
-}
-
-# The export worker's own API client (scope locations:read), registered through the admin API once auth is up and
-# kept in $LX_ENV_FILE (in production: a client registered by the operator, its credentials in a Kubernetes Secret).
-ensure_service_client() {
-  local credentials
-  credentials=$(
-    ADMIN_CLIENT_ID=$(lx_env_get ADMIN_CLIENT_ID) ADMIN_CLIENT_SECRET=$(lx_env_get ADMIN_CLIENT_SECRET) \
-      SERVICE_CLIENT_ID=$(lx_env_get EXPORT_WORKER_CLIENT_ID) SERVICE_CLIENT_SECRET=$(lx_env_get EXPORT_WORKER_CLIENT_SECRET) \
-      node "$LX_LOCAL_DIR/service-client.js" "http://127.0.0.1:$(port_of auth)" export-worker
-  ) || lx_die "could not register the export worker's API client"
-  lx_env_set EXPORT_WORKER_CLIENT_ID "${credentials%% *}" EXPORT_WORKER_CLIENT_SECRET "${credentials#* }"
+  local name value values=()
+  local -A generators=(
+    [ADMIN_CLIENT_ID]=uuid [ADMIN_CLIENT_SECRET]=secret [AUTH_ENCRYPTION_KEY]=key
+    [WEBHOOK_SECRET_TRANSPORT_KEY]=key [EXPORT_WORKER_CLIENT_ID]=uuid [EXPORT_WORKER_CLIENT_SECRET]=secret
+  )
+  for name in "${!generators[@]}"; do
+    value=$(lx_env_get "$name")
+    if [[ -z "$value" ]]; then
+      case ${generators[$name]} in
+        uuid) value=$(node -e 'process.stdout.write(require("crypto").randomUUID())') ;;
+        secret) value=$(node -e 'process.stdout.write(require("crypto").randomBytes(32).toString("base64url"))') ;;
+        key) value=$(node -e 'process.stdout.write(require("crypto").randomBytes(32).toString("base64"))') ;;
+      esac
+    fi
+    values+=("$name" "$value")
+  done
+  lx_env_set "${values[@]}"
 }
 
 stop_services() {
@@ -142,7 +138,6 @@ up() {
   ensure_auth_secrets
   start_service auth
   wait_ready auth
-  ensure_service_client
   for name in "${SERVICES[@]:1}"; do start_service "$name"; done
   for name in "${SERVICES[@]:1}"; do wait_ready "$name"; done
   for name in "${SERVICES[@]}"; do

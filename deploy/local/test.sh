@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# npm test: type check, format check, lint, unit tests, integration tests against real Postgres, Kafka and MinIO,
-# then system tests against the whole stack behind the ingress. What was not running before is
-# started here and stopped again at the end.
+# npm test: type check, format check, lint, the chart's static checks, unit tests, integration tests against real
+# Postgres, Kafka and MinIO, then system tests against the whole stack behind the ingress. What was not running
+# before is started here and stopped again at the end.
 set -euo pipefail
 
 LX_COMPONENT=test
@@ -32,6 +32,9 @@ lx_info "lint"
 # The module-boundary rule reads Nx's project graph, which a fresh clone has not computed yet.
 npx nx show projects >/dev/null
 npx eslint . --max-warnings=0
+
+lx_info "chart (helm lint --strict, kubeconform against Kubernetes 1.34, the route table)"
+bash deploy/helm/check.sh
 
 lx_info "unit tests"
 unit_rc=0

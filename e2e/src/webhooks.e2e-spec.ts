@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { type ExportNotification, type Location, validate, exportNotificationSchema } from '@lx/contracts';
 import { waitFor } from '@lx/testing';
@@ -13,27 +11,7 @@ import {
   OperatorApi,
 } from './support/api';
 import { type CompletedExport, fetchExportFile, requestExport } from './support/exports';
-
-interface Receipt {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** The RSP's webhook receiver: a real HTTP server on loopback that records every request and answers 200. */
-async function startReceiver(): Promise<{ url: string; receipts: Receipt[]; server: Server }> {
-  const receipts: Receipt[] = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      receipts.push({ path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString() });
-      response.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/rsp`, receipts, server };
-}
+import { type Receipt, startReceiver, stopReceiver } from './support/receiver';
 
 /** The body of a receipt after verifying its Standard Webhooks signature with the RSP's secret (throws when wrong). */
 function verified(secret: string, receipt: Receipt): unknown {
@@ -70,8 +48,7 @@ describe('webhooks through the ingress', () => {
 
   afterAll(async () => {
     await registry?.disableAll();
-    receiver?.server.closeAllConnections();
-    await new Promise((resolve) => receiver?.server.close(resolve));
+    await stopReceiver(receiver);
   });
 
   it('notifies the RSP of its COMPLETED export, signed, with a link that downloads the file', async () => {

@@ -29,6 +29,11 @@ export function requireEnv(name: string): string {
   return value;
 }
 
+/** An optional setting of the test environment, or its default. */
+export function envOr(name: string, fallback: string): string {
+  return process.env[name] || fallback;
+}
+
 /** A short random suffix so each test file gets its own topics, schemas and buckets. */
 export function uniqueSuffix(): string {
   return `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;

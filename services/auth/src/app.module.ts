@@ -7,7 +7,7 @@ import {
   HealthModule,
   MetricsModule,
 } from '@lx/platform';
-import { BootstrapAdminOnStart } from './clients/bootstrap-admin.on-start';
+import { BootstrapClientsOnStart } from './clients/bootstrap-clients.on-start';
 import { ClientsModule } from './clients/clients.module';
 import { ClientsController } from './clients/http/clients.controller';
 import { CommonModule } from './common/common.module';
@@ -57,7 +57,7 @@ export class AppModule {
         ClientsController,
         SigningKeysController,
       ],
-      providers: [TokenContentTypes, EnsureSigningKeyOnStart, BootstrapAdminOnStart],
+      providers: [TokenContentTypes, EnsureSigningKeyOnStart, BootstrapClientsOnStart],
     };
   }
 }

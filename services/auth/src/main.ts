@@ -7,4 +7,5 @@ runMain(async () => {
   const config = loadAuthConfig();
   const app = await createServiceApp('auth', AppModule.register(config), config.http);
   await app.listen(config.http.port, config.http.host);
+  return app;
 });

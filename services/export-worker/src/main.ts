@@ -7,4 +7,5 @@ runMain(async () => {
   const config = loadExportWorkerConfig();
   const app = await createServiceApp('export-worker', AppModule.register(config), config.http);
   await app.listen(config.http.port, config.http.host);
+  return app;
 });

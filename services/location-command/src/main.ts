@@ -7,4 +7,5 @@ runMain(async () => {
   const config = loadLocationCommandConfig();
   const app = await createServiceApp('location-command', AppModule.register(config), config.http);
   await app.listen(config.http.port, config.http.host);
+  return app;
 });

@@ -7,4 +7,5 @@ runMain(async () => {
   const config = loadLocationQueryConfig();
   const app = await createServiceApp('location-query', AppModule.register(config), config.http);
   await app.listen(config.http.port, config.http.host);
+  return app;
 });

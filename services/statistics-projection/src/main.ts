@@ -7,4 +7,5 @@ runMain(async () => {
   const config = loadStatisticsProjectionConfig();
   const app = await createServiceApp('statistics-projection', AppModule.register(config), config.http);
   await app.listen(config.http.port, config.http.host);
+  return app;
 });

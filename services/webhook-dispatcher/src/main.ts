@@ -8,4 +8,5 @@ runMain(async () => {
   const { app, start } = await createWebhookDispatcherApp(config);
   await start();
   await app.listen(config.http.port, config.http.host);
+  return app;
 });

@@ -9,6 +9,7 @@ import {
   migrateSchema,
   pgPoolOf,
   runMain,
+  runMigrations,
 } from '@lx/platform';
 import { KafkaEventBus } from '../kafka-event-bus';
 import { rebuildProjection, type RebuildOptions, type RebuildProgress, type RebuildResult } from './projection-rebuild';
@@ -105,15 +106,8 @@ export function runProjectionCli(cli: {
       'Apply pending migrations to the service schema (what the service does at boot unless DATABASE_MIGRATE_ON_BOOT=false)',
     )
     .action(async () => {
-      const config = cli.loadConfig();
-      const dataSource = dataSourceFor(config, cli.target.migrations, 2);
-      await dataSource.initialize();
-      try {
-        const applied = await migrateSchema(dataSource, config.database.schema);
-        process.stdout.write(`${JSON.stringify({ schema: config.database.schema, applied })}\n`);
-      } finally {
-        await dataSource.destroy();
-      }
+      const result = await runMigrations(dataSourceFor(cli.loadConfig(), cli.target.migrations, 2));
+      process.stdout.write(`${JSON.stringify(result)}\n`);
     });
 
   runMain(async () => {

@@ -47,6 +47,22 @@ export async function migrateSchema(dataSource: DataSource, schema: string): Pro
   }
 }
 
+/**
+ * The `migrate` entry of a service (and of its CLI): connects the given data source if it is not connected yet,
+ * migrates the schema it is configured for (see migrateSchema) and closes it. Returns the schema and the names of the
+ * migrations applied, in order (none when it was up to date).
+ */
+export async function runMigrations(dataSource: DataSource): Promise<{ schema: string; applied: string[] }> {
+  const schema = 'schema' in dataSource.options ? dataSource.options.schema : undefined;
+  if (!schema) throw new Error('runMigrations: the data source has no schema configured');
+  if (!dataSource.isInitialized) await dataSource.initialize();
+  try {
+    return { schema, applied: await migrateSchema(dataSource, schema) };
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
 const DATABASE_CONFIG = Symbol('DATABASE_CONFIG');
 
 /** Injection token of the node-postgres pool behind the service's data source (see pgPoolOf). */

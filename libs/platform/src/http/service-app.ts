@@ -1,4 +1,4 @@
-import type { DynamicModule, Type } from '@nestjs/common';
+import type { DynamicModule, INestApplicationContext, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
@@ -36,7 +36,6 @@ export async function createServiceApp(
     logger: new PinoNestLogger(pino),
   });
   app.useGlobalFilters(new ErrorResponseFilter());
-  app.enableShutdownHooks();
 
   const fastify = app.getHttpAdapter().getInstance();
   const metrics = app.get(MetricsRegistry);
@@ -54,19 +53,44 @@ export async function createServiceApp(
   return app;
 }
 
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+
 /**
  * Runs a service entry point: a configuration error prints every bad setting and exits 1;
- * any other start-up failure is logged and exits 1 as well.
+ * any other start-up failure is logged and exits 1 as well. When the entry point returns its application, SIGTERM
+ * (Kubernetes stopping the pod) and SIGINT close it gracefully, running every shutdown hook: consumers stop, in-flight
+ * requests finish, pools close; then the process exits 0 (1 when closing failed). Nest's own shutdown hooks would
+ * re-raise the signal after closing, and a pod stopped that way reports an error exit (143).
  */
-export function runMain(main: () => Promise<void>): void {
-  main().catch((error: unknown) => {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-    } else {
-      process.stderr.write(
-        `${JSON.stringify({ level: 'fatal', msg: 'start-up failed', err: String(error), stack: (error as Error)?.stack })}\n`,
-      );
-    }
-    process.exit(1);
-  });
+export function runMain(main: () => Promise<INestApplicationContext | void>): void {
+  main().then(
+    (app) => {
+      if (app !== undefined) closeOnStopSignals(app);
+    },
+    (error: unknown) => {
+      if (error instanceof ConfigError) {
+        process.stderr.write(`${error.message}\n`);
+      } else {
+        process.stderr.write(
+          `${JSON.stringify({ level: 'fatal', msg: 'start-up failed', err: String(error), stack: (error as Error)?.stack })}\n`,
+        );
+      }
+      process.exit(1);
+    },
+  );
+}
+
+function closeOnStopSignals(app: INestApplicationContext): void {
+  const stop = (signal: NodeJS.Signals) => {
+    for (const other of STOP_SIGNALS) process.removeListener(other, stop);
+    process.stderr.write(`${JSON.stringify({ level: 'info', msg: 'stopping', signal })}\n`);
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'shutdown failed', err: String(error) })}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  for (const signal of STOP_SIGNALS) process.on(signal, stop);
 }

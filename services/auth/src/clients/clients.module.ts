@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BootstrapAdminClientHandler } from './commands/bootstrap-admin-client/bootstrap-admin-client.handler';
+import { BootstrapServiceClientHandler } from './commands/bootstrap-service-client/bootstrap-service-client.handler';
 import { DisableClientHandler } from './commands/disable-client/disable-client.handler';
 import { RegisterClientHandler } from './commands/register-client/register-client.handler';
 import { RotateClientSecretHandler } from './commands/rotate-client-secret/rotate-client-secret.handler';
@@ -16,6 +17,7 @@ const HANDLERS = [
   RotateClientSecretHandler,
   DisableClientHandler,
   BootstrapAdminClientHandler,
+  BootstrapServiceClientHandler,
   GetClientHandler,
   ListClientsHandler,
 ];

@@ -67,10 +67,36 @@ describe('auth configuration', () => {
     ]);
   });
 
+  it('given only half of the bootstrap service client credentials, when loaded, then both are asked for', () => {
+    expect(problemsOf({ ...base, SERVICE_BOOTSTRAP_CLIENT_SECRET: 'x'.repeat(32) })).toEqual([
+      'SERVICE_BOOTSTRAP_CLIENT_SECRET: SERVICE_BOOTSTRAP_CLIENT_ID and SERVICE_BOOTSTRAP_CLIENT_SECRET must be set together',
+    ]);
+  });
+
+  it('given both bootstrap clients, when loaded, then each is configured; given neither, then none', () => {
+    const admin = { clientId: '3f6c2a9e-8d1b-4c1e-9a57-0b4b6a1d2c3e', clientSecret: 'a'.repeat(32) };
+    const service = { clientId: '5d7c1a0e-2b7f-4f59-9a0e-4c0b1d2e3f40', clientSecret: 's'.repeat(32) };
+    const config = loadAuthConfig({
+      ...base,
+      ADMIN_BOOTSTRAP_CLIENT_ID: admin.clientId,
+      ADMIN_BOOTSTRAP_CLIENT_SECRET: admin.clientSecret,
+      SERVICE_BOOTSTRAP_CLIENT_ID: service.clientId,
+      SERVICE_BOOTSTRAP_CLIENT_SECRET: service.clientSecret,
+    });
+    expect(config).toMatchObject({ bootstrapAdmin: admin, bootstrapService: service });
+    expect(loadAuthConfig(base)).toMatchObject({ bootstrapAdmin: undefined, bootstrapService: undefined });
+  });
+
   it('given bootstrap credentials, when loaded, then the admin client id must be a UUID and the secret long', () => {
     expect(problemsOf({ ...base, ADMIN_BOOTSTRAP_CLIENT_ID: 'admin', ADMIN_BOOTSTRAP_CLIENT_SECRET: 'short' })).toEqual(
       ['ADMIN_BOOTSTRAP_CLIENT_ID: Invalid uuid', 'ADMIN_BOOTSTRAP_CLIENT_SECRET: must be at least 32 characters'],
     );
+    expect(
+      problemsOf({ ...base, SERVICE_BOOTSTRAP_CLIENT_ID: 'svc', SERVICE_BOOTSTRAP_CLIENT_SECRET: 'short' }),
+    ).toEqual([
+      'SERVICE_BOOTSTRAP_CLIENT_ID: Invalid uuid',
+      'SERVICE_BOOTSTRAP_CLIENT_SECRET: must be at least 32 characters',
+    ]);
   });
 
   it('given the public base URL and the former issuer name, when loaded, then tokens name the URL and both verify', () => {

@@ -23,7 +23,18 @@ const tokensEnv = {
   TOKEN_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   ADMIN_BOOTSTRAP_CLIENT_ID: z.string().uuid().optional(),
   ADMIN_BOOTSTRAP_CLIENT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  SERVICE_BOOTSTRAP_CLIENT_ID: z.string().uuid().optional(),
+  SERVICE_BOOTSTRAP_CLIENT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
 };
+
+/** Both variables of a pair, or neither. */
+const PAIRS = [
+  ['ADMIN_BOOTSTRAP_CLIENT_ID', 'ADMIN_BOOTSTRAP_CLIENT_SECRET'],
+  ['SERVICE_BOOTSTRAP_CLIENT_ID', 'SERVICE_BOOTSTRAP_CLIENT_SECRET'],
+] as const;
+
+const bootstrapClient = (clientId: string | undefined, clientSecret: string | undefined) =>
+  clientId !== undefined && clientSecret !== undefined ? { clientId, clientSecret } : undefined;
 
 const schema = z
   .object({ ...httpEnv(3001), ...databaseEnv, ...authEnv, ...kafkaEnv, ...tokensEnv })
@@ -37,12 +48,14 @@ const schema = z
         message: 'must differ from AUTH_ENCRYPTION_KEY (the webhook dispatcher holds this key, never that one)',
       });
     }
-    if ((env.ADMIN_BOOTSTRAP_CLIENT_ID === undefined) !== (env.ADMIN_BOOTSTRAP_CLIENT_SECRET === undefined)) {
-      ctx.addIssue({
-        code: z.ZodIssueCode.custom,
-        path: ['ADMIN_BOOTSTRAP_CLIENT_SECRET'],
-        message: 'ADMIN_BOOTSTRAP_CLIENT_ID and ADMIN_BOOTSTRAP_CLIENT_SECRET must be set together',
-      });
+    for (const [id, secret] of PAIRS) {
+      if ((env[id] === undefined) !== (env[secret] === undefined)) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: [secret],
+          message: `${id} and ${secret} must be set together`,
+        });
+      }
     }
   })
   .transform((env) => ({
@@ -61,10 +74,9 @@ const schema = z
     encryptionKeyBase64: env.AUTH_ENCRYPTION_KEY,
     /** Base64 of the 32-byte key that seals webhook secrets into CLIENT_* events. */
     webhookSecretTransportKeyBase64: env.WEBHOOK_SECRET_TRANSPORT_KEY,
-    bootstrapAdmin:
-      env.ADMIN_BOOTSTRAP_CLIENT_ID !== undefined && env.ADMIN_BOOTSTRAP_CLIENT_SECRET !== undefined
-        ? { clientId: env.ADMIN_BOOTSTRAP_CLIENT_ID, clientSecret: env.ADMIN_BOOTSTRAP_CLIENT_SECRET }
-        : undefined,
+    bootstrapAdmin: bootstrapClient(env.ADMIN_BOOTSTRAP_CLIENT_ID, env.ADMIN_BOOTSTRAP_CLIENT_SECRET),
+    /** The internal services' client (the export worker's), created at start when no client has its id. */
+    bootstrapService: bootstrapClient(env.SERVICE_BOOTSTRAP_CLIENT_ID, env.SERVICE_BOOTSTRAP_CLIENT_SECRET),
   }));
 
 /** The auth service's whole configuration, validated once at boot. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { KAFKA_HEADERS, validateEvent, type RegisteredClient } from '@lx/contracts';
 import { WebhookSecretTransport } from '@lx/platform';
@@ -406,6 +407,60 @@ describe('client registry: admin API, command-line tool, events', () => {
       }
       const { clients }: any = await (await admin('GET', '/admin/clients?limit=1000')).json();
       expect(clients.filter((client: any) => client.kind === 'ADMIN')).toHaveLength(1);
+    });
+  });
+
+  describe('the bootstrap service client', () => {
+    it('is created at start as an OPERATOR client with locations:read only, once; a restart keeps it', async () => {
+      const service = { clientId: randomUUID(), clientSecret: 'the-internal-services-secret-of-32-chars' };
+      const env = {
+        DATABASE_SCHEMA: auth.env.DATABASE_SCHEMA!,
+        AUTH_ENCRYPTION_KEY: auth.env.AUTH_ENCRYPTION_KEY!,
+        WEBHOOK_SECRET_TRANSPORT_KEY: auth.env.WEBHOOK_SECRET_TRANSPORT_KEY!,
+        SERVICE_BOOTSTRAP_CLIENT_ID: service.clientId,
+        SERVICE_BOOTSTRAP_CLIENT_SECRET: service.clientSecret,
+      };
+      // The second start finds the client and creates nothing: the same secret still works.
+      for (let start = 0; start < 2; start += 1) {
+        const started = await startAuth(env);
+        try {
+          await expect(started.token(service.clientId, service.clientSecret)).resolves.toMatchObject({
+            scope: 'locations:read',
+          });
+        } finally {
+          await started.app.close();
+        }
+      }
+      const [registered] = await events.waitForEvents(service.clientId, 1);
+      expect(registered?.data).toEqual({
+        clientId: service.clientId,
+        name: 'internal services',
+        kind: 'OPERATOR',
+        scopes: ['locations:read'],
+        enabled: true,
+      });
+      const reply = await admin('GET', `/admin/clients/${service.clientId}`);
+      expect(await reply.json()).toMatchObject({ clientId: service.clientId, kind: 'OPERATOR' });
+    });
+
+    it('whose id another kind of client holds is not created, and that client is left as it was', async () => {
+      const started = await startAuth({
+        DATABASE_SCHEMA: auth.env.DATABASE_SCHEMA!,
+        AUTH_ENCRYPTION_KEY: auth.env.AUTH_ENCRYPTION_KEY!,
+        WEBHOOK_SECRET_TRANSPORT_KEY: auth.env.WEBHOOK_SECRET_TRANSPORT_KEY!,
+        SERVICE_BOOTSTRAP_CLIENT_ID: auth.admin.clientId,
+        SERVICE_BOOTSTRAP_CLIENT_SECRET: 'another-internal-secret-of-32-chars!!',
+      });
+      try {
+        await expect(started.token(auth.admin.clientId, 'another-internal-secret-of-32-chars!!')).rejects.toThrow(
+          /401/,
+        );
+        await expect(started.token(auth.admin.clientId, auth.admin.clientSecret)).resolves.toMatchObject({
+          scope: 'auth:admin webhooks:admin',
+        });
+      } finally {
+        await started.app.close();
+      }
     });
   });
 

@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# npm run test:cluster: the image and the Helm chart on a real Kubernetes, end to end.
+#
+#   1. the toolchain: Kubernetes v1.34, helm and kubeconform built from the Go module proxy (deploy/cluster/k8s-offline,
+#      cold 13-20 min, then cached), and a single-node cluster of its own started from it
+#   2. the image, assembled offline (docker/build-image.py) and imported into the node's containerd
+#   3. PostgreSQL, Kafka and MinIO outside the cluster (deploy/local/infra.sh), listening on the node address
+#      10.244.0.1 that pods reach, with their own state in .infra-cluster/
+#   4. helm install --wait (the migration hook runs first; every pod must pass its probes), then helm test
+#   5. the system suite of e2e/ through the project's nginx ingress (the local route table) on this machine, whose
+#      upstreams are the chart's Services: no Ingress controller can be built here (docs/kubernetes.md)
+#   6. helm upgrade to a new image tag while the operator keeps writing (e2e/src/cluster/): no failed request, no
+#      lost event, pods replaced one at a time
+#   7. helm uninstall and everything stopped, also on failure (with the pods' state and logs printed first)
+#
+#   LX_CLUSTER_KEEP=1   leave the cluster, the release and the infrastructure running at the end (to look around;
+#                       stop with: bash deploy/cluster/k8s-offline/down.sh; LX_STATE_DIR=.infra-cluster
+#                       LX_BIND_ADDRESS=10.244.0.1 bash deploy/local/infra.sh down)
+#
+# This script always starts and stops its own cluster (a KUBECONFIG of the caller is ignored). On a laptop with
+# Docker, deploy/kind/test.sh does the same with kind; against any other cluster, docs/kubernetes.md shows the
+# commands.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
+export LX_STATE_DIR="${LX_CLUSTER_STATE_DIR:-$(cd "$HERE/../.." && pwd -P)/.infra-cluster}"
+export LX_BIND_ADDRESS=10.244.0.1
+LX_COMPONENT=cluster
+# shellcheck source=deploy/local/lib.sh
+source "$HERE/../local/lib.sh"
+# shellcheck source=deploy/cluster/release.sh
+source "$HERE/release.sh"
+cd "$LX_REPO_ROOT"
+export TZ=UTC NX_DAEMON=false
+
+K8S_TOOLS="$HERE/k8s-offline"
+export K8S_CACHE="${K8S_CACHE:-$HOME/.cache/k8s-offline/v1.34.4}"
+export K8S_RUN="${K8S_RUN:-/tmp/k8s-e2e}"
+BIN="$K8S_CACHE/bin"
+RELEASE=lx
+NAMESPACE=location-exchange
+CHART="$LX_REPO_ROOT/helm/location-exchange"
+REVISION="$(git rev-parse --short HEAD 2>/dev/null || echo local)"
+IMAGE_REPOSITORY=location-exchange
+IMAGE_TAG="ci-$REVISION"
+UPGRADE_TAG="ci-$REVISION-upgrade"
+SERVICES=(auth location-command location-query statistics-projection export-worker webhook-dispatcher)
+RELEASE_VALUES="$LX_STATE_DIR/release-values.yaml"
+
+started_cluster=0
+started_infra=0
+installed=0
+declare -A TIMES=()
+
+timed() {
+  local name=$1 t0=$SECONDS
+  shift
+  lx_info "--- $name"
+  "$@"
+  TIMES[$name]=$((SECONDS - t0))
+  lx_ok "$name in ${TIMES[$name]}s"
+}
+
+diagnose() {
+  lx_warn "the cluster as the failure left it:"
+  kubectl get pods,deployments,jobs,services -A -o wide >&2 || true
+  kubectl get events -n "$NAMESPACE" --sort-by=.lastTimestamp 2>/dev/null | tail -n 40 >&2 || true
+  local pod
+  for pod in $(kubectl get pods -n "$NAMESPACE" -o name 2>/dev/null); do
+    lx_info "logs of $pod (last 30 lines)"
+    kubectl logs -n "$NAMESPACE" "$pod" --all-containers --tail=30 >&2 || true
+  done
+}
+
+cleanup() {
+  local rc=$?
+  set +e
+  if ((rc != 0)) && command -v kubectl >/dev/null; then diagnose; fi
+  if [[ "${LX_CLUSTER_KEEP:-0}" == 1 ]]; then
+    lx_info "LX_CLUSTER_KEEP=1: leaving everything running (KUBECONFIG=$KUBECONFIG)"
+    exit "$rc"
+  fi
+  bash "$LX_LOCAL_DIR/nginx.sh" stop >/dev/null 2>&1
+  if ((installed)); then helm uninstall "$RELEASE" -n "$NAMESPACE" --wait --timeout 2m >&2; fi
+  if ((started_cluster)); then bash "$K8S_TOOLS/down.sh" >&2; fi
+  if ((started_infra)); then bash "$LX_LOCAL_DIR/infra.sh" down >&2; fi
+  rm -rf "$LX_STATE_DIR"
+  exit "$rc"
+}
+trap cleanup EXIT
+
+toolchain() { bash "$K8S_TOOLS/build.sh" >&2; }
+
+image() {
+  npx nx run-many -t build --parallel=2 --outputStyle=static >&2
+  python3 docker/build-image.py --tag "$IMAGE_REPOSITORY:$IMAGE_TAG" --out "$LX_STATE_DIR/image.tar" >&2
+}
+
+cluster() {
+  started_cluster=1
+  # A cluster left running (LX_CLUSTER_KEEP=1) is stopped first: every run starts from an empty one.
+  if [[ -d "$K8S_RUN" ]]; then bash "$K8S_TOOLS/down.sh" >&2; fi
+  bash "$K8S_TOOLS/up.sh" >&2
+  local ctr=(ctr -a "$K8S_RUN/containerd.sock" -n k8s.io)
+  "${ctr[@]}" images import "$LX_STATE_DIR/image.tar" >&2
+  # The release the upgrade moves to: the same content under a new tag, so every pod template changes.
+  "${ctr[@]}" images tag --force "docker.io/library/$IMAGE_REPOSITORY:$IMAGE_TAG" \
+    "docker.io/library/$IMAGE_REPOSITORY:$UPGRADE_TAG" >&2
+}
+
+infra() {
+  started_infra=1
+  bash "$LX_LOCAL_DIR/infra.sh" up >&2
+}
+
+helm_args() {
+  printf '%s\n' "$RELEASE" "$CHART" -n "$NAMESPACE" -f "$HERE/values.yaml" -f "$RELEASE_VALUES" \
+    --set "global.image.repository=$IMAGE_REPOSITORY"
+}
+
+install() {
+  write_release_values "$RELEASE_VALUES"
+  installed=1
+  mapfile -t args < <(helm_args)
+  helm install "${args[@]}" --create-namespace --set "global.image.tag=$IMAGE_TAG" --wait --timeout 10m >&2
+  kubectl get pods -n "$NAMESPACE" -o wide >&2
+  helm test "$RELEASE" -n "$NAMESPACE" --logs --timeout 5m >&2
+}
+
+service_ip() { kubectl get service -n "$NAMESPACE" "$RELEASE-location-exchange-$1" -o jsonpath='{.spec.clusterIP}'; }
+
+env_name() { local upper=${1^^}; printf '%s' "${upper//-/_}"; }
+
+# The project's nginx ingress in front of the chart's Services, one connection per request (nginx.sh explains why).
+ingress() {
+  local name
+  for name in "${SERVICES[@]}"; do
+    export "$(env_name "$name")_HOST=$(service_ip "$name")" "$(env_name "$name")_PORT=80"
+  done
+  LX_UPSTREAM_KEEPALIVE=0 bash "$LX_LOCAL_DIR/nginx.sh" start >/dev/null
+}
+
+system_env() {
+  local name
+  export BASE_URL="$LX_BASE_URL" ADMIN_CLIENT_ID ADMIN_CLIENT_SECRET E2E_RECEIVER_HOST="$LX_BIND_ADDRESS"
+  for name in "${SERVICES[@]}"; do export "$(env_name "$name")_URL=http://$(service_ip "$name")"; done
+}
+
+system_suite() {
+  system_env
+  npx jest -c e2e/jest.config.js --forceExit --json --outputFile="$LX_REPO_ROOT/reports/cluster-e2e.json" >&2
+}
+
+# Two replicas of every service (the system suite reads each service's /metrics through its Service, which needs one
+# replica), then the upgrade to the new tag under write load.
+upgrade_under_load() {
+  mapfile -t args < <(helm_args)
+  local key replicas=()
+  for key in auth locationCommand locationQuery statisticsProjection exportWorker webhookDispatcher; do
+    replicas+=(--set "$key.replicaCount=2")
+  done
+  helm upgrade "${args[@]}" --reuse-values "${replicas[@]}" --wait --timeout 10m >&2
+  system_env
+  export KUBECTL="$BIN/kubectl" LX_NAMESPACE="$NAMESPACE" LX_RELEASE="$RELEASE"
+  export LX_UPGRADE_COMMAND
+  LX_UPGRADE_COMMAND="$(printf '%q ' "$BIN/helm" upgrade "${args[@]}" --reuse-values \
+    --set "global.image.tag=$UPGRADE_TAG" --wait --timeout 10m)"
+  npx jest -c e2e/jest.cluster.config.js --forceExit --json --outputFile="$LX_REPO_ROOT/reports/cluster-upgrade.json" >&2
+}
+
+main() {
+  local t0=$SECONDS
+  # Every run starts from empty databases, topics and buckets (a kept run of LX_CLUSTER_KEEP=1 is stopped first).
+  bash "$LX_LOCAL_DIR/nginx.sh" stop >/dev/null 2>&1 || true
+  bash "$LX_LOCAL_DIR/infra.sh" down >/dev/null 2>&1 || true
+  rm -rf "$LX_STATE_DIR"
+  mkdir -p "$LX_STATE_DIR" "$LX_REPO_ROOT/reports"
+  timed toolchain toolchain
+  export PATH="$BIN:$PATH" KUBECONFIG="$K8S_RUN/pki/admin.kubeconfig"
+  timed image image
+  timed cluster cluster
+  timed infrastructure infra
+  timed install install
+  timed ingress ingress
+  timed system-suite system_suite
+  timed upgrade-under-load upgrade_under_load
+  local step steps=()
+  for step in toolchain image cluster infrastructure install ingress system-suite upgrade-under-load; do
+    steps+=("$step ${TIMES[$step]}s")
+  done
+  lx_ok "cluster tests passed in $(lx_elapsed "$t0") ($(IFS=,; printf '%s' "${steps[*]}" | sed 's/,/, /g'))"
+}
+
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then main "$@"; fi

@@ -1,0 +1,268 @@
+#!/usr/bin/env bash
+# Static checks of the Helm chart helm/location-exchange, without a cluster (run by npm test):
+#   helm lint --strict and helm template | kubeconform -strict (Kubernetes 1.34 schemas, offline) for every ci/*.yaml,
+#   the failure of an install without the required values (naming each one), negative checks per area (routes,
+#   secrets, security, migrations, PDB guard, schema), and check-routes.js (chart route table = local nginx ingress).
+#
+# Tools, built or fetched once and cached (the same paths and versions as shared/tools/k8s-offline/build.sh, so either
+# one skips what the other built):
+#   ${K8S_CACHE:-~/.cache/k8s-offline/v1.34.4}/bin/{helm,kubeconform}   go install from the Go module proxy
+#   ${LX_CACHE_DIR:-~/.cache/location-exchange}/venv-kubeconform         kubernetes-validate from PyPI (its schemas)
+#   ${LX_CACHE_DIR:-~/.cache/location-exchange}/kubeconform-schemas      those schemas made usable offline
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+CHART="$ROOT/helm/location-exchange"
+HERE="$ROOT/deploy/helm"
+
+HELM_VERSION=v3.19.0
+KUBECONFORM_VERSION=v0.8.0
+KUBERNETES_VALIDATE_VERSION=1.37.0
+KUBE_VERSION=1.34.0
+K8S_CACHE=${K8S_CACHE:-$HOME/.cache/k8s-offline/v1.34.4}
+BIN="$K8S_CACHE/bin"
+LX_CACHE_DIR=${LX_CACHE_DIR:-$HOME/.cache/location-exchange}
+VENV="$LX_CACHE_DIR/venv-kubeconform"
+SCHEMAS="$LX_CACHE_DIR/kubeconform-schemas"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+info() { printf '[helm-check] %s\n' "$*" >&2; }
+die() {
+  printf '[helm-check] ERROR: %s\n' "$*" >&2
+  exit 1
+}
+
+failures=()
+pass() { printf '  ok    %s\n' "$1"; }
+fail() {
+  printf '  FAIL  %s\n' "$1"
+  failures+=("$1")
+}
+
+ensure_tool() {
+  local name=$1 module=$2 start=$SECONDS
+  [[ -x "$BIN/$name" ]] && return 0
+  command -v go >/dev/null || die "$name is missing in $BIN and there is no go to build it (install Go 1.24+)"
+  info "building $name ($module) into $BIN; a few minutes the first time"
+  mkdir -p "$BIN"
+  GOBIN=$BIN CGO_ENABLED=0 GOFLAGS=-mod=mod go install -ldflags "-s -w" "$module" >&2
+  info "$name built in $((SECONDS - start)) s"
+}
+
+ensure_schemas() {
+  local dir="$SCHEMAS/v$KUBE_VERSION-local-strict" marker
+  marker="$dir/.kubernetes-validate-$KUBERNETES_VALIDATE_VERSION"
+  [[ -f "$marker" ]] && return 0
+  if [[ ! -x "$VENV/bin/python" ]]; then
+    info "creating $VENV"
+    python3 -m venv "$VENV" || die "python3 -m venv failed (on Debian: apt-get install python3-venv)"
+  fi
+  if ! "$VENV/bin/python" -c "import kubernetes_validate" 2>/dev/null ||
+    [[ "$("$VENV/bin/python" -m pip show kubernetes-validate 2>/dev/null | sed -n 's/^Version: //p')" != "$KUBERNETES_VALIDATE_VERSION" ]]; then
+    info "installing kubernetes-validate==$KUBERNETES_VALIDATE_VERSION (its Kubernetes JSON schemas)"
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "kubernetes-validate==$KUBERNETES_VALIDATE_VERSION" >&2
+  fi
+  rm -rf "$dir"
+  "$VENV/bin/python" "$HERE/fix-schemas.py" "$KUBE_VERSION" "$SCHEMAS" >&2
+  touch "$marker"
+}
+
+ensure_tool helm "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
+ensure_tool kubeconform "github.com/yannh/kubeconform/cmd/kubeconform@$KUBECONFORM_VERSION"
+ensure_schemas
+HELM="$BIN/helm"
+KUBECONFORM="$BIN/kubeconform"
+
+# A helm built with `go install` has no Kubernetes version stamped in and would assume 1.20 (below the chart's
+# kubeVersion), so every call names the cluster version the chart is checked against.
+helm_template() { "$HELM" template lx "$CHART" --namespace lx --kube-version "$KUBE_VERSION" "$@"; }
+
+# One document per Kubernetes object of a rendering, printed as "<kind> <component label>: <lines matching $2>".
+# Uses awk only: good enough for the chart's own, predictable output.
+grep_by_object() {
+  awk -v pattern="$2" '
+    function flush() { if (kind != "") for (i = 1; i <= n; i++) print kind " " component ": " hits[i]; kind = ""; component = "-"; n = 0 }
+    /^---/ { flush(); next }
+    /^kind: / { kind = $2 }
+    /^    app.kubernetes.io\/component: / && component == "-" { component = $2 }
+    $0 ~ pattern { hits[++n] = $0; gsub(/^ +/, "", hits[n]) }
+    END { flush() }
+  ' "$1"
+}
+
+summaries=()
+info "helm lint and kubeconform (Kubernetes $KUBE_VERSION) for each ci/*.yaml"
+for values in "$CHART"/ci/*.yaml; do
+  name=$(basename "$values")
+  if "$HELM" lint --strict --kube-version "$KUBE_VERSION" "$CHART" -f "$values" >"$WORK/lint.out" 2>&1; then
+    pass "helm lint --strict -f ci/$name"
+  else
+    cat "$WORK/lint.out"
+    fail "helm lint --strict -f ci/$name"
+  fi
+  if ! helm_template -f "$values" >"$WORK/$name" 2>"$WORK/template.err"; then
+    cat "$WORK/template.err"
+    fail "helm template -f ci/$name"
+    continue
+  fi
+  if "$KUBECONFORM" -strict -summary -kubernetes-version "$KUBE_VERSION" \
+    -schema-location "$SCHEMAS/{{ .NormalizedKubernetesVersion }}-local-strict/{{ .ResourceKind }}{{ .KindSuffix }}.json" \
+    "$WORK/$name" >"$WORK/kubeconform.out" 2>&1; then
+    pass "kubeconform -strict ci/$name"
+  else
+    fail "kubeconform -strict ci/$name"
+  fi
+  cat "$WORK/kubeconform.out"
+  summaries+=("ci/$name: $(sed -n 's/^Summary: \(.*\) found in 1 file - /\1: /p' "$WORK/kubeconform.out")")
+done
+DEFAULT="$WORK/default-values.yaml"
+FULL="$WORK/full-values.yaml"
+EXISTING="$WORK/existing-secret-values.yaml"
+[[ -s "$DEFAULT" && -s "$FULL" && -s "$EXISTING" ]] || die "ci/default-values.yaml, full-values.yaml and existing-secret-values.yaml must all render"
+
+info "required values: an install without them fails, naming each one"
+if helm_template >"$WORK/none.out" 2>&1; then
+  fail "helm template without values must fail"
+else
+  missing=()
+  for value in publicBaseUrl kafka.brokers objectStorage.endpoint secrets.databaseUrl secrets.authEncryptionKey \
+    secrets.webhookSecretTransportKey secrets.adminClientId secrets.adminClientSecret secrets.serviceClientId \
+    secrets.serviceClientSecret secrets.minioAccessKey secrets.minioSecretKey; do
+    grep -q -- "- $value is required" "$WORK/none.out" || missing+=("$value")
+  done
+  if ((${#missing[@]} == 0)); then pass "the failure names all 12 required values"; else
+    cat "$WORK/none.out"
+    fail "the failure does not name: ${missing[*]}"
+  fi
+fi
+helm_template -f "$CHART/ci/default-values.yaml" --set secrets.adminClientId=not-a-uuid \
+  --set secrets.webhookSecretTransportKey=MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY= \
+  --set secrets.databaseUrl=mysql://db/lx --set secrets.serviceClientSecret=short \
+  --set objectStorage.endpoint=minio:9000 >"$WORK/invalid.out" 2>&1 && die "invalid values were accepted"
+unnamed=()
+for problem in 'secrets.adminClientId must be a UUID' 'webhookSecretTransportKey must differ' \
+  'secrets.databaseUrl must be a postgres' 'secrets.serviceClientSecret must be at least 32 characters' \
+  'objectStorage.endpoint must be an http(s) URL'; do
+  grep -qF "$problem" "$WORK/invalid.out" || unnamed+=("$problem")
+done
+if ((${#unnamed[@]} == 0)); then pass "invalid values (client id, key reuse, URL schemes, short secret) are refused by name"; else
+  cat "$WORK/invalid.out"
+  fail "invalid values not named: ${unnamed[*]}"
+fi
+if helm_template -f "$CHART/ci/default-values.yaml" --set auth.bogus=1 >"$WORK/schema.out" 2>&1; then
+  fail "values.schema.json must refuse an unknown key (auth.bogus)"
+else
+  pass "values.schema.json refuses an unknown key (auth.bogus)"
+fi
+
+info "routes"
+for rendering in "$DEFAULT" "$FULL"; do
+  if node "$HERE/check-routes.js" --rendered "$rendering"; then
+    pass "check-routes.js --rendered $(basename "$rendering")"
+  else
+    fail "check-routes.js --rendered $(basename "$rendering")"
+  fi
+done
+if grep -Eq 'path: /(internal|admin/keys)' "$DEFAULT" "$FULL" "$EXISTING"; then
+  fail "/internal/ and /admin/keys must be in no Ingress"
+else
+  pass "/internal/ and /admin/keys are in no Ingress"
+fi
+if [[ $(grep -c '^kind: Ingress$' "$DEFAULT") == 1 && $(grep -c '^kind: Ingress$' "$FULL") == 2 ]]; then
+  pass "the operator Ingress is off by default, on in full-values"
+else
+  fail "the operator Ingress is off by default, on in full-values"
+fi
+if node "$HERE/check-routes.js"; then pass "check-routes.js: chart table = local nginx ingress"; else fail "check-routes.js"; fi
+
+info "secrets"
+grep_by_object "$DEFAULT" '^ +key: [A-Z_]+$' | grep '^Deployment' | sort -u >"$WORK/keys.txt"
+expected_keys=$(
+  cat <<'EOF'
+Deployment auth: key: ADMIN_CLIENT_ID
+Deployment auth: key: ADMIN_CLIENT_SECRET
+Deployment auth: key: AUTH_ENCRYPTION_KEY
+Deployment auth: key: DATABASE_URL
+Deployment auth: key: SERVICE_CLIENT_ID
+Deployment auth: key: SERVICE_CLIENT_SECRET
+Deployment auth: key: WEBHOOK_SECRET_TRANSPORT_KEY
+Deployment export-worker: key: DATABASE_URL
+Deployment export-worker: key: MINIO_ACCESS_KEY
+Deployment export-worker: key: MINIO_SECRET_KEY
+Deployment export-worker: key: SERVICE_CLIENT_ID
+Deployment export-worker: key: SERVICE_CLIENT_SECRET
+Deployment location-command: key: DATABASE_URL
+Deployment location-query: key: DATABASE_URL
+Deployment statistics-projection: key: DATABASE_URL
+Deployment webhook-dispatcher: key: DATABASE_URL
+Deployment webhook-dispatcher: key: WEBHOOK_SECRET_TRANSPORT_KEY
+EOF
+)
+if diff <(echo "$expected_keys") "$WORK/keys.txt" >"$WORK/keys.diff"; then
+  pass "each service gets only the Secret keys it needs"
+else
+  cat "$WORK/keys.diff"
+  fail "each service gets only the Secret keys it needs"
+fi
+if [[ $(grep -c '^kind: Secret$' "$EXISTING") == 0 &&
+  $(grep -A1 'secretKeyRef:' "$EXISTING" | sed -n 's/^ *name: //p' | sort -u) == location-exchange-credentials ]]; then
+  pass "with secrets.existingSecret the chart makes no Secret and every reference names the existing one"
+else
+  fail "with secrets.existingSecret the chart makes no Secret and every reference names the existing one"
+fi
+helm_template -f "$CHART/ci/default-values.yaml" --set secrets.minioSecretKey=rotated-minio-secret >"$WORK/rotated.yaml"
+changed=$(diff <(grep_by_object "$DEFAULT" 'checksum/secret' | sort) \
+  <(grep_by_object "$WORK/rotated.yaml" 'checksum/secret' | sort) | sed -n 's/^> Deployment \([a-z-]*\):.*/\1/p' || true)
+if [[ "$changed" == export-worker ]]; then
+  pass "changing a Secret value rolls exactly the services that read it (MINIO_SECRET_KEY: export-worker)"
+else
+  fail "changing MINIO_SECRET_KEY must roll export-worker only, rolled: ${changed:-none}"
+fi
+
+info "security and migrations"
+for rendering in "$DEFAULT" "$FULL"; do
+  containers=$(grep -Ec '^ +(- name: (migrate-[a-z-]+|done|smoke-test|auth|location-command|location-query|statistics-projection|export-worker|webhook-dispatcher))$' "$rendering")
+  readonly_fs=$(grep -c 'readOnlyRootFilesystem: true' "$rendering")
+  no_escalation=$(grep -c 'allowPrivilegeEscalation: false' "$rendering")
+  non_root=$(grep -c 'runAsNonRoot: true' "$rendering")
+  pods=$(grep -Ec '^kind: (Deployment|Job|Pod)$' "$rendering")
+  if ((containers == 14 && readonly_fs == containers && no_escalation == containers && non_root == pods)); then
+    pass "$(basename "$rendering"): all $containers containers read-only, no privilege escalation; all $pods pods non-root"
+  else
+    fail "$(basename "$rendering"): containers $containers, read-only $readonly_fs, no escalation $no_escalation, pods $pods, non-root $non_root"
+  fi
+done
+boot=$(grep_by_object "$DEFAULT" 'name: DATABASE_MIGRATE_ON_BOOT' | wc -l)
+boot_false=$(grep -A1 'name: DATABASE_MIGRATE_ON_BOOT' "$DEFAULT" | grep -c 'value: "false"')
+migrate_args=$(grep -c 'args: \["[a-z-]*", "migrate"\]' "$DEFAULT")
+if ((boot == 12 && boot_false == 12 && migrate_args == 6)) && grep -q 'helm.sh/hook: pre-install,pre-upgrade' "$DEFAULT"; then
+  pass "no service migrates at boot; the pre-install/pre-upgrade hook migrates all six"
+else
+  fail "DATABASE_MIGRATE_ON_BOOT=false in $boot_false of $boot places (want 12), $migrate_args migrate containers (want 6)"
+fi
+
+info "PodDisruptionBudgets"
+if helm_template -f "$CHART/ci/default-values.yaml" --set auth.pdb.create=true >"$WORK/pdb.out" 2>&1 ||
+  ! grep -q 'auth.pdb.minAvailable 1 with 1 replica(s) would block every node drain' "$WORK/pdb.out"; then
+  cat "$WORK/pdb.out"
+  fail "a PDB with minAvailable 1 over 1 replica is refused"
+else
+  pass "a PDB with minAvailable 1 over 1 replica is refused"
+fi
+if [[ $(grep -c '^kind: PodDisruptionBudget$' "$DEFAULT") == 0 && $(grep -c '^kind: PodDisruptionBudget$' "$FULL") == 6 &&
+  $(grep -c '^kind: HorizontalPodAutoscaler$' "$FULL") == 2 ]]; then
+  pass "no PDB by default; full-values: 6 PDBs, 2 HPAs"
+else
+  fail "no PDB by default; full-values: 6 PDBs, 2 HPAs"
+fi
+
+echo
+echo "kubeconform (Kubernetes $KUBE_VERSION, strict):"
+printf '  %s\n' "${summaries[@]}"
+if ((${#failures[@]} > 0)); then
+  echo "helm check: ${#failures[@]} check(s) failed:"
+  printf '  - %s\n' "${failures[@]}"
+  exit 1
+fi
+echo "helm check: ok (helm $HELM_VERSION and kubeconform $KUBECONFORM_VERSION from $BIN, schemas of kubernetes-validate $KUBERNETES_VALIDATE_VERSION)"

@@ -1,0 +1,191 @@
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
+import { requireEnv, waitFor } from '@lx/testing';
+import { type ApiClient, awaitReadSide, ClientRegistry, OperatorApi } from '../support/api';
+import { startReceiver, stopReceiver } from '../support/receiver';
+
+const run = promisify(execFile);
+
+/** What deploy/cluster/test.sh names: kubectl, the release's namespace and label, and the upgrade to run. */
+const KUBECTL = requireEnv('KUBECTL');
+const NAMESPACE = requireEnv('LX_NAMESPACE');
+const RELEASE = requireEnv('LX_RELEASE');
+const UPGRADE_COMMAND = requireEnv('LX_UPGRADE_COMMAND');
+
+const SERVICES = [
+  'auth',
+  'location-command',
+  'location-query',
+  'statistics-projection',
+  'export-worker',
+  'webhook-dispatcher',
+];
+
+interface Availability {
+  /** Per Deployment: the fewest available replicas seen, the most pods seen, the replicas wanted. */
+  [deployment: string]: { minAvailable: number; maxPods: number; desired: number };
+}
+
+/** Polls the release's Deployments (kubectl) until stopped: how available each stayed and how many pods it ran. */
+function watchDeployments(): { stop(): Promise<Availability> } {
+  const seen: Availability = {};
+  let watching = true;
+  const loop = (async () => {
+    while (watching) {
+      const { stdout } = await run(KUBECTL, [
+        'get',
+        'deployments',
+        '-n',
+        NAMESPACE,
+        '-l',
+        `app.kubernetes.io/instance=${RELEASE}`,
+        '-o',
+        'json',
+      ]);
+      const { items } = JSON.parse(stdout) as {
+        items: { metadata: { name: string }; spec: { replicas: number }; status: Record<string, number | undefined> }[];
+      };
+      for (const { metadata, spec, status } of items) {
+        const previous = seen[metadata.name] ?? { minAvailable: Infinity, maxPods: 0, desired: spec.replicas };
+        seen[metadata.name] = {
+          minAvailable: Math.min(previous.minAvailable, status.availableReplicas ?? 0),
+          maxPods: Math.max(previous.maxPods, status.replicas ?? 0),
+          desired: spec.replicas,
+        };
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  })();
+  return {
+    stop: async () => {
+      watching = false;
+      await loop;
+      return seen;
+    },
+  };
+}
+
+async function podsOfRelease(): Promise<string[]> {
+  const { stdout } = await run(KUBECTL, [
+    'get',
+    'pods',
+    '-n',
+    NAMESPACE,
+    '-l',
+    `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/component in (${SERVICES.join(',')})`,
+    '-o',
+    'jsonpath={.items[*].metadata.name}',
+  ]);
+  return stdout.split(/\s+/).filter(Boolean);
+}
+
+function upgrade(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', UPGRADE_COMMAND], { stdio: 'inherit' });
+    child.on('error', reject);
+    child.on('exit', (code) => resolve(code ?? 1));
+  });
+}
+
+/**
+ * A release upgraded while the operator keeps writing and an RSP keeps listening (run by deploy/cluster/test.sh after
+ * the system suite): no write fails, every written location reaches the read side and the RSP's webhook, and the
+ * Deployments replace their pods one at a time without ever dropping below the replicas they should run.
+ */
+describe('helm upgrade under write load', () => {
+  let registry: ClientRegistry;
+  let operator: OperatorApi;
+  let rsp: ApiClient;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+  beforeAll(async () => {
+    registry = new ClientRegistry('cluster upgrade');
+    receiver = await startReceiver();
+    operator = new OperatorApi(await registry.operator());
+    ({ client: rsp } = await registry.rspWithWebhook(receiver.url));
+    await waitFor(
+      'the dispatcher to know the RSP',
+      async () => (await rsp.get('/webhooks/subscription')).status === 200,
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await registry?.disableAll();
+    await stopReceiver(receiver);
+  });
+
+  it('fails no request, loses no event, and replaces pods one by one', async () => {
+    const podsBefore = await podsOfRelease();
+    const written: string[] = [];
+    const failures: string[] = [];
+    let writing = true;
+    const writer = async (lane: number) => {
+      for (let n = 0; writing; n += 1) {
+        try {
+          const { location } = await operator.createLocation({
+            geography: { country: 'AU', region: 'VIC', locality: 'Bendigo', postalCode: '3550' },
+            address: { streetNumber: `${lane}-${n}`, streetName: 'Pall Mall', streetType: 'STREET' },
+          });
+          written.push(location.id);
+        } catch (error) {
+          failures.push(String(error));
+        }
+      }
+    };
+    const watch = watchDeployments();
+    const writers = [writer(1), writer(2)];
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const upgradeStarted = Date.now();
+    const exitCode = await upgrade();
+    const upgradeSeconds = (Date.now() - upgradeStarted) / 1000;
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    writing = false;
+    await Promise.all(writers);
+    const availability = await watch.stop();
+    // Old pods finish their preStop pause and graceful shutdown after the rollout is complete.
+    await waitFor(
+      'the pods of the previous release to be gone',
+      async () => (await podsOfRelease()).every((pod) => !podsBefore.includes(pod)),
+      120_000,
+    );
+    const podsAfter = await podsOfRelease();
+    // What the run saw, for the record (docs/kubernetes.md quotes it).
+    process.stderr.write(
+      `${JSON.stringify({ upgradeSeconds, written: written.length, failed: failures.length, availability })}\n`,
+    );
+
+    expect(exitCode).toBe(0);
+    expect(failures).toEqual([]);
+    expect(written.length).toBeGreaterThan(20);
+    // Every pod was replaced, never more than one extra at a time, never fewer available than wanted.
+    expect(Object.keys(availability)).toHaveLength(6);
+    expect(podsAfter).toHaveLength(Object.values(availability).reduce((sum, { desired }) => sum + desired, 0));
+    for (const [deployment, { minAvailable, maxPods, desired }] of Object.entries(availability)) {
+      expect({ deployment, minAvailable, maxPods }).toEqual({
+        deployment,
+        minAvailable: desired,
+        maxPods: expect.any(Number) as number,
+      });
+      expect(maxPods).toBeLessThanOrEqual(desired + 1);
+    }
+
+    // No event lost: each write reached the read side (through Kafka) and the RSP's webhook (through the dispatcher).
+    for (let start = 0; start < written.length; start += 50) {
+      await Promise.all(written.slice(start, start + 50).map((id) => awaitReadSide(rsp, id, 1, 120_000)));
+    }
+    await waitFor(
+      `a LOCATION_CREATED webhook for each of the ${written.length} written locations`,
+      () => {
+        const delivered = new Set(
+          receiver.receipts
+            .filter((receipt) => receipt.path === '/rsp/locations/events')
+            .map((receipt) => (JSON.parse(receipt.body) as { event: { type: string; data: { id: string } } }).event)
+            .filter((event) => event.type === 'LOCATION_CREATED')
+            .map((event) => event.data.id),
+        );
+        return Promise.resolve(written.every((id) => delivered.has(id)));
+      },
+      180_000,
+    );
+  }, 900_000);
+});

@@ -1,0 +1,382 @@
+{{/*
+The six services, in migration order: the values key of each one's block and the service name (the image's first
+argument, the Kubernetes component label and the suffix of its resources' names). Every per-service template ranges
+over this list, so the kinds cannot drift apart between services.
+*/}}
+{{- define "location-exchange.services" -}}
+- key: auth
+  name: auth
+- key: locationCommand
+  name: location-command
+- key: locationQuery
+  name: location-query
+- key: statisticsProjection
+  name: statistics-projection
+- key: exportWorker
+  name: export-worker
+- key: webhookDispatcher
+  name: webhook-dispatcher
+{{- end }}
+
+{{/*
+The keys of the chart's Secret (or of secrets.existingSecret), the value under secrets.* that fills each, and what it
+is. Every key is required.
+*/}}
+{{- define "location-exchange.secretKeys" -}}
+- key: DATABASE_URL
+  value: databaseUrl
+  about: PostgreSQL URL (postgres://user:password@host:5432/database); every service uses its own schema in it
+- key: AUTH_ENCRYPTION_KEY
+  value: authEncryptionKey
+  about: 32 random bytes, base64 (openssl rand -base64 32); seals signing keys and webhook secrets at rest
+- key: WEBHOOK_SECRET_TRANSPORT_KEY
+  value: webhookSecretTransportKey
+  about: 32 random bytes, base64, different from AUTH_ENCRYPTION_KEY; seals webhook secrets into client events
+- key: ADMIN_CLIENT_ID
+  value: adminClientId
+  about: UUID of the first admin client, which auth creates at its first start
+- key: ADMIN_CLIENT_SECRET
+  value: adminClientSecret
+  about: the first admin client's secret, at least 32 characters
+- key: SERVICE_CLIENT_ID
+  value: serviceClientId
+  about: UUID of the internal services' client (OPERATOR, locations:read) that auth creates and export-worker uses
+- key: SERVICE_CLIENT_SECRET
+  value: serviceClientSecret
+  about: the internal services' client secret, at least 32 characters
+- key: MINIO_ACCESS_KEY
+  value: minioAccessKey
+  about: access key of the S3/MinIO bucket of exports
+- key: MINIO_SECRET_KEY
+  value: minioSecretKey
+  about: secret key of the S3/MinIO bucket of exports
+{{- end }}
+
+{{/*
+Which Secret keys each service gets, under which environment variable: only those it needs (least privilege, as
+deploy/local/stack.sh hands them out).
+*/}}
+{{- define "location-exchange.secretEnv" -}}
+auth:
+  - { env: DATABASE_URL, key: DATABASE_URL }
+  - { env: AUTH_ENCRYPTION_KEY, key: AUTH_ENCRYPTION_KEY }
+  - { env: WEBHOOK_SECRET_TRANSPORT_KEY, key: WEBHOOK_SECRET_TRANSPORT_KEY }
+  - { env: ADMIN_BOOTSTRAP_CLIENT_ID, key: ADMIN_CLIENT_ID }
+  - { env: ADMIN_BOOTSTRAP_CLIENT_SECRET, key: ADMIN_CLIENT_SECRET }
+  - { env: SERVICE_BOOTSTRAP_CLIENT_ID, key: SERVICE_CLIENT_ID }
+  - { env: SERVICE_BOOTSTRAP_CLIENT_SECRET, key: SERVICE_CLIENT_SECRET }
+location-command:
+  - { env: DATABASE_URL, key: DATABASE_URL }
+location-query:
+  - { env: DATABASE_URL, key: DATABASE_URL }
+statistics-projection:
+  - { env: DATABASE_URL, key: DATABASE_URL }
+export-worker:
+  - { env: DATABASE_URL, key: DATABASE_URL }
+  - { env: MINIO_ACCESS_KEY, key: MINIO_ACCESS_KEY }
+  - { env: MINIO_SECRET_KEY, key: MINIO_SECRET_KEY }
+  - { env: SERVICE_CLIENT_ID, key: SERVICE_CLIENT_ID }
+  - { env: SERVICE_CLIENT_SECRET, key: SERVICE_CLIENT_SECRET }
+webhook-dispatcher:
+  - { env: DATABASE_URL, key: DATABASE_URL }
+  - { env: WEBHOOK_SECRET_TRANSPORT_KEY, key: WEBHOOK_SECRET_TRANSPORT_KEY }
+{{- end }}
+
+{{/* The port every service listens on in its container (HTTP_PORT); its Service maps port 80 to it. */}}
+{{- define "location-exchange.containerPort" -}}
+8080
+{{- end }}
+
+{{/* Expand the name of the chart. */}}
+{{- define "location-exchange.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+A default fully qualified app name, truncated so that "<fullname>-statistics-projection" (the longest resource name)
+stays within the 63 characters of a DNS label.
+If release name contains chart name it will be used as a full name.
+*/}}
+{{- define "location-exchange.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 41 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 41 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 41 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* Create chart name and version as used by the chart label. */}}
+{{- define "location-exchange.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* The name of one service's resources: <fullname>-<service>. Takes (dict "root" $ "service" "<name>"). */}}
+{{- define "location-exchange.serviceFullname" -}}
+{{- printf "%s-%s" (include "location-exchange.fullname" .root) .service }}
+{{- end }}
+
+{{/* Common labels. Takes (dict "root" $ "component" "<service>"); component may be empty. */}}
+{{- define "location-exchange.labels" -}}
+helm.sh/chart: {{ include "location-exchange.chart" .root }}
+{{ include "location-exchange.selectorLabels" . }}
+{{- if .root.Chart.AppVersion }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+{{- end }}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+app.kubernetes.io/part-of: location-exchange
+{{- end }}
+
+{{/* Selector labels. Takes (dict "root" $ "component" "<service>"); component may be empty. */}}
+{{- define "location-exchange.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "location-exchange.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+{{- if .component }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+{{- end }}
+
+{{/* The ServiceAccount of one service. Takes (dict "root" $ "service" "<name>" "values" <service block>). */}}
+{{- define "location-exchange.serviceAccountName" -}}
+{{- if .values.serviceAccount.create }}
+{{- default (include "location-exchange.serviceFullname" .) .values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/*
+The image reference: each of registry, repository, tag and pullPolicy from the service's block when set, else from
+global.image; the tag falls back to the chart's appVersion. Takes (dict "root" $ "image" <image block or empty>).
+*/}}
+{{- define "location-exchange.image" -}}
+{{- $global := .root.Values.global.image }}
+{{- $image := .image | default dict }}
+{{- $registry := $image.registry | default $global.registry }}
+{{- $repository := $image.repository | default $global.repository }}
+{{- $tag := $image.tag | default $global.tag | default .root.Chart.AppVersion | toString }}
+{{- if $registry }}
+{{- printf "%s/%s:%s" $registry $repository $tag }}
+{{- else }}
+{{- printf "%s:%s" $repository $tag }}
+{{- end }}
+{{- end }}
+
+{{- define "location-exchange.imagePullPolicy" -}}
+{{- $image := .image | default dict }}
+{{- $image.pullPolicy | default .root.Values.global.image.pullPolicy }}
+{{- end }}
+
+{{/* The Secret that holds the keys of location-exchange.secretKeys. */}}
+{{- define "location-exchange.secretName" -}}
+{{- .Values.secrets.existingSecret | default (include "location-exchange.fullname" .) }}
+{{- end }}
+
+{{/*
+The Secret the migration hook reads: a hook-made copy of the chart's Secret (see migrate-secret.yaml), or
+secrets.existingSecret, which exists before the release.
+*/}}
+{{- define "location-exchange.migrateSecretName" -}}
+{{- .Values.secrets.existingSecret | default (printf "%s-migrate" (include "location-exchange.fullname" .)) }}
+{{- end }}
+
+{{/* The chart-made Secret's data, base64-encoded. Also hashed into the pods' checksum annotation. */}}
+{{- define "location-exchange.secretData" -}}
+{{- range (include "location-exchange.secretKeys" . | fromYamlArray) }}
+{{ .key }}: {{ index $.Values.secrets .value | toString | b64enc | quote }}
+{{- end }}
+{{- end }}
+
+{{/* In-cluster base URL of one service's Service. Takes (dict "root" $ "service" "<name>"). */}}
+{{- define "location-exchange.serviceUrl" -}}
+{{- printf "http://%s" (include "location-exchange.serviceFullname" .) }}
+{{- end }}
+
+{{/*
+The plain (non-secret) environment of one service: the wiring deploy/local/stack.sh does, then the service's `env`
+map on top. Takes (dict "root" $ "service" "<name>" "values" <service block>); returns a YAML map.
+*/}}
+{{- define "location-exchange.plainEnv" -}}
+{{- $root := .root }}
+{{- $auth := include "location-exchange.serviceUrl" (dict "root" $root "service" "auth") }}
+{{- $env := dict
+  "HTTP_PORT" (include "location-exchange.containerPort" $root)
+  "HTTP_HOST" "0.0.0.0"
+  "LOG_LEVEL" $root.Values.logLevel
+  "DATABASE_MIGRATE_ON_BOOT" "false"
+  "KAFKA_BROKERS" (join "," $root.Values.kafka.brokers)
+  "AUTH_JWKS_URL" (printf "%s/.well-known/jwks.json" $auth)
+  "AUTH_ISSUER" (trimSuffix "/" $root.Values.publicBaseUrl)
+}}
+{{- if eq .service "export-worker" }}
+{{- $storage := $root.Values.objectStorage }}
+{{- $_ := set $env "MINIO_ENDPOINT_URL" $storage.endpoint }}
+{{- $_ := set $env "MINIO_PUBLIC_ENDPOINT_URL" ($storage.publicEndpoint | default $storage.endpoint) }}
+{{- $_ := set $env "MINIO_BUCKET" $storage.bucket }}
+{{- $_ := set $env "MINIO_REGION" $storage.region }}
+{{- $_ := set $env "AUTH_TOKEN_URL" (printf "%s/oauth/token" $auth) }}
+{{- $_ := set $env "LOCATION_QUERY_URL" (include "location-exchange.serviceUrl" (dict "root" $root "service" "location-query")) }}
+{{- $_ := set $env "LOCATION_COMMAND_URL" (include "location-exchange.serviceUrl" (dict "root" $root "service" "location-command")) }}
+{{- $_ := set $env "STATISTICS_URL" (include "location-exchange.serviceUrl" (dict "root" $root "service" "statistics-projection")) }}
+{{- end }}
+{{- if eq .service "webhook-dispatcher" }}
+{{- $_ := set $env "WEBHOOK_ALLOWED_ADDRESS_KINDS" (join "," $root.Values.webhooks.allowedAddressKinds) }}
+{{- end }}
+{{- range $name, $value := .values.env }}
+{{- $_ := set $env $name (toString $value) }}
+{{- end }}
+{{- toYaml $env }}
+{{- end }}
+
+{{/*
+The container environment of one service, shared by its Deployment and its migration initContainer so both see the
+same configuration (`migrate` validates the service's whole configuration): plain variables, the Secret keys the
+service needs, then extraEnvVars (which win over both). Takes (dict "root" $ "service" "<name>" "values" <service
+block> "secretName" "<Secret>").
+*/}}
+{{- define "location-exchange.containerEnv" -}}
+{{- range $name, $value := (include "location-exchange.plainEnv" . | fromYaml) }}
+- name: {{ $name }}
+  value: {{ $value | toString | quote }}
+{{- end }}
+{{- range (index (include "location-exchange.secretEnv" .root | fromYaml) .service) }}
+- name: {{ .env }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ $.secretName }}
+      key: {{ .key }}
+{{- end }}
+{{- with .values.extraEnvVars }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/* envFrom of one service: its existingSecret, when given. Takes the service block. */}}
+{{- define "location-exchange.containerEnvFrom" -}}
+{{- if .existingSecret }}
+envFrom:
+  - secretRef:
+      name: {{ .existingSecret }}
+{{- end }}
+{{- end }}
+
+{{/*
+Hash of what the pods of one service read from the chart-made Secret, so that changing one of its values rolls
+exactly the services that use it. Takes (dict "root" $ "service" "<name>").
+*/}}
+{{- define "location-exchange.secretChecksum" -}}
+{{- $root := .root }}
+{{- $keys := include "location-exchange.secretKeys" $root | fromYamlArray }}
+{{- $used := list }}
+{{- range (index (include "location-exchange.secretEnv" $root | fromYaml) .service) }}
+{{- $key := .key }}
+{{- range $keys }}
+{{- if eq .key $key }}
+{{- $used = append $used (printf "%s=%s" $key (index $root.Values.secrets .value | toString)) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- $used | join "\n" | sha256sum }}
+{{- end }}
+
+{{/*
+The pod-level settings of the chart's one-off pods (migration Job, smoke test): no API token, the pull secrets, the
+pod security context. Takes (dict "root" $ "values" <migrations or smokeTest block>).
+*/}}
+{{- define "location-exchange.oneOffPodSettings" -}}
+automountServiceAccountToken: false
+{{- with .root.Values.global.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+securityContext:
+  {{- toYaml .values.podSecurityContext | nindent 2 }}
+{{- with .values.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .values.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
+
+{{/*
+Every problem with the values, collected into one message, so one `helm install` names all that is missing instead of
+the first. Rendered by templates/validate.yaml; the other templates assume it passed.
+*/}}
+{{- define "location-exchange.validateValues" -}}
+{{- $problems := list }}
+{{- $secretsMissing := false }}
+{{- $v := .Values }}
+{{- if not $v.publicBaseUrl }}
+{{- $problems = append $problems "publicBaseUrl is required: the API's public base URL (e.g. https://api.example.com), the issuer of every token" }}
+{{- else if not (regexMatch "^https?://[^/?#@]+/?$" $v.publicBaseUrl) }}
+{{- $problems = append $problems (printf "publicBaseUrl must be an http(s) URL without path, query or credentials, got %q" $v.publicBaseUrl) }}
+{{- end }}
+{{- if not $v.kafka.brokers }}
+{{- $problems = append $problems "kafka.brokers is required: the Kafka bootstrap brokers, a list of host:port" }}
+{{- end }}
+{{- if not $v.objectStorage.endpoint }}
+{{- $problems = append $problems "objectStorage.endpoint is required: the S3/MinIO endpoint URL export-worker talks to" }}
+{{- end }}
+{{- range $name, $url := dict "objectStorage.endpoint" $v.objectStorage.endpoint "objectStorage.publicEndpoint" $v.objectStorage.publicEndpoint }}
+{{- if and $url (not (regexMatch "^https?://[^/]+" $url)) }}
+{{- $problems = append $problems (printf "%s must be an http(s) URL, got %q" $name $url) }}
+{{- end }}
+{{- end }}
+{{- if not $v.secrets.existingSecret }}
+{{- range (include "location-exchange.secretKeys" . | fromYamlArray) }}
+{{- if not (index $v.secrets .value) }}
+{{- $problems = append $problems (printf "secrets.%s is required (Secret key %s): %s" .value .key .about) }}
+{{- $secretsMissing = true }}
+{{- end }}
+{{- end }}
+{{- if and $v.secrets.databaseUrl (not (regexMatch "^postgres(ql)?://" (toString $v.secrets.databaseUrl))) }}
+{{- $problems = append $problems "secrets.databaseUrl must be a postgres:// or postgresql:// URL" }}
+{{- end }}
+{{- range list "authEncryptionKey" "webhookSecretTransportKey" }}
+{{- $key := index $v.secrets . | toString }}
+{{- if and $key (not (regexMatch "^[A-Za-z0-9+/]{43}=?$" $key)) }}
+{{- $problems = append $problems (printf "secrets.%s must be 32 random bytes, base64-encoded (openssl rand -base64 32)" .) }}
+{{- end }}
+{{- end }}
+{{- $uuid := "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$" }}
+{{- range list "adminClientId" "serviceClientId" }}
+{{- $id := index $v.secrets . | toString }}
+{{- if and $id (not (regexMatch $uuid $id)) }}
+{{- $problems = append $problems (printf "secrets.%s must be a UUID" .) }}
+{{- end }}
+{{- end }}
+{{- range list "adminClientSecret" "serviceClientSecret" }}
+{{- $secret := index $v.secrets . | toString }}
+{{- if and $secret (lt (len $secret) 32) }}
+{{- $problems = append $problems (printf "secrets.%s must be at least 32 characters" .) }}
+{{- end }}
+{{- end }}
+{{- if and $v.secrets.adminClientId (eq (toString $v.secrets.adminClientId) (toString $v.secrets.serviceClientId)) }}
+{{- $problems = append $problems "secrets.serviceClientId must differ from secrets.adminClientId (two different clients)" }}
+{{- end }}
+{{- if and $v.secrets.authEncryptionKey (eq (toString $v.secrets.authEncryptionKey) (toString $v.secrets.webhookSecretTransportKey)) }}
+{{- $problems = append $problems "secrets.webhookSecretTransportKey must differ from secrets.authEncryptionKey (auth refuses to start otherwise)" }}
+{{- end }}
+{{- end }}
+{{- range (include "location-exchange.services" . | fromYamlArray) }}
+{{- $s := index $v .key }}
+{{- if $s.pdb.create }}
+{{- $minReplicas := ternary $s.autoscaling.minReplicas $s.replicaCount $s.autoscaling.enabled | int }}
+{{- $maxUnavailableSet := and (not (kindIs "invalid" $s.pdb.maxUnavailable)) (ne (toString $s.pdb.maxUnavailable) "") }}
+{{- if and (not $maxUnavailableSet) (not (kindIs "string" $s.pdb.minAvailable)) (le $minReplicas (int $s.pdb.minAvailable)) }}
+{{- $problems = append $problems (printf "%s.pdb.minAvailable %d with %d replica(s) would block every node drain: raise %s.%s, or set %s.pdb.maxUnavailable" .key (int $s.pdb.minAvailable) $minReplicas .key (ternary "autoscaling.minReplicas" "replicaCount" $s.autoscaling.enabled) .key) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- if $problems }}
+{{- $hint := ternary "\n(Instead of the secrets.* values, secrets.existingSecret may name a Secret that holds all these keys.)\n" "" $secretsMissing }}
+{{- fail (printf "\n\nlocation-exchange: %d value(s) missing or invalid:\n  - %s\n%s" (len $problems) (join "\n  - " $problems) $hint) }}
+{{- end }}
+{{- end }}
