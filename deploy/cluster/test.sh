@@ -6,7 +6,7 @@
 #   2. the image, assembled offline (docker/build-image.py) and imported into the node's containerd
 #   3. PostgreSQL, Kafka and MinIO outside the cluster (deploy/local/infra.sh), listening on the node address
 #      10.244.0.1 that pods reach, with their own state in .infra-cluster/
-#   4. helm install --wait (the migration hook runs first; every pod must pass its probes), then helm test
+#   4. every ci/*.yaml of the chart checked by the API server (--dry-run=server); helm install --wait (the migration hook runs first; every pod must pass its probes), then helm test
 #   5. the system suite of e2e/ through the project's nginx ingress (the local route table) on this machine, whose
 #      upstreams are the chart's Services: no Ingress controller can be built here (docs/kubernetes.md)
 #   6. helm upgrade to a new image tag while the operator keeps writing (e2e/src/cluster/): no failed request, no
@@ -108,6 +108,20 @@ cluster() {
     "docker.io/library/$IMAGE_REPOSITORY:$UPGRADE_TAG" >&2
 }
 
+# Every ci/*.yaml of the chart rendered and checked by the API server itself (kubectl apply --dry-run=server), which
+# rejects what helm lint and kubeconform let through; nothing is created.
+validate() {
+  local values version
+  version=$(kubectl version -o json | node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(0)).serverVersion.gitVersion)')
+  kubectl create namespace lx-validate >&2
+  for values in "$CHART"/ci/*.yaml; do
+    lx_info "server-side validation of $(basename "$values") (Kubernetes $version)"
+    helm template "$RELEASE" "$CHART" -n lx-validate -f "$values" --kube-version "$version" |
+      kubectl apply --dry-run=server -n lx-validate -f - >/dev/null
+  done
+  kubectl delete namespace lx-validate --wait=false >&2
+}
+
 infra() {
   started_infra=1
   bash "$LX_LOCAL_DIR/infra.sh" up >&2
@@ -179,13 +193,14 @@ main() {
   export PATH="$BIN:$PATH" KUBECONFIG="$K8S_RUN/pki/admin.kubeconfig"
   timed image image
   timed cluster cluster
+  timed validate validate
   timed infrastructure infra
   timed install install
   timed ingress ingress
   timed system-suite system_suite
   timed upgrade-under-load upgrade_under_load
   local step steps=()
-  for step in toolchain image cluster infrastructure install ingress system-suite upgrade-under-load; do
+  for step in toolchain image cluster validate infrastructure install ingress system-suite upgrade-under-load; do
     steps+=("$step ${TIMES[$step]}s")
   done
   lx_ok "cluster tests passed in $(lx_elapsed "$t0") ($(IFS=,; printf '%s' "${steps[*]}" | sed 's/,/, /g'))"
