@@ -3,7 +3,10 @@ import type { Readable } from 'node:stream';
 import type { StorageConfig } from '@lx/platform';
 import { ObjectStore, type PresignedUrl, type PresignOptions, type PutOptions } from './object-store';
 
-/** Smallest S3 multipart part; a streamed upload buffers at most one part in memory. */
+/**
+ * Part size of streamed uploads (S3 requires at least 5 MiB for every part but the last); a streamed upload buffers at
+ * most one part in memory.
+ */
 const PART_SIZE_BYTES = 8 * 1024 * 1024;
 
 function clientFor(endpointUrl: string, config: Readonly<StorageConfig>): Client {
