@@ -44,7 +44,6 @@ REVISION="$(git rev-parse --short HEAD 2>/dev/null || echo local)"
 IMAGE_REPOSITORY=location-exchange
 IMAGE_TAG="ci-$REVISION"
 UPGRADE_TAG="ci-$REVISION-upgrade"
-SERVICES=(auth location-command location-query statistics-projection export-worker webhook-dispatcher)
 RELEASE_VALUES="$LX_STATE_DIR/release-values.yaml"
 
 started_cluster=0
@@ -143,13 +142,11 @@ install() {
 
 service_ip() { kubectl get service -n "$NAMESPACE" "$RELEASE-location-exchange-$1" -o jsonpath='{.spec.clusterIP}'; }
 
-env_name() { local upper=${1^^}; printf '%s' "${upper//-/_}"; }
-
 # The project's nginx ingress in front of the chart's Services, one connection per request (nginx.sh explains why).
 ingress() {
   local name
-  for name in "${SERVICES[@]}"; do
-    export "$(env_name "$name")_HOST=$(service_ip "$name")" "$(env_name "$name")_PORT=80"
+  for name in "${LX_SERVICES[@]}"; do
+    export "$(lx_env_name "$name")_HOST=$(service_ip "$name")" "$(lx_env_name "$name")_PORT=80"
   done
   LX_UPSTREAM_KEEPALIVE=0 bash "$LX_LOCAL_DIR/nginx.sh" start >/dev/null
 }
@@ -157,7 +154,7 @@ ingress() {
 system_env() {
   local name
   export BASE_URL="$LX_BASE_URL" ADMIN_CLIENT_ID ADMIN_CLIENT_SECRET E2E_RECEIVER_HOST="$LX_BIND_ADDRESS"
-  for name in "${SERVICES[@]}"; do export "$(env_name "$name")_URL=http://$(service_ip "$name")"; done
+  for name in "${LX_SERVICES[@]}"; do export "$(lx_env_name "$name")_URL=http://$(service_ip "$name")"; done
 }
 
 system_suite() {

@@ -33,11 +33,6 @@ cd "$LX_REPO_ROOT"
 RELEASE=lx
 NAMESPACE=location-exchange
 IMAGE=location-exchange:kind
-SERVICES=(auth location-command location-query statistics-projection export-worker webhook-dispatcher)
-declare -A LOCAL_PORT=(
-  [auth]=3001 [location-command]=3002 [location-query]=3003
-  [statistics-projection]=3004 [export-worker]=3005 [webhook-dispatcher]=3006
-)
 FORWARDS=()
 
 cleanup() {
@@ -53,8 +48,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-env_name() { local upper=${1^^}; printf '%s' "${upper//-/_}"; }
-
 kind create cluster --name "$CLUSTER" --wait 120s
 docker build -f docker/Dockerfile -t "$IMAGE" .
 kind load docker-image "$IMAGE" --name "$CLUSTER"
@@ -66,14 +59,14 @@ helm install "$RELEASE" helm/location-exchange -n "$NAMESPACE" --create-namespac
   --wait --timeout 10m
 helm test "$RELEASE" -n "$NAMESPACE" --logs --timeout 5m
 
-for name in "${SERVICES[@]}"; do
+for name in "${LX_SERVICES[@]}"; do
   kubectl port-forward -n "$NAMESPACE" "service/$RELEASE-location-exchange-$name" \
-    "${LOCAL_PORT[$name]}:80" >"$LX_LOG_DIR/port-forward-$name.log" 2>&1 &
+    "${LX_DEFAULT_PORT[$name]}:80" >"$LX_LOG_DIR/port-forward-$name.log" 2>&1 &
   FORWARDS+=($!)
-  export "$(env_name "$name")_URL=http://127.0.0.1:${LOCAL_PORT[$name]}"
+  export "$(lx_env_name "$name")_URL=http://127.0.0.1:${LX_DEFAULT_PORT[$name]}"
 done
-for name in "${SERVICES[@]}"; do
-  for _ in $(seq 60); do curl -sf -o /dev/null "http://127.0.0.1:${LOCAL_PORT[$name]}/health/live" && break; sleep 1; done
+for name in "${LX_SERVICES[@]}"; do
+  for _ in $(seq 60); do curl -sf -o /dev/null "http://127.0.0.1:${LX_DEFAULT_PORT[$name]}/health/live" && break; sleep 1; done
 done
 bash "$LX_LOCAL_DIR/nginx.sh" start >/dev/null
 export BASE_URL="$LX_BASE_URL" ADMIN_CLIENT_ID ADMIN_CLIENT_SECRET E2E_RECEIVER_HOST="$LX_BIND_ADDRESS"

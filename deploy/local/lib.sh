@@ -40,6 +40,21 @@ LX_INGRESS_PORT="${LX_INGRESS_PORT:-18080}"
 # shellcheck disable=SC2034 # used by the scripts that source this file
 LX_BASE_URL="http://127.0.0.1:$LX_INGRESS_PORT"
 
+# The six services, in start order (auth first: the others verify its tokens), and their default local ports.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+LX_SERVICES=(auth location-command location-query statistics-projection export-worker webhook-dispatcher)
+# shellcheck disable=SC2034 # used by the scripts that source this file
+declare -A LX_DEFAULT_PORT=(
+  [auth]=3001 [location-command]=3002 [location-query]=3003
+  [statistics-projection]=3004 [export-worker]=3005 [webhook-dispatcher]=3006
+)
+
+# lx_env_name SERVICE: the prefix of its variables, e.g. location-command -> LOCATION_COMMAND (_PORT, _HOST, _URL).
+lx_env_name() {
+  local upper=${1^^}
+  printf '%s' "${upper//-/_}"
+}
+
 # Name shown in front of every message; each script sets its own.
 LX_COMPONENT="${LX_COMPONENT:-infra}"
 

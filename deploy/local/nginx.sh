@@ -31,16 +31,14 @@ NGINX_PID_FILE="$NGINX_DIR/run/nginx.pid"
 NGINX_LOG_DIR="$LX_LOG_DIR"
 NGINX_ERROR_LOG="$NGINX_LOG_DIR/nginx-error.log"
 INGRESS_PORT="$LX_INGRESS_PORT"
-AUTH_PORT="${AUTH_PORT:-3001}"
-LOCATION_COMMAND_PORT="${LOCATION_COMMAND_PORT:-3002}"
-LOCATION_QUERY_PORT="${LOCATION_QUERY_PORT:-3003}"
-STATISTICS_PROJECTION_PORT="${STATISTICS_PROJECTION_PORT:-3004}"
-EXPORT_WORKER_PORT="${EXPORT_WORKER_PORT:-3005}"
-WEBHOOK_DISPATCHER_PORT="${WEBHOOK_DISPATCHER_PORT:-3006}"
-UPSTREAMS=(AUTH LOCATION_COMMAND LOCATION_QUERY STATISTICS_PROJECTION EXPORT_WORKER WEBHOOK_DISPATCHER)
-for upstream in "${UPSTREAMS[@]}"; do
-  host_var="${upstream}_HOST"
+# <SERVICE>_PORT and <SERVICE>_HOST of each upstream, from the environment or the defaults.
+UPSTREAM_VARS=()
+for service in "${LX_SERVICES[@]}"; do
+  prefix=$(lx_env_name "$service")
+  port_var="${prefix}_PORT" host_var="${prefix}_HOST"
+  printf -v "$port_var" '%s' "${!port_var:-${LX_DEFAULT_PORT[$service]}}"
   printf -v "$host_var" '%s' "${!host_var:-127.0.0.1}"
+  UPSTREAM_VARS+=("$port_var" "$host_var")
 done
 BASE_URL="$LX_BASE_URL"
 
@@ -82,8 +80,8 @@ render_config() {
   lx_ensure_dirs
   mkdir -p "$NGINX_DIR/conf" "$NGINX_DIR/run" "$NGINX_DIR/tmp"
   local port var
-  for var in INGRESS_PORT AUTH_PORT LOCATION_COMMAND_PORT LOCATION_QUERY_PORT STATISTICS_PROJECTION_PORT \
-    EXPORT_WORKER_PORT WEBHOOK_DISPATCHER_PORT; do
+  for var in INGRESS_PORT "${UPSTREAM_VARS[@]}"; do
+    [[ "$var" == *_PORT ]] || continue
     port=${!var}
     if ! [[ "$port" =~ ^[0-9]+$ ]] || ((port < 1 || port > 65535)); then lx_die "$var='$port' is not a port number"; fi
   done
@@ -94,11 +92,7 @@ render_config() {
   [[ "$keepalive" =~ ^[0-9]+$ ]] || lx_die "LX_UPSTREAM_KEEPALIVE='$keepalive' is not a number"
   # shellcheck disable=SC2034 # read by lx_render through indirection
   if ((keepalive > 0)); then UPSTREAM_KEEPALIVE=" keepalive $keepalive;"; else UPSTREAM_KEEPALIVE=""; fi
-  local hosts=() upstream
-  for upstream in "${UPSTREAMS[@]}"; do hosts+=("${upstream}_HOST"); done
-  lx_render "$TEMPLATE" "$NGINX_CONF.new" NGINX_USER NGINX_LOG_DIR INGRESS_PORT AUTH_PORT \
-    LOCATION_COMMAND_PORT LOCATION_QUERY_PORT STATISTICS_PROJECTION_PORT EXPORT_WORKER_PORT WEBHOOK_DISPATCHER_PORT \
-    "${hosts[@]}" UPSTREAM_KEEPALIVE
+  lx_render "$TEMPLATE" "$NGINX_CONF.new" NGINX_USER NGINX_LOG_DIR INGRESS_PORT "${UPSTREAM_VARS[@]}" UPSTREAM_KEEPALIVE
   local out
   if ! out=$(nginx_cmd -c "$NGINX_CONF.new" -t 2>&1); then
     printf '%s\n' "$out" | sed 's/^/[nginx] | /' >&2

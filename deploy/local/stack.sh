@@ -17,18 +17,12 @@ LX_COMPONENT=stack
 # shellcheck source=deploy/local/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-SERVICES=(auth location-command location-query statistics-projection export-worker webhook-dispatcher)
-declare -A DEFAULT_PORT=(
-  [auth]=3001 [location-command]=3002 [location-query]=3003
-  [statistics-projection]=3004 [export-worker]=3005 [webhook-dispatcher]=3006
-)
 PID_DIR="$LX_STATE_DIR/pids"
 
-env_name() { local upper=${1^^}; printf '%s' "${upper//-/_}"; }
 port_of() {
   local var
-  var="$(env_name "$1")_PORT"
-  printf '%s' "${!var:-${DEFAULT_PORT[$1]}}"
+  var="$(lx_env_name "$1")_PORT"
+  printf '%s' "${!var:-${LX_DEFAULT_PORT[$1]}}"
 }
 
 service_pid() { lx_pid_from_file "$PID_DIR/$1.pid" 2>/dev/null; }
@@ -117,7 +111,7 @@ ensure_auth_secrets() {
 
 stop_services() {
   local name pid
-  for name in "${SERVICES[@]}"; do
+  for name in "${LX_SERVICES[@]}"; do
     if pid=$(service_pid "$name"); then
       lx_stop_pid "$pid" "$name" 20
       lx_info "$name stopped"
@@ -138,11 +132,11 @@ up() {
   ensure_auth_secrets
   start_service auth
   wait_ready auth
-  for name in "${SERVICES[@]:1}"; do start_service "$name"; done
-  for name in "${SERVICES[@]:1}"; do wait_ready "$name"; done
-  for name in "${SERVICES[@]}"; do
-    export "$(env_name "$name")_PORT=$(port_of "$name")"
-    args+=("$(env_name "$name")_URL" "http://127.0.0.1:$(port_of "$name")")
+  for name in "${LX_SERVICES[@]:1}"; do start_service "$name"; done
+  for name in "${LX_SERVICES[@]:1}"; do wait_ready "$name"; done
+  for name in "${LX_SERVICES[@]}"; do
+    export "$(lx_env_name "$name")_PORT=$(port_of "$name")"
+    args+=("$(lx_env_name "$name")_URL" "http://127.0.0.1:$(port_of "$name")")
   done
   bash "$LX_LOCAL_DIR/nginx.sh" start
   lx_env_set "${args[@]}"
@@ -161,7 +155,7 @@ down() {
 
 status() {
   local name pid rc=0
-  for name in "${SERVICES[@]}"; do
+  for name in "${LX_SERVICES[@]}"; do
     if pid=$(service_pid "$name") && ready "$name"; then
       printf '%-22s ready     http://127.0.0.1:%s (pid %s)\n' "$name" "$(port_of "$name")" "$pid"
     elif pid=$(service_pid "$name"); then

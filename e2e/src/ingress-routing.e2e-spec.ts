@@ -1,15 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { requireEnv } from '@lx/testing';
-
-const SERVICES = [
-  'auth',
-  'location-command',
-  'location-query',
-  'statistics-projection',
-  'export-worker',
-  'webhook-dispatcher',
-] as const;
-type Service = (typeof SERVICES)[number];
+import { type Service, SERVICES } from './support/services';
 
 const serviceUrl = (service: Service) => requireEnv(`${service.toUpperCase().replace(/-/g, '_')}_URL`);
 

@@ -6,6 +6,7 @@ import {
   type ApiClient,
   awaitLocationGroup,
   awaitReadSide,
+  awaitSubscription,
   ClientRegistry,
   describeReply,
   OperatorApi,
@@ -39,11 +40,7 @@ describe('webhooks through the ingress', () => {
     registry = new ClientRegistry(`e2e webhooks ${randomUUID().slice(0, 8)}`);
     operator = new OperatorApi(await registry.operator());
     ({ client: rsp, webhookSecret: secret } = await registry.rspWithWebhook(receiver.url));
-    // The dispatcher learns of the client from auth's events: its subscription is there once it answers.
-    await waitFor(
-      'the dispatcher to know the RSP',
-      async () => (await rsp.get('/webhooks/subscription')).status === 200,
-    );
+    await awaitSubscription(rsp);
   }, 90_000);
 
   afterAll(async () => {

@@ -1,8 +1,9 @@
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { requireEnv, waitFor } from '@lx/testing';
-import { type ApiClient, awaitReadSide, ClientRegistry, OperatorApi } from '../support/api';
+import { type ApiClient, awaitReadSide, awaitSubscription, ClientRegistry, OperatorApi } from '../support/api';
 import { startReceiver, stopReceiver } from '../support/receiver';
+import { SERVICES } from '../support/services';
 
 const run = promisify(execFile);
 
@@ -11,15 +12,6 @@ const KUBECTL = requireEnv('KUBECTL');
 const NAMESPACE = requireEnv('LX_NAMESPACE');
 const RELEASE = requireEnv('LX_RELEASE');
 const UPGRADE_COMMAND = requireEnv('LX_UPGRADE_COMMAND');
-
-const SERVICES = [
-  'auth',
-  'location-command',
-  'location-query',
-  'statistics-projection',
-  'export-worker',
-  'webhook-dispatcher',
-];
 
 interface Availability {
   /** Per Deployment: the fewest available replicas seen, the most pods seen, the replicas wanted. */
@@ -103,10 +95,7 @@ describe('helm upgrade under write load', () => {
     receiver = await startReceiver();
     operator = new OperatorApi(await registry.operator());
     ({ client: rsp } = await registry.rspWithWebhook(receiver.url));
-    await waitFor(
-      'the dispatcher to know the RSP',
-      async () => (await rsp.get('/webhooks/subscription')).status === 200,
-    );
+    await awaitSubscription(rsp);
   }, 120_000);
 
   afterAll(async () => {

@@ -248,3 +248,8 @@ export async function awaitLocationGroup(reader: ApiClient, id: string, timeoutM
     throw new Error(`${(error as Error).message}; last reply: ${last ? describeReply('GET', last) : 'none'}`);
   }
 }
+
+/** Waits until the webhook dispatcher knows an RSP: it learns of clients from auth's events, and answers once it has. */
+export async function awaitSubscription(rsp: ApiClient): Promise<void> {
+  await waitFor('the dispatcher to know the RSP', async () => (await rsp.get('/webhooks/subscription')).status === 200);
+}
