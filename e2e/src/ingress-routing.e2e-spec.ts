@@ -70,6 +70,8 @@ describe('the ingress at BASE_URL', () => {
     ['GET', '/.well-known/jwks.json', 200],
     ['GET', '/.well-known/oauth-authorization-server', 200],
     ['GET', '/.well-known/openid-configuration', 200],
+    ['GET', '/openapi.json', 200],
+    ['GET', '/docs', 200],
   ])('routes the public path %s %s to auth without asking for a token', async (method, path, status) => {
     const before = await answered('auth', method, path, status);
     const response = await fetch(`${baseUrl}${path}`, { method });

@@ -20,3 +20,6 @@ export * from './auth/oauth';
 export * from './auth/clients';
 export * from './auth/authorization-server-metadata';
 export * from './resources/webhook-deliveries';
+export * from './resources/imports';
+export * from './openapi/document';
+export { API_OPERATIONS, type ApiOperation } from './openapi/operations';

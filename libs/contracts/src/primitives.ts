@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './openapi/extend-zod';
 import type { ShapeRule } from './validation';
 
 const UTC_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?Z$/;
@@ -6,10 +6,16 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const COUNTRY_CODE = /^[A-Z]{2}$/;
 const UPPER_SNAKE_CASE = /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/;
 
+/** The calendar date as a pattern can state it (month 01–12, day 01–31); the check behind the schemas also rejects 02-30. */
+const DOCUMENTED_DATE = '\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])';
+
 const rule = (shapeRule: ShapeRule) => ({ params: shapeRule });
 
 /** A string with at least one non-blank character; also used for optional strings, which are omitted rather than sent empty. */
-export const nonEmptyStringSchema = z.string().refine((value) => value.trim() !== '', rule({ rule: 'nonEmpty' }));
+export const nonEmptyStringSchema = z
+  .string()
+  .refine((value) => value.trim() !== '', rule({ rule: 'nonEmpty' }))
+  .openapi({ minLength: 1, pattern: '\\S' });
 
 /**
  * The textual form of an RFC 4122 UUID (any version, either case): the one pattern every layer checks ids with. It
@@ -26,34 +32,51 @@ export const uuidSchema = z.string().uuid();
 /** An ISO 8601 UTC date-time with seconds and a `Z` suffix, fractional seconds allowed: `2024-01-31T09:30:00.123Z`. */
 export const utcDateTimeSchema = z
   .string()
-  .refine((value) => hasCalendarDate(UTC_DATE_TIME.exec(value)), rule({ rule: 'dateTime' }));
+  .refine((value) => hasCalendarDate(UTC_DATE_TIME.exec(value)), rule({ rule: 'dateTime' }))
+  .openapi({
+    pattern: `^${DOCUMENTED_DATE}T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d+)?Z$`,
+    example: '2024-01-31T09:30:00Z',
+  });
 
 /** An ISO 8601 calendar date `YYYY-MM-DD` that exists (2024-02-29 yes, 2023-02-29 no). */
-export const isoDateSchema = z.string().refine((value) => hasCalendarDate(DATE.exec(value)), rule({ rule: 'date' }));
+export const isoDateSchema = z
+  .string()
+  .refine((value) => hasCalendarDate(DATE.exec(value)), rule({ rule: 'date' }))
+  .openapi({ format: 'date', pattern: `^${DOCUMENTED_DATE}$`, example: '2024-02-29' });
 
 /** An ISO 3166-1 alpha-2 code by shape (two upper-case letters); the list of assigned codes is not checked. */
-export const countryCodeSchema = z.string().refine((value) => COUNTRY_CODE.test(value), rule({ rule: 'countryCode' }));
+export const countryCodeSchema = z
+  .string()
+  .refine((value) => COUNTRY_CODE.test(value), rule({ rule: 'countryCode' }))
+  .openapi({ pattern: COUNTRY_CODE.source, example: 'US' });
 
 /** An UPPER_SNAKE_CASE token such as `UNDERGROUND_COMPLETE`, for enumerations whose full list is unpublished. */
 export const upperSnakeCaseSchema = z
   .string()
-  .refine((value) => UPPER_SNAKE_CASE.test(value), rule({ rule: 'upperSnakeCase' }));
+  .refine((value) => UPPER_SNAKE_CASE.test(value), rule({ rule: 'upperSnakeCase' }))
+  .openapi({ pattern: UPPER_SNAKE_CASE.source });
 
 /** An absolute http or https URL. */
-export const httpUrlSchema = z.string().refine(isHttpUrl, rule({ rule: 'url' }));
+export const httpUrlSchema = z
+  .string()
+  .refine(isHttpUrl, rule({ rule: 'url' }))
+  .openapi({ format: 'uri', pattern: '^https?://' });
 
 /** A non-negative integer count. */
 export const countSchema = z.number().int().min(0);
 
 /** A finite number within [min, max]; one issue per value (not finite, or out of range). */
 export function boundedNumberSchema(min: number, max: number) {
-  return z.number().superRefine((value, ctx) => {
-    if (!Number.isFinite(value)) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, params: { rule: 'finite' } satisfies ShapeRule });
-    } else if (value < min || value > max) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, params: { rule: 'range', min, max } satisfies ShapeRule });
-    }
-  });
+  return z
+    .number()
+    .superRefine((value, ctx) => {
+      if (!Number.isFinite(value)) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, params: { rule: 'finite' } satisfies ShapeRule });
+      } else if (value < min || value > max) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, params: { rule: 'range', min, max } satisfies ShapeRule });
+      }
+    })
+    .openapi({ minimum: min, maximum: max });
 }
 
 /** True for an ISO 8601 calendar date `YYYY-MM-DD` that exists; the check behind `isoDateSchema`. */

@@ -12,3 +12,4 @@ export * from './replies';
 export * from './ts-process';
 export * from './private-minio';
 export * from './seeded-random';
+export * from './api-routes';

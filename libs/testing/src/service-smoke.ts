@@ -2,6 +2,14 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { ConfigError, migrateSchema } from '@lx/platform';
+import {
+  documentedRoutes,
+  ingressServiceOf,
+  isDocumentationFile,
+  isUnroutedByDesign,
+  pathOf,
+  registeredRoutes,
+} from './api-routes';
 import { startPrivatePostgres, type PrivatePostgres } from './private-postgres';
 import { waitFor } from './wait-for';
 
@@ -146,6 +154,16 @@ export function describeServiceSmoke(service: ServiceUnderTest): void {
       expect(response.headers['x-request-id']).toBe('smoke-test-1');
       expect(response.headers['www-authenticate']).toBe('Bearer realm="location-exchange"');
       expect(response.json()).toEqual({ error: { code: 'UNAUTHORIZED', message: 'Missing bearer token' } });
+    });
+
+    it('registers exactly the operations of the OpenAPI document the ingress routes to it, and no other public route', () => {
+      const registered = registeredRoutes(app).filter((route) => !isDocumentationFile(route));
+      const routedHere = registered.filter((route) => ingressServiceOf(pathOf(route)) === service.name);
+      const documentedHere = documentedRoutes().filter((route) => ingressServiceOf(pathOf(route)) === service.name);
+      expect(routedHere).toEqual([...documentedHere].sort());
+      // What the ingress does not send here is a probe, metrics or an internal API, never routed elsewhere either.
+      const rest = registered.filter((route) => !routedHere.includes(route));
+      expect(rest.filter((route) => !isUnroutedByDesign(pathOf(route)))).toEqual([]);
     });
 
     it('is not ready while Postgres is stopped, and ready again once it is back', async () => {

@@ -14,6 +14,7 @@ import { CommonModule } from './common/common.module';
 import type { AuthConfig } from './config/auth.config';
 import { ENTITIES } from './database/entities';
 import { MIGRATIONS } from './database/migrations';
+import { ApiDocumentationController, DOCUMENTATION_PATHS } from './discovery/http/api-documentation.controller';
 import {
   AuthorizationServerMetadataController,
   METADATA_PATHS,
@@ -37,7 +38,7 @@ export class AppModule {
         MetricsModule,
         AuthenticationModule.forRoot({
           config: config.auth,
-          publicPaths: [TOKEN_PATH, JWKS_PATH, ...METADATA_PATHS],
+          publicPaths: [TOKEN_PATH, JWKS_PATH, ...METADATA_PATHS, ...DOCUMENTATION_PATHS],
           // Its own admin API trusts its own key store; other services fetch the JWKS.
           verifier: LocalAccessTokenVerifier,
           imports: [KeysModule],
@@ -54,6 +55,7 @@ export class AppModule {
         TokenController,
         JwksController,
         AuthorizationServerMetadataController,
+        ApiDocumentationController,
         ClientsController,
         SigningKeysController,
       ],

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../openapi/extend-zod';
 import { nonEmptyStringSchema, utcDateTimeSchema, uuidSchema } from '../primitives';
 
 /** The OAF-100 event envelope: `data` is the complete resource after the change, `modifiedFields` the sparse diff on updates. */
@@ -28,7 +28,10 @@ export function eventEnvelopeSchema<
       timestamp: utcDateTimeSchema,
       source: nonEmptyStringSchema,
       data,
-      modifiedFields: (modifiedFields ?? z.never()).optional() as z.ZodOptional<TModified>,
+      // Never valid; in JSON Schema `not: {}` (the generator also wants a type, and no value passes either way).
+      modifiedFields: (
+        modifiedFields ?? z.never().openapi({ type: 'null', not: {} })
+      ).optional() as z.ZodOptional<TModified>,
     })
     .strict();
 }

@@ -52,15 +52,15 @@ describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
       grant_types_supported: ['client_credentials'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       scopes_supported: [...ALL_SCOPES],
+      service_documentation: `${ISSUER}/docs`,
     });
     for (const member of URL_MEMBERS.filter((name) => name !== 'issuer' && metadata[name] !== undefined)) {
       const url = new URL(metadata[member]!);
       expect(url.origin).toBe(ISSUER);
       expect(url.href.startsWith(`${ISSUER}/`)).toBe(true);
     }
-    // Secret-based client authentication only; no documentation to point at yet.
+    // Secret-based client authentication only.
     expect(metadata).not.toHaveProperty('token_endpoint_auth_signing_alg_values_supported');
-    expect(metadata).not.toHaveProperty('service_documentation');
   });
 
   it('names the issuer that the tokens the service issues carry', async () => {

@@ -1,7 +1,7 @@
 import { ALL_SCOPES, authorizationServerMetadataSchema, validate } from '@lx/contracts';
 import { authorizationServerMetadata } from './authorization-server-metadata';
 
-const endpoints = { tokenPath: '/oauth/token', jwksPath: '/.well-known/jwks.json' };
+const endpoints = { tokenPath: '/oauth/token', jwksPath: '/.well-known/jwks.json', documentationPath: '/docs' };
 
 describe('authorizationServerMetadata', () => {
   it('given an issuer, when built, then it is the RFC 8414 document of a client-credentials-only server', () => {
@@ -13,6 +13,7 @@ describe('authorizationServerMetadata', () => {
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       scopes_supported: [...ALL_SCOPES],
       response_types_supported: [],
+      service_documentation: 'https://api.example.com/docs',
     });
   });
 
@@ -20,12 +21,12 @@ describe('authorizationServerMetadata', () => {
     const issuer = 'http://127.0.0.1:18080';
     const metadata = authorizationServerMetadata(issuer, endpoints);
     expect(validate(authorizationServerMetadataSchema, metadata).ok).toBe(true);
-    for (const url of [metadata.token_endpoint, metadata.jwks_uri]) expect(url.startsWith(`${issuer}/`)).toBe(true);
+    for (const url of [metadata.token_endpoint, metadata.jwks_uri, metadata.service_documentation!])
+      expect(url.startsWith(`${issuer}/`)).toBe(true);
   });
 
-  it('never advertises signing algorithms for client authentication nor documentation that does not exist', () => {
+  it('never advertises signing algorithms for client authentication', () => {
     const metadata = authorizationServerMetadata('https://api.example.com', endpoints);
     expect(metadata).not.toHaveProperty('token_endpoint_auth_signing_alg_values_supported');
-    expect(metadata).not.toHaveProperty('service_documentation');
   });
 });

@@ -9,12 +9,14 @@ import {
 export interface AuthorizationServerEndpoints {
   tokenPath: string;
   jwksPath: string;
+  /** The API reference for people (the rendered OpenAPI document). */
+  documentationPath: string;
 }
 
 /**
  * The RFC 8414 metadata of the auth service. Every URL in it is built from `issuer` (the API's public base URL, an
  * origin), the same value the tokens carry as `iss`, so the document agrees with its own location and with the
- * tokens (RFC 8414 section 3.3). No `service_documentation` until there is a published API reference to point at.
+ * tokens (RFC 8414 section 3.3).
  */
 export function authorizationServerMetadata(
   issuer: string,
@@ -30,5 +32,6 @@ export function authorizationServerMetadata(
     scopes_supported: [...ALL_SCOPES],
     // Required by RFC 8414 even without an authorization endpoint: no response type is supported.
     response_types_supported: [],
+    service_documentation: under(endpoints.documentationPath),
   };
 }

@@ -1,6 +1,7 @@
 import { Controller, Get, Header, Inject } from '@nestjs/common';
 import {
   AUTHORIZATION_SERVER_METADATA_PATH,
+  OPENAPI_PATHS,
   type AuthorizationServerMetadata,
   OPENID_CONFIGURATION_PATH,
 } from '@lx/contracts';
@@ -24,7 +25,11 @@ export class AuthorizationServerMetadataController {
   private readonly metadata: AuthorizationServerMetadata;
 
   constructor(@Inject(AUTH_CONFIG) config: AuthConfig) {
-    this.metadata = authorizationServerMetadata(config.auth.issuer, { tokenPath: TOKEN_PATH, jwksPath: JWKS_PATH });
+    this.metadata = authorizationServerMetadata(config.auth.issuer, {
+      tokenPath: TOKEN_PATH,
+      jwksPath: JWKS_PATH,
+      documentationPath: OPENAPI_PATHS.docs,
+    });
   }
 
   @Get([...METADATA_PATHS])

@@ -1,12 +1,10 @@
 import { Controller, HttpCode, Inject, Post, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
-import { SCOPES } from '@lx/contracts';
 import { ValidationFailedError } from '@lx/domain';
 import { RequireScope } from '@lx/platform';
-import { IMPORT_MEDIA_TYPES } from '../../shared/http/body-parsers';
 import { ImportLocationsHandler } from '../commands/import-locations/import-locations.handler';
-import { IMPORT_MODES, type ImportMode, type ImportReport } from '../commands/import-locations/import-report';
+import { IMPORT_MEDIA_TYPES, IMPORT_MODES, type ImportMode, type ImportReport, SCOPES } from '@lx/contracts';
 import { UnsupportedMediaTypeError } from '../import.errors';
 import { IMPORT_OPTIONS, type ImportOptions } from '../import-options';
 import { csvRows } from '../infrastructure/csv-rows';

@@ -1,9 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
-
-/** Media types of a bulk import; the body reaches the controller as the raw request stream. */
-export const IMPORT_MEDIA_TYPES = { csv: 'text/csv', ndjson: 'application/x-ndjson' } as const;
+import { IMPORT_MEDIA_TYPES } from '@lx/contracts';
 
 /** RFC 7396 media type of a JSON Merge Patch; PATCH also takes plain application/json. */
 export const MERGE_PATCH_MEDIA_TYPE = 'application/merge-patch+json';

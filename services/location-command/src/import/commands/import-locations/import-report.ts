@@ -1,34 +1,6 @@
-import type { ErrorCode } from '@lx/contracts';
+import type { ImportMode, ImportReport, ImportRejection } from '@lx/contracts';
 
-/** `merge` leaves locations missing from the file as they are; `full-replace` retires them. */
-export type ImportMode = 'merge' | 'full-replace';
-export const IMPORT_MODES: readonly ImportMode[] = ['merge', 'full-replace'];
-
-/** Why one row was not applied: its line, its id when it had one, and the error as the API would have answered it. */
-export interface ImportRejection {
-  line: number;
-  id?: string;
-  code: ErrorCode;
-  message: string;
-  details?: Record<string, unknown>;
-}
-
-/** What an import did; the reply of POST /operator/imports. */
-export interface ImportReport {
-  mode: ImportMode;
-  /** Data rows in the file (blank lines and the CSV header are not rows). */
-  rowsRead: number;
-  created: number;
-  updated: number;
-  /** Rows equal to the stored location: nothing recorded, no event. */
-  unchanged: number;
-  rejected: number;
-  /** Locations missing from a full-replace file that left service as RETIRED; always 0 for a merge. */
-  retired: number;
-  /** The first rejected rows, in file order; `rejectionsOmitted` counts the rest. */
-  rejections: ImportRejection[];
-  rejectionsOmitted: number;
-}
+export { IMPORT_MODES, type ImportMode, type ImportRejection, type ImportReport } from '@lx/contracts';
 
 /** Row outcomes of one batch, applied to the report only once the batch has committed. */
 export interface BatchOutcome {

@@ -1,0 +1,219 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { errorBody } from '../errors/error-body';
+import { ERROR_CODES, type ErrorCode } from '../errors/error-codes';
+import { ALL_SCOPES, type Scope } from '../auth/scopes';
+import { z } from './extend-zod';
+import { API_OPERATIONS, type ApiOperation, type Body, type Reply, SCHEMAS, WEBHOOKS } from './operations';
+
+/** The OpenAPI document's type, as the generator returns it. */
+export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
+
+/** Paths the auth service serves the document and its rendering at; public, like the key set. */
+export const OPENAPI_PATHS = { document: '/openapi.json', docs: '/docs' } as const;
+
+/** Name of the OAuth 2.0 security scheme of the document. */
+const OAUTH = 'oauth2';
+
+/** What every error reply of a status means, and the headers it carries beyond X-Request-Id. */
+const STATUS_HEADERS: Partial<Record<number, string[]>> = {
+  401: ['WWW-Authenticate'],
+  429: ['Retry-After'],
+  503: ['Retry-After'],
+};
+
+/** A response header the document defines once. */
+export type HeaderName =
+  'X-Request-Id' | 'ETag' | 'Location' | 'Retry-After' | 'WWW-Authenticate' | 'Idempotent-Replayed' | 'Cache-Control';
+
+interface HeaderSpec {
+  [extension: `x-${string}`]: unknown;
+  description: string;
+  schema: { type: 'string' | 'integer'; pattern?: string; minimum?: number; enum?: string[] };
+}
+
+const HEADERS: Record<HeaderName, HeaderSpec> = {
+  'X-Request-Id': {
+    description:
+      'The request id: the X-Request-Id the caller sent (up to 200 printable characters), or one the service made. ' +
+      'Every log line about the request carries it; quote it to the operator.',
+    schema: { type: 'string' },
+  },
+  ETag: {
+    description:
+      'The resource version as a strong entity tag, `"<version>"`: send it in If-Match to write only over it.',
+    schema: { type: 'string', pattern: '^"\\d+"$' },
+  },
+  Location: { description: 'Where the created resource is read.', schema: { type: 'string' } },
+  'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 0 } },
+  'WWW-Authenticate': {
+    description: 'The bearer challenge (RFC 6750), with `error="invalid_token"` when a token was sent but refused.',
+    schema: { type: 'string' },
+  },
+  'Idempotent-Replayed': {
+    description: '`true` when the reply repeats the one given to an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+  'Cache-Control': { description: 'How long the reply may be cached.', schema: { type: 'string' } },
+};
+
+const headerRefs = (names: readonly string[]) =>
+  Object.fromEntries(['X-Request-Id', ...names].map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+
+function content(body: Body) {
+  return { [body.mediaType ?? 'application/json']: { schema: body.schema, example: body.example } };
+}
+
+function successResponse(reply: Reply) {
+  return {
+    description: reply.description,
+    headers: headerRefs(reply.headers ?? []),
+    ...(reply.body === undefined ? {} : { content: content(reply.body) }),
+  };
+}
+
+/** One response per status the codes travel with, with every code as a named example. */
+function errorResponses(codes: readonly ErrorCode[]) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const status = ERROR_CODES[code].httpStatus ?? 500;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return Object.fromEntries(
+    [...byStatus].map(([status, statusCodes]) => [
+      status,
+      {
+        description: statusCodes.map((code) => `\`${code}\`: ${ERROR_CODES[code].description}.`).join(' '),
+        headers: headerRefs(STATUS_HEADERS[status] ?? []),
+        content: {
+          'application/json': {
+            schema: SCHEMAS.ErrorBody,
+            examples: Object.fromEntries(
+              statusCodes.map((code) => [code, { value: errorBody(code, ERROR_CODES[code].description) }]),
+            ),
+          },
+        },
+      },
+    ]),
+  );
+}
+
+/** Codes every operation can answer: 500 and 503; with a bearer token also 401 and, for a missing scope, 403. */
+function commonErrors(operation: ApiOperation): ErrorCode[] {
+  const auth: ErrorCode[] = operation.scope === null ? [] : ['UNAUTHORIZED', 'FORBIDDEN'];
+  const body: ErrorCode[] =
+    operation.request?.body === undefined ? [] : ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
+  return [...auth, ...body, 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+}
+
+function route(operation: ApiOperation): RouteConfig {
+  const { request } = operation;
+  const errors = [...new Set([...(operation.errors ?? []), ...commonErrors(operation)])];
+  const responses = {
+    ...Object.fromEntries(
+      Object.entries(operation.responses).map(([status, reply]) => [status, successResponse(reply)]),
+    ),
+    ...errorResponses(errors),
+  };
+  const scopeNote = operation.scope === null ? 'Public: no token.' : `Scope \`${operation.scope}\`.`;
+  return {
+    method: operation.method,
+    path: operation.path,
+    operationId: operation.operationId,
+    tags: [operation.tag],
+    summary: operation.summary,
+    description: [operation.description, scopeNote].filter((text) => text !== undefined).join('\n\n'),
+    security: operation.scope === null ? [] : [{ [OAUTH]: [operation.scope] }],
+    request: {
+      ...(request?.params === undefined ? {} : { params: request.params }),
+      ...(request?.query === undefined ? {} : { query: request.query }),
+      ...(request?.headers === undefined ? {} : { headers: request.headers }),
+      ...(request?.body === undefined
+        ? {}
+        : { body: { required: request.body.required ?? true, content: content(request.body) } }),
+    },
+    responses,
+  };
+}
+
+/**
+ * The version of the API the document describes. The spec has no version marker in paths, headers or bodies, so it
+ * appears here only: additive changes raise the minor, a breaking one the major.
+ */
+export const API_VERSION = '1.0.0';
+
+/** What the document states about the deployment it describes. */
+export interface OpenApiDocumentOptions {
+  /** The public base URL of the API (the token issuer): the document's server and the token URL's base. */
+  serverUrl: string;
+}
+
+/**
+ * The OpenAPI 3.1 document of the public API, generated from the contracts' zod schemas: every operation of the spec,
+ * this project's documented extensions and the operator API, the OAuth 2.0 client-credentials scheme, and the webhooks
+ * an RSP implements. Internal paths (/internal/*, /admin/keys, /health/*, /metrics) are not in it: the ingress never
+ * routes them.
+ */
+export function openApiDocument(options: OpenApiDocumentOptions): OpenApiDocument {
+  const registry = new OpenAPIRegistry();
+  for (const [name, schema] of Object.entries(SCHEMAS)) registry.register(name, schema as z.ZodTypeAny);
+  for (const [name, header] of Object.entries(HEADERS)) registry.registerComponent('headers', name, header);
+  const scopes = Object.fromEntries(ALL_SCOPES.map((scope: Scope) => [scope, SCOPE_DESCRIPTIONS[scope]]));
+  registry.registerComponent('securitySchemes', OAUTH, {
+    type: 'oauth2',
+    description:
+      'OAuth 2.0 client credentials (RFC 6749 section 4.4). The operator registers each client and gives it an id ' +
+      'and a secret; the token endpoint takes them by HTTP Basic or in the form. Send the token as ' +
+      '`Authorization: Bearer <token>`. Metadata: /.well-known/oauth-authorization-server (RFC 8414).',
+    flows: { clientCredentials: { tokenUrl: `${options.serverUrl}/oauth/token`, scopes } },
+  });
+  for (const operation of API_OPERATIONS) registry.registerPath(route(operation));
+  for (const webhook of WEBHOOKS) registry.registerWebhook(webhook);
+
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Location Exchange API',
+      version: API_VERSION,
+      description:
+        'Fiber coverage locations for retail service providers: reads, statistics, bulk exports, webhooks. The operator publishes its coverage locations; each retail service provider (RSP) keeps an exact copy. ' +
+        'RSPs read locations and groups by id, compare daily counts with `/locations/statistics`, download bulk ' +
+        'exports, and receive webhooks (`webhooks` below) when exports finish and locations change. The operator ' +
+        'writes under `/operator`; administrators manage clients under `/admin`. Every error reply has the shape ' +
+        '`{ "error": { "code", "message", "details"? } }` except the token endpoint, which answers RFC 6749 errors.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: options.serverUrl }],
+    tags: TAGS,
+  });
+}
+
+const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
+  'locations:read': 'RSP reads: locations, groups, statistics, exports, its own webhook deliveries',
+  'locations:write': "The operator's writes: locations, groups, imports",
+  'auth:admin': 'Administration of API clients',
+  'webhooks:admin': "Operations of webhook delivery: every client's deliveries, redrives, endpoints",
+};
+
+const TAGS = [
+  { name: 'Authentication', description: 'Tokens and the metadata OAuth client libraries discover.' },
+  { name: 'Locations', description: 'Locations by id and by group (RSP).' },
+  { name: 'Groups', description: 'Location groups and address groups (MDUs) (RSP).' },
+  { name: 'Statistics', description: 'Counts for the daily check of a copy (RSP).' },
+  { name: 'Exports', description: 'Asynchronous bulk exports to signed download URLs (RSP).' },
+  { name: 'Webhooks', description: "The RSP's own deliveries and the event types it receives." },
+  { name: 'Operator', description: "The operator's write API." },
+  { name: 'Administration', description: 'API clients and webhook operations.' },
+  { name: 'Documentation', description: 'This document.' },
+];
+
+/** Every tag an operation may carry. */
+export type ApiTag =
+  | 'Authentication'
+  | 'Locations'
+  | 'Groups'
+  | 'Statistics'
+  | 'Exports'
+  | 'Webhooks'
+  | 'Operator'
+  | 'Administration'
+  | 'Documentation';

@@ -1,0 +1,88 @@
+import { Controller, Get, Header, Inject, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { OPENAPI_PATHS, openApiDocument, type OpenApiDocument } from '@lx/contracts';
+import { AUTH_CONFIG, type AuthConfig } from '../../config/auth.config';
+
+/** The files of the rendering at /docs/<name>: Swagger UI from its npm package, and the script that starts it. */
+const ASSETS: Record<string, { type: string; file?: string; text?: string }> = {
+  'swagger-ui.css': { type: 'text/css; charset=utf-8', file: 'swagger-ui.css' },
+  'swagger-ui-bundle.js': { type: 'text/javascript; charset=utf-8', file: 'swagger-ui-bundle.js' },
+  'favicon-32x32.png': { type: 'image/png', file: 'favicon-32x32.png' },
+  // A file rather than an inline script, so a Content-Security-Policy without 'unsafe-inline' holds.
+  'init.js': {
+    type: 'text/javascript; charset=utf-8',
+    text: `window.ui = SwaggerUIBundle({ url: '${OPENAPI_PATHS.document}', dom_id: '#swagger-ui', deepLinking: true });\n`,
+  },
+};
+
+const ASSET_PATHS = Object.keys(ASSETS).map((name) => `${OPENAPI_PATHS.docs}/${name}`);
+
+/** Every path the documentation is served at; public, like the key set and the metadata. */
+export const DOCUMENTATION_PATHS = [OPENAPI_PATHS.document, OPENAPI_PATHS.docs, ...ASSET_PATHS];
+
+/** Where the swagger-ui-dist package keeps its files. */
+const SWAGGER_UI_DIRECTORY = dirname(require.resolve('swagger-ui-dist/package.json'));
+
+const PAGE = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <title>Location Exchange API</title>
+    <link rel="icon" type="image/png" href="${OPENAPI_PATHS.docs}/favicon-32x32.png" />
+    <link rel="stylesheet" href="${OPENAPI_PATHS.docs}/swagger-ui.css" />
+  </head>
+  <body>
+    <div id="swagger-ui"></div>
+    <script src="${OPENAPI_PATHS.docs}/swagger-ui-bundle.js"></script>
+    <script src="${OPENAPI_PATHS.docs}/init.js"></script>
+  </body>
+</html>
+`;
+
+/** Changes only with a deployment: clients and shared caches may keep it for five minutes. */
+const CACHE_CONTROL = 'public, max-age=300';
+
+/**
+ * GET /openapi.json: the OpenAPI 3.1 document of the public API, generated from the contracts with this deployment's
+ * public base URL (the issuer) as its server and token URL base; GET /docs: the document rendered by Swagger UI,
+ * served from the npm package (no CDN).
+ */
+@Controller()
+export class ApiDocumentationController {
+  private readonly document: OpenApiDocument;
+  private readonly files = new Map<string, Buffer>();
+
+  constructor(@Inject(AUTH_CONFIG) config: AuthConfig) {
+    this.document = openApiDocument({ serverUrl: config.auth.issuer });
+  }
+
+  @Get(OPENAPI_PATHS.document)
+  @Header('cache-control', CACHE_CONTROL)
+  openApi(): OpenApiDocument {
+    return this.document;
+  }
+
+  @Get(OPENAPI_PATHS.docs)
+  @Header('cache-control', CACHE_CONTROL)
+  @Header('content-type', 'text/html; charset=utf-8')
+  page(): string {
+    return PAGE;
+  }
+
+  /** One route per file (no path parameter), so any other name under /docs/ is an unknown path like any other. */
+  @Get(ASSET_PATHS)
+  asset(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Buffer | string {
+    const name = request.routeOptions.url!.slice(OPENAPI_PATHS.docs.length + 1);
+    const asset = ASSETS[name]!;
+    void reply.type(asset.type).header('cache-control', CACHE_CONTROL);
+    if (asset.text !== undefined) return asset.text;
+    let content = this.files.get(name);
+    if (content === undefined) {
+      content = readFileSync(join(SWAGGER_UI_DIRECTORY, asset.file!));
+      this.files.set(name, content);
+    }
+    return content;
+  }
+}
