@@ -1,6 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { type ClientKind, type Location, type RegisteredClient, type Scope, SCOPES } from '@lx/contracts';
+import {
+  type AddressGroup,
+  type ClientKind,
+  type Location,
+  LOCATION_GROUPINGS,
+  LOCATION_SHAPES,
+  type LocationGroup,
+  type RegisteredClient,
+  type Scope,
+  SCOPES,
+  SERVICEABILITY_STATUSES,
+  type StatisticsResponse,
+  statisticsResponseSchema,
+  validate,
+} from '@lx/contracts';
 import { requireEnv, waitFor } from '@lx/testing';
+import type { ZodType, ZodTypeDef } from 'zod';
 
 /** A reply as the tests look at it: status, headers, the raw text and, for JSON replies, the parsed body. */
 export interface HttpReply<T = unknown> {
@@ -137,6 +152,18 @@ export class ClientRegistry {
     return { client, registered: reply.body };
   }
 
+  /**
+   * A client of `kind` with `scopes` (and, for an RSP, a webhook URL when given), and the whole registration reply
+   * with its secrets, for tests that authenticate with the credentials themselves, e.g. with an OAuth client library.
+   */
+  registration(
+    kind: Exclude<ClientKind, 'ADMIN'>,
+    scopes: Scope[],
+    webhookUrl?: string,
+  ): Promise<{ client: ApiClient; registered: RegisteredClient }> {
+    return this.registerClient({ kind, scopes, ...(webhookUrl === undefined ? {} : { webhookUrl }) });
+  }
+
   /** An RSP: reads locations, statistics and exports. */
   rsp(): Promise<ApiClient> {
     return this.register('RSP', [SCOPES.locationsRead]);
@@ -204,6 +231,149 @@ export class OperatorApi {
     });
     return writtenLocation(`PATCH /operator/locations/${id}`, reply);
   }
+
+  /** PUT /operator/locations/{id}: creates the location under the operator's own id (201) or replaces it (200). */
+  async replaceLocation(id: string, input: Record<string, unknown>): Promise<WrittenLocation & { created: boolean }> {
+    const reply = await this.client.request<Location>('PUT', `/operator/locations/${id}`, { body: input });
+    return { ...writtenLocation(`PUT /operator/locations/${id}`, reply), created: reply.status === 201 };
+  }
+
+  /** PATCH /operator/{collection}/{id} with a JSON Merge Patch; expects 200. */
+  async patchGroup(collection: GroupCollection, id: string, patch: Record<string, unknown>): Promise<WrittenGroup> {
+    const reply = await this.client.request<Group>('PATCH', `/operator/${collection}/${id}`, {
+      body: patch,
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    return writtenGroup(`PATCH /operator/${collection}/${id}`, reply, [200]);
+  }
+
+  /** PUT /operator/{collection}/{id}: creates the group under the operator's own id (201) or replaces it (200). */
+  async replaceGroup(
+    collection: GroupCollection,
+    id: string,
+    body: Record<string, unknown>,
+  ): Promise<WrittenGroup & { created: boolean }> {
+    const reply = await this.client.request<Group>('PUT', `/operator/${collection}/${id}`, { body });
+    return { ...writtenGroup(`PUT /operator/${collection}/${id}`, reply, [200, 201]), created: reply.status === 201 };
+  }
+
+  /** DELETE /operator/{collection}/{id}; expects 204. */
+  async deleteGroup(collection: GroupCollection, id: string): Promise<void> {
+    const reply = await this.client.request('DELETE', `/operator/${collection}/${id}`);
+    if (reply.status !== 204) throw new Error(describeReply(`DELETE /operator/${collection}/${id}`, reply));
+  }
+}
+
+/** The two kinds of group by their path: `/operator/{collection}` for the operator, `/{collection}` for RSPs. */
+export type GroupCollection = 'location-groups' | 'address-groups';
+
+/** A location group or an address group. */
+export type Group = LocationGroup | AddressGroup;
+
+/** A group as the operator API answered a write, with the aggregate version of its ETag. */
+export interface WrittenGroup {
+  group: Group;
+  version: number;
+}
+
+function writtenGroup(what: string, reply: HttpReply<Group>, statuses: number[]): WrittenGroup {
+  const version = versionOf(reply.headers.get('etag'));
+  if (!statuses.includes(reply.status) || version === undefined) throw new Error(describeReply(what, reply));
+  return { group: reply.body, version };
+}
+
+/** How long a test waits for the read side to show an operator's write: eventual consistency, but bounded. */
+export const READ_SIDE_TIMEOUT_MS = 30_000;
+
+/**
+ * Polls `read` until what it answers equals `expected` (jest's `toEqual`, asymmetric matchers included) and returns
+ * it; after `timeoutMs` fails with jest's diff between `expected` and the last answer. For reads of the eventually
+ * consistent read side after an operator's write.
+ */
+export async function awaitEqual<T>(
+  what: string,
+  read: () => Promise<T>,
+  expected: T,
+  timeoutMs = READ_SIDE_TIMEOUT_MS,
+): Promise<T> {
+  let last = { error: 'no answer yet' } as { value: T } | { error: string };
+  try {
+    await waitFor(
+      what,
+      async () => {
+        try {
+          last = { value: await read() };
+        } catch (error) {
+          last = { error: (error as Error).message };
+          return false;
+        }
+        expect(last.value).toEqual(expected);
+        return true;
+      },
+      timeoutMs,
+    );
+  } catch {
+    // Timed out: the assertion below says what was read last, against what was expected.
+  }
+  expect({ what, last }).toEqual({ what, last: { value: expected } });
+  return (last as { value: T }).value;
+}
+
+/** `body` checked against a contract's schema: the parsed value, or an error naming `what` and every issue. */
+export function conforming<T>(what: string, schema: ZodType<T, ZodTypeDef, unknown>, body: unknown): T {
+  const result = validate(schema, body);
+  if (!result.ok)
+    throw new Error(`${what} breaks its contract: ${JSON.stringify(result.issues)} ${JSON.stringify(body)}`);
+  return result.value;
+}
+
+/** GET `path` expecting 200: the body, or an error with the whole reply. */
+export async function readOk<T>(reader: ApiClient, path: string): Promise<T> {
+  const reply = await reader.get<T>(path);
+  if (reply.status !== 200) throw new Error(describeReply(`GET ${path}`, reply));
+  return reply.body;
+}
+
+/** A location as GET /locations/{id} serves it, with the aggregate version of its ETag. */
+export interface ServedLocation {
+  location: Location;
+  version: number | undefined;
+}
+
+/** GET /locations/{id} expecting 200: the location and its ETag's version. */
+export async function readLocation(reader: ApiClient, id: string): Promise<ServedLocation> {
+  const reply = await reader.get<Location>(`/locations/${id}`);
+  if (reply.status !== 200) throw new Error(describeReply(`GET /locations/${id}`, reply));
+  return { location: reply.body, version: versionOf(reply.headers.get('etag')) };
+}
+
+/** The counts of GET /locations/statistics: the reply without `queryTimestamp`, which changes with every call. */
+export type StatisticsCounts = Omit<StatisticsResponse, 'queryTimestamp'>;
+
+/** GET /locations/statistics?{query}, checked against the statistics contract; its counts. */
+export async function statisticsCounts(reader: ApiClient, query: Record<string, string>): Promise<StatisticsCounts> {
+  const path = `/locations/statistics?${new URLSearchParams(query).toString()}`;
+  const { queryTimestamp: _, ...counts } = conforming(
+    `GET ${path}`,
+    statisticsResponseSchema,
+    await readOk(reader, path),
+  );
+  return counts;
+}
+
+/** Statistics counts with every key of the contract: the given counts, zero for every other key. */
+export function countsOf(
+  totalCount: number,
+  byStatus: Partial<StatisticsCounts['countByStatus']>,
+  byType: Partial<StatisticsCounts['countByType']>,
+): StatisticsCounts {
+  const zeros = <K extends string>(keys: readonly K[]) =>
+    Object.fromEntries(keys.map((key) => [key, 0])) as Record<K, number>;
+  return {
+    totalCount,
+    countByStatus: { ...zeros(SERVICEABILITY_STATUSES), ...byStatus },
+    countByType: { ...zeros([...LOCATION_SHAPES, ...LOCATION_GROUPINGS]), ...byType },
+  };
 }
 
 /**
