@@ -36,6 +36,8 @@ export class SigningKeyStore {
   private signerCache?: { signer: Promise<CurrentSigner>; loadedAt: number };
   private verificationCache = new Map<string, Promise<KeyLike>>();
   private verificationLoadedAt = 0;
+  /** The reload in flight: callers that miss the cache meanwhile wait for it instead of failing. */
+  private verificationLoad?: Promise<void>;
   private publishedCache?: { keys: Promise<JWK[]>; loadedAt: number };
 
   constructor(
@@ -70,11 +72,16 @@ export class SigningKeyStore {
   async verificationKey(kid: string | undefined, algorithm: string): Promise<KeyLike> {
     if (kid === undefined) throw new joseErrors.JWKSNoMatchingKey();
     const cacheKey = `${kid}/${algorithm}`;
-    if (
-      !this.verificationCache.has(cacheKey) &&
-      Date.now() - this.verificationLoadedAt > VERIFICATION_RELOAD_COOLDOWN_MS
-    ) {
-      await this.loadVerificationKeys();
+    if (!this.verificationCache.has(cacheKey)) {
+      // Within the cooldown a miss does not start a reload, but one already running (after a start or a rotation,
+      // when many requests miss at once) may bring the key: every caller waits for it, none fails before it ends.
+      if (
+        this.verificationLoad === undefined &&
+        Date.now() - this.verificationLoadedAt > VERIFICATION_RELOAD_COOLDOWN_MS
+      ) {
+        this.verificationLoad = this.loadVerificationKeys().finally(() => (this.verificationLoad = undefined));
+      }
+      await this.verificationLoad;
     }
     const key = this.verificationCache.get(cacheKey);
     if (key === undefined) throw new joseErrors.JWKSNoMatchingKey();
