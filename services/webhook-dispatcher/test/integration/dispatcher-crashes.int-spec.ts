@@ -51,6 +51,12 @@ describe('webhook dispatcher killed with SIGKILL', () => {
     });
   }, 90_000);
 
+  // A replica a failed test left running would deliver beside the next test's: each test ends with none running.
+  afterEach(async () => {
+    const running = children.filter((child) => child.process.exitCode === null && child.process.signalCode === null);
+    await Promise.all(running.map(kill));
+  });
+
   afterAll(async () => {
     for (const child of children) child.process.kill('SIGKILL');
     await Promise.all(children.map((child) => child.exited));
@@ -84,6 +90,7 @@ describe('webhook dispatcher killed with SIGKILL', () => {
     });
     await kill(replica);
     await startReplica();
+    const restartedAt = Date.now();
 
     await waitFor('the delivery', async () => {
       const [delivery] = (await world.deliveries(eventId)).filter((d) => d.client_id === clientId);
@@ -92,10 +99,11 @@ describe('webhook dispatcher killed with SIGKILL', () => {
     const [first, second] = receiptsOf(receiver, eventId);
     expect(receiptsOf(receiver, eventId)).toHaveLength(2);
     expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
-    // On schedule: 3 s after the first attempt (jitter off), not earlier, and not lost.
+    // On schedule: 3 s after the first attempt (jitter off), not earlier, and not lost; promptly once the restarted
+    // replica is up, when the restart itself took longer than the backoff (a loaded machine: starting a process from
+    // TypeScript sources takes seconds).
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(2_900);
-    expect(second!.at - first!.at).toBeLessThan(10_000);
-    await kill(children[children.length - 1]!);
+    expect(second!.at - Math.max(first!.at + 3_000, restartedAt)).toBeLessThan(5_000);
   });
 
   it('delivers every event of a burst once per webhook-id when killed in the middle of it', async () => {
