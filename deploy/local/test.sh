@@ -55,6 +55,12 @@ bash deploy/openapi/lint.sh
 e2e_rc=0
 npx jest -c e2e/jest.config.js --forceExit --json --outputFile="$REPORTS/e2e.json" || e2e_rc=$?
 
+# After the system tests, not beside them: the fuzzer's operator writes (full-replace imports among them) would
+# change the data those tests read.
+lx_info "API fuzzing (schemathesis over every operation: RSP token, operator token, no token)"
+fuzz_rc=0
+bash deploy/openapi/fuzz.sh || fuzz_rc=$?
+
 summary_rc=0
 node deploy/local/test-summary.js "$REPORTS/unit.json" "$REPORTS/integration.json" "$REPORTS/e2e.json" || summary_rc=$?
-exit $((unit_rc || integration_rc || e2e_rc || summary_rc))
+exit $((unit_rc || integration_rc || e2e_rc || fuzz_rc || summary_rc))

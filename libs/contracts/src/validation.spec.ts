@@ -120,3 +120,29 @@ describe('toValidationIssues', () => {
     }
   });
 });
+
+describe('validate, given the NUL character (which PostgreSQL stores in neither text nor jsonb)', () => {
+  const schema = z.record(z.string(), z.unknown());
+
+  it('refuses it in any string or key, naming each place, before the schema runs', () => {
+    expect(issuesOf(schema, { a: 'x\u0000', b: ['ok', '\u0000'], c: { d: 1, 'e\u0000': 2 } })).toEqual([
+      { field: 'a', rule: 'noNulCharacter', message: 'a must not contain the NUL character (U+0000)' },
+      { field: 'b[1]', rule: 'noNulCharacter', message: 'b[1] must not contain the NUL character (U+0000)' },
+      {
+        field: 'c["e\\u0000"]',
+        rule: 'noNulCharacter',
+        message: 'c["e\\u0000"] must not contain the NUL character (U+0000)',
+      },
+    ]);
+    expect(issuesOf(z.string(), '\u0000')).toEqual([
+      { field: '', rule: 'noNulCharacter', message: 'value must not contain the NUL character (U+0000)' },
+    ]);
+  });
+
+  it('accepts every other character, other control characters included', () => {
+    expect(validate(schema, { a: 'tab\there \u0001 \uFFFF', n: null, k: 1 })).toEqual({
+      ok: true,
+      value: { a: 'tab\there \u0001 \uFFFF', n: null, k: 1 },
+    });
+  });
+});

@@ -23,8 +23,31 @@ export type ShapeRule =
 
 /** Parses `value` with `schema` and reports every issue with a readable message. */
 export function validate<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, value: unknown): ValidationResult<T> {
+  const nul = nulCharacterIssues(value, []);
+  if (nul.length > 0) return { ok: false, issues: nul };
   const parsed = schema.safeParse(value);
   return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: toValidationIssues(parsed.error) };
+}
+
+/** The NUL character: PostgreSQL stores it in neither text nor jsonb, so no value that holds it is ever accepted. */
+const NUL = '\u0000';
+
+/** Every string (and object key) of a value that holds U+0000, each named by its path. */
+function nulCharacterIssues(value: unknown, path: (string | number)[]): ValidationIssue[] {
+  const issue = (at: (string | number)[]): ValidationIssue => {
+    const field = formatPath(at);
+    return {
+      field,
+      rule: 'noNulCharacter',
+      message: `${field || 'value'} must not contain the NUL character (U+0000)`,
+    };
+  };
+  if (typeof value === 'string') return value.includes(NUL) ? [issue(path)] : [];
+  if (Array.isArray(value)) return value.flatMap((item: unknown, index) => nulCharacterIssues(item, [...path, index]));
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, item]) =>
+    key.includes(NUL) ? [issue([...path, key])] : nulCharacterIssues(item, [...path, key]),
+  );
 }
 
 /** Turns a zod error into user-facing issues; the one place where zod issue kinds get their wording. */
@@ -41,7 +64,8 @@ export function formatPath(path: ReadonlyArray<string | number>): string {
   }, '');
 }
 
-const PLAIN_KEY = /^[^.[\]"\s]+$/;
+// A key with a separator, a quote, blanks or a control character is quoted, so the path stays readable and unambiguous.
+const PLAIN_KEY = /^[^.[\]"\s\u0000-\u001f]+$/;
 
 const KINDS: Readonly<Record<string, string>> = {
   string: 'a string',

@@ -21,3 +21,4 @@ export * from './http/conditional-requests';
 export * from './http/uuid-param.pipe';
 export * from './crypto/webhook-signature';
 export * from './net/address-policy';
+export * from './http/method-not-allowed';

@@ -156,6 +156,15 @@ export function describeServiceSmoke(service: ServiceUnderTest): void {
       expect(response.json()).toEqual({ error: { code: 'UNAUTHORIZED', message: 'Missing bearer token' } });
     });
 
+    it('answers a known path asked with another method 405 with Allow, before asking for a token', async () => {
+      const response = await app.getHttpAdapter().getInstance().inject({ method: 'DELETE', url: '/health/live' });
+      expect(response.statusCode).toBe(405);
+      expect(response.headers['allow']).toBe('GET, HEAD');
+      expect(response.json()).toEqual({
+        error: { code: 'METHOD_NOT_ALLOWED', message: 'DELETE is not allowed on /health/live; allowed: GET, HEAD' },
+      });
+    });
+
     it('registers exactly the operations of the OpenAPI document the ingress routes to it, and no other public route', () => {
       const registered = registeredRoutes(app).filter((route) => !isDocumentationFile(route));
       const routedHere = registered.filter((route) => ingressServiceOf(pathOf(route)) === service.name);

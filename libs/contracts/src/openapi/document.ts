@@ -34,7 +34,7 @@ interface HeaderSpec {
 const HEADERS: Record<HeaderName, HeaderSpec> = {
   'X-Request-Id': {
     description:
-      'The request id: the X-Request-Id the caller sent (up to 200 printable characters), or one the service made. ' +
+      'The request id: the X-Request-Id the caller sent (1 to 128 letters, digits and `._:-`), or one the service made. ' +
       'Every log line about the request carries it; quote it to the operator.',
     schema: { type: 'string' },
   },

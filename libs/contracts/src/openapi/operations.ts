@@ -11,6 +11,7 @@ import {
 import { oauthErrorBodySchema, tokenResponseSchema } from '../auth/oauth';
 import type { Scope } from '../auth/scopes';
 import { errorBodySchema } from '../errors/error-body';
+import { ENTITY_TAGS_PATTERN } from '../conditional-headers';
 import type { ErrorCode } from '../errors/error-codes';
 import { eventSchema } from '../events/event-types';
 import { LOCATION_EVENT_HEADERS } from '../events/webhooks';
@@ -200,8 +201,14 @@ const page = {
 const ifMatch = z.object({
   'if-match': z
     .string()
+    .regex(ENTITY_TAGS_PATTERN)
     .optional()
-    .openapi({ description: 'Write only over this version (an ETag); otherwise 412 PRECONDITION_FAILED.' }),
+    .openapi({
+      description:
+        'Write only over this version: `*` or ETags (`"3"`); 412 PRECONDITION_FAILED when none is current, 400 ' +
+        'INVALID_REQUEST when malformed.',
+      example: '"3"',
+    }),
 });
 const ifNoneMatch = z.object({
   'if-none-match': z.string().optional().openapi({ description: 'An ETag: 304 without a body when it is current.' }),
@@ -739,7 +746,8 @@ export const API_OPERATIONS: ApiOperation[] = [
     description:
       'NDJSON (one Location per line, `id` required) or CSV (the export columns, with a header row), of any size, ' +
       'streamed. `mode=full-replace` retires the locations the file leaves out. Rows are applied in batches; a ' +
-      'rejected row does not stop the import and is listed in the report.',
+      'rejected row does not stop the import and is listed in the report. A file without rows is refused (400), as a ' +
+      'full replace would retire every location.',
     scope: 'locations:write',
     request: {
       query: z.object({

@@ -1,9 +1,11 @@
 import { sampleLocation } from '../testing/fixtures';
 import { locationInputSchema, type LocationInput } from './location';
 import { isWellFormedLocationInput } from './location-fast-check';
+import { validate } from '../validation';
 
 const { id: _id, createdAt: _createdAt, updatedAt: _updatedAt, ...sampleInput } = sampleLocation;
-const schemaAccepts = (value: unknown) => locationInputSchema.safeParse(value).success;
+// What validate() accepts: the schema, and no NUL character anywhere.
+const schemaAccepts = (value: unknown) => validate(locationInputSchema, value).ok;
 const clone = <T>(value: T): T => structuredClone(value);
 
 describe('isWellFormedLocationInput', () => {
@@ -46,6 +48,11 @@ describe('isWellFormedLocationInput', () => {
     ['an infinite custom field', (input) => (input.customFields.size = Number.POSITIVE_INFINITY)],
     ['an unknown root field', (input) => (input.colour = 'blue')],
     ['null for an optional object', (input) => (input.address = null)],
+    ['the NUL character in notes', (input) => (input.notes = 'a\u0000')],
+    ['the NUL character in a street name', (input) => (input.address.streetName = '\u0000b')],
+    ['the NUL character in a custom field', (input) => (input.customFields.tier = 'g\u0000')],
+    ['the NUL character in a custom field item', (input) => (input.customFields.tags = ['\u0000'])],
+    ['the NUL character in a custom field name', (input) => (input.customFields['k\u0000'] = 1)],
   ])('given a body with %s, when checked, then neither it nor the schema accepts it', (_case, mutate) => {
     const input = clone(sampleInput) as any;
     mutate(input);

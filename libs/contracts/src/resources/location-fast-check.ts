@@ -121,7 +121,8 @@ function isCustomFields(value: unknown): boolean {
   if (!isPlainObject(value, undefined)) return false;
   for (const key of Object.keys(value)) {
     const field = value[key];
-    if (key === '__proto__' || !(isScalar(field) || (Array.isArray(field) && field.every(isScalar)))) return false;
+    if (key === '__proto__' || key.includes(NUL)) return false;
+    if (!(isScalar(field) || (Array.isArray(field) && field.every(isScalar)))) return false;
   }
   return true;
 }
@@ -142,8 +143,11 @@ function optional(value: unknown, check: (present: unknown) => boolean): boolean
 }
 
 function isText(value: unknown): boolean {
-  return typeof value === 'string' && value.trim() !== '';
+  return typeof value === 'string' && value.trim() !== '' && !value.includes(NUL);
 }
+
+/** validate() refuses U+0000 anywhere (PostgreSQL stores it in neither text nor jsonb), so the twin does too. */
+const NUL = '\u0000';
 
 function isWithin(value: unknown, min: number, max: number): boolean {
   return typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max;
@@ -151,6 +155,8 @@ function isWithin(value: unknown, min: number, max: number): boolean {
 
 function isScalar(value: unknown): boolean {
   return (
-    typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))
+    (typeof value === 'string' && !value.includes(NUL)) ||
+    typeof value === 'boolean' ||
+    (typeof value === 'number' && Number.isFinite(value))
   );
 }

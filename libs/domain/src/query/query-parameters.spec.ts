@@ -128,6 +128,18 @@ describe('parseGroupListQuery', () => {
   it('given a bad offset, when parsed, then INVALID_OFFSET', () => {
     expect(failure(parseGroupListQuery({ offset: 'last' }, 'MDU_COMPLEX')).code).toBe('INVALID_OFFSET');
   });
+
+  it('given a name with the NUL character, when parsed, then INVALID_FILTER naming it (PostgreSQL cannot compare it)', () => {
+    expect(failure(parseGroupListQuery({ name: 'a\u0000b' }, 'OTHER'))).toEqual({
+      code: 'INVALID_FILTER',
+      fields: ['name'],
+      messages: ['name must not contain the NUL character (U+0000)'],
+    });
+  });
+
+  it('given a limit with the NUL character, when parsed, then the code of that parameter', () => {
+    expect(failure(parseGroupListQuery({ limit: '5\u0000' }, 'OTHER')).code).toBe('INVALID_LIMIT');
+  });
 });
 
 describe('parseStatisticsQuery', () => {

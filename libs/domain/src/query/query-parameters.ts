@@ -105,8 +105,13 @@ function unknownParameters(query: QueryParameters, known: readonly string[], pro
 /** The single value of a parameter; a repeated parameter is a problem reported under `code`. */
 function single(query: QueryParameters, name: string, code: ValidationErrorCode, problems: Problems) {
   const value = query[name];
-  if (value === undefined || typeof value === 'string') return value;
-  return problems.add(code, name, 'single', `${name} must be given once`);
+  if (value === undefined) return value;
+  if (typeof value !== 'string') return problems.add(code, name, 'single', `${name} must be given once`);
+  // PostgreSQL can compare with no text that holds U+0000, so no parameter may.
+  if (value.includes('\u0000')) {
+    return problems.add(code, name, 'noNulCharacter', `${name} must not contain the NUL character (U+0000)`);
+  }
+  return value;
 }
 
 function integer(

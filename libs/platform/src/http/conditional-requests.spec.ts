@@ -37,12 +37,29 @@ describe('assertIfMatch', () => {
   it.each([
     ['"2"', 3],
     ['W/"3"', 3],
-    ['3', 3],
     ['*', null],
     ['"1"', null],
   ])('given If-Match %s and version %p, when checked, then PRECONDITION_FAILED', (ifMatch, version) => {
     expect(() => assertIfMatch(ifMatch, version)).toThrow(expect.objectContaining({ code: 'PRECONDITION_FAILED' }));
   });
+
+  it.each(['3', '', ' ', '"3', '"3" "4"', '"3",', '**', 'W/3', 'w/"3"'])(
+    'given the malformed If-Match %p, when checked, then INVALID_REQUEST naming the header, whatever the version',
+    (ifMatch) => {
+      for (const version of [3, null]) {
+        expect(() => assertIfMatch(ifMatch, version)).toThrow(
+          expect.objectContaining({ code: 'INVALID_REQUEST', details: { header: 'If-Match' } }),
+        );
+      }
+    },
+  );
+
+  it.each([' "3" ', '"1" ,"3"', 'W/"1", "3"', ' * '])(
+    'given the well-formed If-Match %p, when checked, then it passes',
+    (ifMatch) => {
+      expect(() => assertIfMatch(ifMatch, 3)).not.toThrow();
+    },
+  );
 
   it('given a version, when tagged, then it is a quoted strong ETag', () => {
     expect(etagOf(7)).toBe('"7"');

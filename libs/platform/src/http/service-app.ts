@@ -6,6 +6,7 @@ import { ConfigError, type HttpConfig } from '../config/config';
 import { ErrorResponseFilter } from '../errors/error-response.filter';
 import { createLogger, PinoNestLogger } from '../logging/logger';
 import { MetricsRegistry } from '../metrics/metrics';
+import { answerMethodNotAllowed } from './method-not-allowed';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -38,6 +39,7 @@ export async function createServiceApp(
   app.useGlobalFilters(new ErrorResponseFilter());
 
   const fastify = app.getHttpAdapter().getInstance();
+  answerMethodNotAllowed(fastify);
   const metrics = app.get(MetricsRegistry);
   fastify.addHook('onSend', async (request, reply) => {
     void reply.header(REQUEST_ID_HEADER, request.id);

@@ -311,6 +311,29 @@ describe('bulk import', () => {
       }
     }, 60_000);
 
+    it('refuses an empty file with 400 and retires nothing (in merge mode too)', async () => {
+      const isolated = await startLocationCommand();
+      try {
+        const id = randomUUID();
+        await isolated.request('PUT', `/operator/locations/${id}`, { body: aLocationBody() });
+        for (const [mode, payload, contentType] of [
+          ['full-replace', '', 'application/x-ndjson'],
+          ['full-replace', '\n\n', 'application/x-ndjson'],
+          ['merge', '', 'text/csv'],
+        ] as const) {
+          const reply = await isolated.request('POST', `/operator/imports?mode=${mode}`, { payload, contentType });
+          expect(reply.status).toBe(400);
+          expect(reply.body.error).toMatchObject({
+            code: 'VALIDATION_ERROR',
+            details: { issues: [{ field: 'body', rule: 'nonEmpty' }], report: { rowsRead: 0, retired: 0 } },
+          });
+        }
+        expect((await isolated.storedEvents(id)).map((event) => event.event_type)).toEqual(['LOCATION_CREATED']);
+      } finally {
+        await isolated.close();
+      }
+    }, 60_000);
+
     it('retires nothing when the file cannot be read to its end', async () => {
       const isolated = await startLocationCommand();
       try {

@@ -68,6 +68,22 @@ describe('operator location API', () => {
         details: { issues: [{ field: 'id', rule: 'notAllowed' }] },
       });
     });
+
+    it('POST refuses the NUL character in any string, which the read side could not store, and records nothing', async () => {
+      const reply = await service.request('POST', '/operator/locations', {
+        body: { ...aLocationBody(), notes: 'gate\u0000code', customFields: { 'k\u0000': 'v' } },
+      });
+      expect(reply.status).toBe(400);
+      expect(reply.body.error).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        details: {
+          issues: [
+            { field: 'notes', rule: 'noNulCharacter' },
+            { field: 'customFields["k\\u0000"]', rule: 'noNulCharacter' },
+          ],
+        },
+      });
+    });
   });
 
   describe('create-or-replace (PUT)', () => {
@@ -190,6 +206,17 @@ describe('operator location API', () => {
       expect(fresh.status).toBe(200);
       expect(fresh.headers['etag']).toBe('"3"');
       expect(await service.storedEvents(id)).toHaveLength(3);
+    });
+
+    it('refuses a malformed If-Match (not * nor entity tags) with 400 INVALID_REQUEST, whatever the version', async () => {
+      const id = randomUUID();
+      await put(id, aLocationBody());
+      for (const ifMatch of ['1', '', '"1" "2"']) {
+        const reply = await patch(id, { notes: 'x' }, { 'if-match': ifMatch });
+        expect(reply.status).toBe(400);
+        expect(reply.body.error).toMatchObject({ code: 'INVALID_REQUEST', details: { header: 'If-Match' } });
+      }
+      expect(await service.storedEvents(id)).toHaveLength(1);
     });
 
     it('refuses If-Match * and If-Match on a location that does not exist yet', async () => {

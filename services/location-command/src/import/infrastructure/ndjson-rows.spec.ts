@@ -1,4 +1,4 @@
-import { ndjsonRows } from './ndjson-rows';
+import { ndjsonRows, wellFormed } from './ndjson-rows';
 import type { ImportRow } from './import-row';
 
 async function rowsOf(chunks: readonly string[], maxRowBytes = 1_000): Promise<ImportRow[]> {
@@ -47,5 +47,24 @@ describe('ndjsonRows', () => {
       [4, []],
     ]);
     expect(rows[2]!.issues[0]!.message).toBe('line is longer than 40 bytes');
+  });
+});
+
+describe('wellFormed', () => {
+  it('replaces lone surrogates with U+FFFD and keeps pairs and other text', () => {
+    expect(wellFormed('a\uda1cb')).toBe('a\uFFFDb');
+    expect(wellFormed('\udc00x\ud800')).toBe('\uFFFDx\uFFFD');
+    expect(wellFormed('pair \ud83d\ude00 é')).toBe('pair \ud83d\ude00 é');
+  });
+});
+
+describe('ndjsonRows, given a line that is not JSON and whose error message would cut a surrogate pair', () => {
+  it('words the rejection in well-formed text (every character survives UTF-8)', async () => {
+    // The line the API fuzzing found: V8's message quoted it up to half of a surrogate pair.
+    const line = '\u{5f1f8}\u009cé\u008c\u008f\u008c=u\u{9adbe}w\u001efÝp\u{9904d}\u{b2e1e}';
+    const [row] = await rowsOf([`${line}\n`]);
+    const message = row!.issues[0]!.message;
+    expect(message).toMatch(/^line is not valid JSON: /);
+    expect(Buffer.from(message, 'utf8').toString('utf8')).toBe(message);
   });
 });

@@ -78,7 +78,9 @@ function rowOf(text: string, line: number): ImportRow | undefined {
   try {
     value = JSON.parse(trimmed);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    // V8's message quotes a piece of the line, which may end in half a surrogate pair: such a lone surrogate would
+    // make the report unreadable to strict JSON parsers, so it becomes U+FFFD.
+    const reason = wellFormed(error instanceof Error ? error.message : String(error));
     return rejected(line, { field: '', rule: 'json', message: `line is not valid JSON: ${reason}` });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -92,4 +94,9 @@ function rowOf(text: string, line: number): ImportRow | undefined {
 
 function rejected(line: number, issue: ValidationIssue): ImportRow {
   return { line, id: undefined, body: undefined, issues: [issue] };
+}
+
+/** The text with every lone UTF-16 surrogate replaced by U+FFFD (String.prototype.toWellFormed, ES2024). */
+export function wellFormed(text: string): string {
+  return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 }

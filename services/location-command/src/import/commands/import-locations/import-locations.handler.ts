@@ -26,6 +26,9 @@ export interface ImportLocationsCommand {
  * Memory holds two batches and the capped report, whatever the file size. A full-replace import then retires every
  * location in service that the file did not name (`MissingLocationsRetirer`).
  */
+const EMPTY_FILE = { field: 'body', rule: 'nonEmpty', message: 'the file holds no location rows; nothing was changed' };
+const EMPTY_FILE_DETAILS = (report: ImportReportBuilder) => ({ issues: [EMPTY_FILE], report: report.build() });
+
 @Injectable()
 export class ImportLocationsHandler {
   private readonly logger = new Logger(ImportLocationsHandler.name);
@@ -49,6 +52,9 @@ export class ImportLocationsHandler {
         ? (transaction, batch) => this.retirer.recordNamed(transaction.manager, batch.ids)
         : undefined;
       await this.applyRows(command, runner, report, recordNamed);
+      // An empty upload is a mistake, and as a full replace it would retire every location in service.
+      if (report.build().rowsRead === 0)
+        throw new ImportFileRejectedError(EMPTY_FILE.message, EMPTY_FILE_DETAILS(report));
       if (fullReplace) report.addRetired(await this.retirer.retireMissing(runner, command.correlationId));
       const result = report.build();
       this.logger.log({ ...result, rejections: undefined, correlationId: command.correlationId }, 'Import finished');
