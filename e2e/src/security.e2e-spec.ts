@@ -127,8 +127,8 @@ const OPERATIONS: Operation[] = [
   },
   ...operatorGroupRoutes('location-groups'),
   ...operatorGroupRoutes('address-groups'),
-  // A header without any record: a merge import of nothing.
-  { method: 'POST', path: '/operator/imports', scope: write, body: 'id\r\n', contentType: 'text/csv', allowed: 200 },
+  // A header without any record: a merge import of nothing, refused as empty (past authorisation, before any write).
+  { method: 'POST', path: '/operator/imports', scope: write, body: 'id\r\n', contentType: 'text/csv', allowed: 400 },
   // Administration
   { method: 'GET', path: '/admin/clients?limit=1', scope: SCOPES.authAdmin, allowed: 200 },
   { method: 'POST', path: '/admin/clients', scope: SCOPES.authAdmin, body: {}, allowed: 400 },
