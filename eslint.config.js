@@ -3,7 +3,10 @@ const path = require('node:path');
 const nx = require('@nx/eslint-plugin');
 const tseslint = require('typescript-eslint');
 
-/** What each kind of project may import (Nx tags). Services never import services, nor the testing library. */
+/**
+ * What each kind of project may import (Nx tags). Services never import services, nor the testing library; only the
+ * host of the embedded profile imports services.
+ */
 const PRODUCTION_DEPENDENCIES = {
   'type:contract': [],
   'type:domain': ['type:contract'],
@@ -13,6 +16,8 @@ const PRODUCTION_DEPENDENCIES = {
   'type:testing': ['type:contract', 'type:domain', 'type:platform'],
   'type:e2e': ['type:contract', 'type:testing'],
   'type:service': ['type:contract', 'type:domain', 'type:platform', 'type:messaging', 'type:storage'],
+  // The embedded profile (deploy/embedded) hosts every service in one process: the one project that imports them.
+  'type:host': ['type:contract', 'type:domain', 'type:platform', 'type:messaging', 'type:storage', 'type:service'],
 };
 
 /** Tests and their helpers may also use the testing library; nothing else is relaxed. */
@@ -23,10 +28,15 @@ const TEST_DEPENDENCIES = Object.fromEntries(
   ]),
 );
 
-const moduleBoundaries = (dependencies) => [
+/** The services' entry points (their tsconfig path aliases), imported by the embedded host alone. */
+const SERVICE_ENTRY_POINTS = Object.keys(require('./tsconfig.base.json').compilerOptions.paths).filter((alias) =>
+  alias.startsWith('@lx/service/'),
+);
+
+const moduleBoundaries = (dependencies, allow = []) => [
   'error',
   {
-    allow: [],
+    allow,
     depConstraints: Object.entries(dependencies).map(([sourceTag, onlyDependOnLibsWithTags]) => ({
       sourceTag,
       onlyDependOnLibsWithTags,
@@ -87,7 +97,18 @@ const noRelativeImportOutsideProject = {
 };
 
 module.exports = tseslint.config(
-  { ignores: ['**/node_modules', '**/dist', '**/.nx', '**/.infra', '**/reports', '**/.stryker-tmp', '**/*.js'] },
+  {
+    ignores: [
+      '**/node_modules',
+      '**/dist',
+      '**/.nx',
+      '**/.infra',
+      '**/.lx-data',
+      '**/reports',
+      '**/.stryker-tmp',
+      '**/*.js',
+    ],
+  },
   ...tseslint.configs.recommendedTypeChecked,
   {
     files: ['**/*.ts'],
@@ -105,7 +126,7 @@ module.exports = tseslint.config(
   },
   {
     // Production code: no test helpers, and configuration is read only by the config modules (and handed down).
-    files: ['libs/*/src/**/*.ts', 'services/*/src/**/*.ts'],
+    files: ['libs/*/src/**/*.ts', 'services/*/src/**/*.ts', 'deploy/embedded/src/**/*.ts'],
     ignores: ['libs/testing/**', ...TEST_FILES, '**/testing/**'],
     rules: {
       'no-restricted-imports': [
@@ -121,14 +142,27 @@ module.exports = tseslint.config(
   },
   {
     // The entry points (main.ts, cli.ts) hand the environment to the config modules; nothing else reads it.
-    files: ['libs/*/src/**/*.ts', 'services/*/src/**/*.ts'],
-    ignores: ['libs/testing/**', ...TEST_FILES, '**/config/**', 'services/*/src/main.ts', 'services/*/src/cli.ts'],
+    files: ['libs/*/src/**/*.ts', 'services/*/src/**/*.ts', 'deploy/embedded/src/**/*.ts'],
+    ignores: [
+      'libs/testing/**',
+      ...TEST_FILES,
+      '**/config/**',
+      'services/*/src/main.ts',
+      'services/*/src/cli.ts',
+      'deploy/embedded/src/main.ts',
+    ],
     rules: {
       'no-restricted-properties': [
         'error',
         { object: 'process', property: 'env', message: 'Read configuration in the config module and inject it.' },
       ],
     },
+  },
+  {
+    // Nx forbids importing application projects; the host of the embedded profile exists to do that, and only it.
+    files: ['deploy/embedded/src/**/*.ts'],
+    ignores: TEST_FILES,
+    rules: { '@nx/enforce-module-boundaries': moduleBoundaries(PRODUCTION_DEPENDENCIES, SERVICE_ENTRY_POINTS) },
   },
   {
     // Tests and their helpers may also import the testing library; every other boundary holds.

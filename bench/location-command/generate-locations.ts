@@ -9,7 +9,7 @@ import {
   type ServiceabilityStatus,
   STREET_DIRECTIONS,
 } from '@lx/contracts';
-import { seededRandom } from '../../libs/testing/src/seeded-random';
+import { seededRandom } from '../../libs/platform/src/random/seeded-random';
 
 /** A version-4-shaped UUID from the PRNG. */
 export function uuidFrom(next: () => number): string {

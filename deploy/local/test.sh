@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # npm test: type check, format check, lint, the chart's static checks, unit tests, integration tests against real
-# Postgres, Kafka and MinIO, then system tests against the whole stack behind the ingress. What was not running
-# before is started here and stopped again at the end.
+# Postgres, Kafka and MinIO, system tests against the whole stack behind the ingress, API fuzzing, then the embedded
+# profile (npm start) and the same system tests against it. What was not running before is started here and stopped
+# again at the end.
 set -euo pipefail
 
 LX_COMPONENT=test
@@ -61,6 +62,13 @@ lx_info "API fuzzing (schemathesis over every operation: RSP token, operator tok
 fuzz_rc=0
 bash deploy/openapi/fuzz.sh || fuzz_rc=$?
 
+# The stack's services are stopped first: the embedded profile needs neither them nor Kafka, MinIO or the stack's
+# PostgreSQL, and two copies of every service would share the machine's two cores.
+lx_info "embedded profile (npm start): the quickstart as pasted, then the system tests against the one process"
+if ((started_stack)); then bash deploy/local/stack.sh stop-services && started_stack=0; fi
+embedded_rc=0
+bash deploy/embedded/test.sh || embedded_rc=$?
+
 summary_rc=0
-node deploy/local/test-summary.js "$REPORTS/unit.json" "$REPORTS/integration.json" "$REPORTS/e2e.json" || summary_rc=$?
-exit $((unit_rc || integration_rc || e2e_rc || fuzz_rc || summary_rc))
+node deploy/local/test-summary.js "$REPORTS"/{unit,integration,e2e,embedded,e2e-embedded}.json || summary_rc=$?
+exit $((unit_rc || integration_rc || e2e_rc || fuzz_rc || embedded_rc || summary_rc))

@@ -3,3 +3,4 @@ export * from './kafka-event-bus';
 export * from './messaging.module';
 export * from './outbox';
 export * from './projection';
+export * from './postgres-event-log';

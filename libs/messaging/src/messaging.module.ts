@@ -22,9 +22,15 @@ export class EventBusReadinessCheck implements ReadinessCheck {
   }
 }
 
+/** Whether the service closes the bus at shutdown: not when it was handed one that other services share. */
+const OWNS_EVENT_BUS = Symbol('OWNS_EVENT_BUS');
+
 @Injectable()
 class EventBusLifecycle implements OnModuleInit, OnApplicationShutdown {
-  constructor(@Inject(EventBus) private readonly bus: EventBus) {}
+  constructor(
+    @Inject(EventBus) private readonly bus: EventBus,
+    @Inject(OWNS_EVENT_BUS) private readonly ownsBus: boolean,
+  ) {}
 
   /** Every service declares all topics at start, so whichever starts first creates them. */
   async onModuleInit(): Promise<void> {
@@ -32,19 +38,24 @@ class EventBusLifecycle implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.bus.close();
+    if (this.ownsBus) await this.bus.close();
   }
 }
 
-/** Provides the EventBus port backed by Kafka, topic creation at start, and a readiness check. */
+/**
+ * Provides the EventBus port, topic creation at start, and a readiness check. The bus is Kafka's, unless the caller
+ * hands in one it owns and shares between services (the embedded profile's PostgresEventLog), which the module then
+ * leaves open at shutdown.
+ */
 @Global()
 @Module({})
 export class MessagingModule {
-  static forRoot(config: Readonly<KafkaConfig>): DynamicModule {
+  static forRoot(config: Readonly<KafkaConfig>, shared?: EventBus): DynamicModule {
     return {
       module: MessagingModule,
       providers: [
-        { provide: EventBus, useFactory: () => new KafkaEventBus(config) },
+        { provide: EventBus, useFactory: () => shared ?? new KafkaEventBus(config) },
+        { provide: OWNS_EVENT_BUS, useValue: shared === undefined },
         EventBusReadinessCheck,
         EventBusLifecycle,
       ],

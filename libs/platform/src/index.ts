@@ -22,3 +22,4 @@ export * from './http/uuid-param.pipe';
 export * from './crypto/webhook-signature';
 export * from './net/address-policy';
 export * from './http/method-not-allowed';
+export * from './random/seeded-random';

@@ -1,6 +1,7 @@
 import { Client } from 'minio';
 import type { Readable } from 'node:stream';
 import type { StorageConfig } from '@lx/platform';
+import { contentDisposition } from './content-disposition';
 import { ObjectStore, type PresignedUrl, type PresignOptions, type PutOptions } from './object-store';
 
 /**
@@ -22,12 +23,6 @@ function clientFor(endpointUrl: string, config: Readonly<StorageConfig>): Client
     region: config.region,
     partSize: PART_SIZE_BYTES,
   });
-}
-
-/** Quotes a file name for Content-Disposition (RFC 6266): ASCII fallback plus the UTF-8 form. */
-function contentDisposition(filename: string): string {
-  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
 /**

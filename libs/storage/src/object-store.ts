@@ -18,7 +18,10 @@ export interface PresignedUrl {
   expiresAt: Date;
 }
 
-/** Port to object storage. Production adapter: MinIO / S3 (MinioObjectStore). */
+/**
+ * Port to object storage. Production adapter: MinIO / S3 (MinioObjectStore); single-process profile: files in a
+ * directory (LocalFileObjectStore). test/integration/object-store-contract.ts holds both to the same behaviour.
+ */
 export abstract class ObjectStore {
   /** Creates the bucket if it does not exist yet. */
   abstract ensureBucket(): Promise<void>;

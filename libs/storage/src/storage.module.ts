@@ -22,15 +22,18 @@ class EnsureBucket implements OnModuleInit {
   }
 }
 
-/** Provides the ObjectStore port backed by MinIO, the bucket at start, and a readiness check. */
+/**
+ * Provides the ObjectStore port, the bucket at start, and a readiness check. The store is MinIO's, unless the caller
+ * hands in one (the embedded profile's LocalFileObjectStore, shared by the services of one process).
+ */
 @Global()
 @Module({})
 export class StorageModule {
-  static forRoot(config: Readonly<StorageConfig>): DynamicModule {
+  static forRoot(config: Readonly<StorageConfig>, shared?: ObjectStore): DynamicModule {
     return {
       module: StorageModule,
       providers: [
-        { provide: ObjectStore, useFactory: () => new MinioObjectStore(config) },
+        { provide: ObjectStore, useFactory: () => shared ?? new MinioObjectStore(config) },
         ObjectStoreReadinessCheck,
         EnsureBucket,
       ],

@@ -11,5 +11,6 @@ export * from './event-log';
 export * from './replies';
 export * from './ts-process';
 export * from './private-minio';
-export * from './seeded-random';
+// Moved to @lx/platform (the embedded profile's demo data uses it too); tests keep importing it from here.
+export { seededRandom } from '@lx/platform';
 export * from './api-routes';

@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { EventBusReadinessCheck, MessagingModule, OutboxModule } from '@lx/messaging';
+import { EventBus, EventBusReadinessCheck, MessagingModule, OutboxModule } from '@lx/messaging';
 import {
   AuthenticationModule,
   DatabaseModule,
@@ -30,7 +30,7 @@ import { TokensModule } from './tokens/tokens.module';
 
 @Module({})
 export class AppModule {
-  static register(config: AuthConfig): DynamicModule {
+  static register(config: AuthConfig, adapters: { eventBus?: EventBus } = {}): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -44,7 +44,7 @@ export class AppModule {
           imports: [KeysModule],
         }),
         DatabaseModule.forRoot({ config: config.database, entities: ENTITIES, migrations: MIGRATIONS }),
-        MessagingModule.forRoot(config.kafka),
+        MessagingModule.forRoot(config.kafka, adapters.eventBus),
         OutboxModule.forRoot(),
         HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck]),
         ClientsModule,

@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { EventBusReadinessCheck, MessagingModule, OutboxModule } from '@lx/messaging';
-import { ObjectStoreReadinessCheck, StorageModule } from '@lx/storage';
+import { EventBus, EventBusReadinessCheck, MessagingModule, OutboxModule } from '@lx/messaging';
+import { ObjectStore, ObjectStoreReadinessCheck, StorageModule } from '@lx/storage';
 import {
   AuthenticationModule,
   DatabaseModule,
@@ -14,15 +14,18 @@ import { ExportModule } from './export/export.module';
 
 @Module({})
 export class AppModule {
-  static register(config: ExportWorkerConfig): DynamicModule {
+  static register(
+    config: ExportWorkerConfig,
+    adapters: { eventBus?: EventBus; objectStore?: ObjectStore } = {},
+  ): DynamicModule {
     return {
       module: AppModule,
       imports: [
         MetricsModule,
         AuthenticationModule.forRoot({ config: config.auth }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
-        MessagingModule.forRoot(config.kafka),
-        StorageModule.forRoot(config.storage),
+        MessagingModule.forRoot(config.kafka, adapters.eventBus),
+        StorageModule.forRoot(config.storage, adapters.objectStore),
         OutboxModule.forRoot(),
         HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck, ObjectStoreReadinessCheck]),
         ExportModule.register(config),

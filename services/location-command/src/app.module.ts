@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { EventBusReadinessCheck, MessagingModule, OutboxModule } from '@lx/messaging';
+import { EventBus, EventBusReadinessCheck, MessagingModule, OutboxModule } from '@lx/messaging';
 import {
   AuthenticationModule,
   DatabaseModule,
@@ -18,14 +18,14 @@ import { WatermarkModule } from './watermark/watermark.module';
 
 @Module({})
 export class AppModule {
-  static register(config: LocationCommandConfig): DynamicModule {
+  static register(config: LocationCommandConfig, adapters: { eventBus?: EventBus } = {}): DynamicModule {
     return {
       module: AppModule,
       imports: [
         MetricsModule,
         AuthenticationModule.forRoot({ config: config.auth }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
-        MessagingModule.forRoot(config.kafka),
+        MessagingModule.forRoot(config.kafka, adapters.eventBus),
         OutboxModule.forRoot(config.outbox),
         EventStoreModule.forRoot({ source: config.events.source }),
         HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck]),

@@ -1,5 +1,11 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { EventBusReadinessCheck, MessagingModule, ProjectionModule, projectionReadinessToken } from '@lx/messaging';
+import {
+  EventBus,
+  EventBusReadinessCheck,
+  MessagingModule,
+  ProjectionModule,
+  projectionReadinessToken,
+} from '@lx/messaging';
 import {
   AuthenticationModule,
   DatabaseModule,
@@ -15,14 +21,14 @@ import { LocationReadModelProjection } from './read-model/location-read-model.pr
 
 @Module({})
 export class AppModule {
-  static register(config: LocationQueryConfig): DynamicModule {
+  static register(config: LocationQueryConfig, adapters: { eventBus?: EventBus } = {}): DynamicModule {
     return {
       module: AppModule,
       imports: [
         MetricsModule,
         AuthenticationModule.forRoot({ config: config.auth }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
-        MessagingModule.forRoot(config.kafka),
+        MessagingModule.forRoot(config.kafka, adapters.eventBus),
         ProjectionModule.register({ ...config.projection, projection: LocationReadModelProjection }),
         HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck, projectionReadinessToken()]),
         LocationModule.register(config.snapshot),

@@ -1,5 +1,11 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { EventBusReadinessCheck, MessagingModule, ProjectionModule, projectionReadinessToken } from '@lx/messaging';
+import {
+  EventBus,
+  EventBusReadinessCheck,
+  MessagingModule,
+  ProjectionModule,
+  projectionReadinessToken,
+} from '@lx/messaging';
 import {
   AuthenticationModule,
   DatabaseModule,
@@ -14,14 +20,14 @@ import { StatisticsModule } from './statistics/statistics.module';
 
 @Module({})
 export class AppModule {
-  static register(config: StatisticsProjectionConfig): DynamicModule {
+  static register(config: StatisticsProjectionConfig, adapters: { eventBus?: EventBus } = {}): DynamicModule {
     return {
       module: AppModule,
       imports: [
         MetricsModule,
         AuthenticationModule.forRoot({ config: config.auth }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
-        MessagingModule.forRoot(config.kafka),
+        MessagingModule.forRoot(config.kafka, adapters.eventBus),
         ProjectionModule.register({ ...config.projection, projection: LocationFactsProjection }),
         HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck, projectionReadinessToken()]),
         StatisticsModule,

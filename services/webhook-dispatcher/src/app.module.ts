@@ -1,5 +1,11 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { EventBusReadinessCheck, MessagingModule, ProjectionModule, projectionReadinessToken } from '@lx/messaging';
+import {
+  EventBus,
+  EventBusReadinessCheck,
+  MessagingModule,
+  ProjectionModule,
+  projectionReadinessToken,
+} from '@lx/messaging';
 import {
   AuthenticationModule,
   DatabaseModule,
@@ -10,20 +16,20 @@ import {
 import type { WebhookDispatcherConfig } from './config/webhook-dispatcher.config';
 import { MIGRATIONS } from './database/migrations';
 import { DeliveryModule } from './delivery/delivery.module';
-import { WebhookIntakeServer } from './delivery/intake/webhook-intake.server';
+import { WEBHOOK_INTAKE } from './delivery/intake/webhook-intake.server';
 import { SubscriptionsProjection } from './subscriptions/subscriptions.projection';
 
 @Module({})
 export class AppModule {
-  static register(config: WebhookDispatcherConfig): DynamicModule {
+  static register(config: WebhookDispatcherConfig, adapters: { eventBus?: EventBus } = {}): DynamicModule {
     return {
       module: AppModule,
       imports: [
         MetricsModule,
         AuthenticationModule.forRoot({ config: config.auth }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
-        MessagingModule.forRoot(config.kafka),
-        DeliveryModule.register(config),
+        MessagingModule.forRoot(config.kafka, adapters.eventBus),
+        DeliveryModule.register(config, adapters.eventBus),
         ProjectionModule.register({
           name: 'subscriptions',
           groupId: `${config.intake.groupId}-subscriptions`,
@@ -34,7 +40,7 @@ export class AppModule {
         HealthModule.forRoot([
           DatabaseReadinessCheck,
           EventBusReadinessCheck,
-          WebhookIntakeServer,
+          WEBHOOK_INTAKE,
           projectionReadinessToken('subscriptions'),
         ]),
       ],

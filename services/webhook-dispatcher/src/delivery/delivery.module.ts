@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import type { EventBus } from '@lx/messaging';
 import { Clock, SystemClock, WakeUp, WebhookSecretTransport } from '@lx/platform';
 import { WEBHOOK_DISPATCHER_CONFIG, type WebhookDispatcherConfig } from '../config/webhook-dispatcher.config';
 import { ChooseEventTypesHandler } from './commands/choose-event-types.handler';
@@ -9,7 +10,8 @@ import { WebhookAdminController } from './http/webhook-admin.controller';
 import { WebhookDeliveriesController } from './http/webhook-deliveries.controller';
 import { RecordEventHandler } from './intake/record-event.handler';
 import { WebhookEventsController } from './intake/webhook-events.controller';
-import { WebhookIntakeServer } from './intake/webhook-intake.server';
+import { EventLogIntakeServer } from './intake/event-log-intake.server';
+import { WEBHOOK_INTAKE, WebhookIntakeServer } from './intake/webhook-intake.server';
 import { DeliveryRepository } from './infrastructure/delivery.repository';
 import { DeliveryRecordsRepository } from './infrastructure/delivery-records.repository';
 import { DeliveryMetrics } from './infrastructure/delivery-metrics';
@@ -29,7 +31,8 @@ import { WebhookSender } from './sending/webhook-sender';
  */
 @Module({})
 export class DeliveryModule {
-  static register(config: WebhookDispatcherConfig): DynamicModule {
+  /** `sharedBus`: the embedded profile's event log, which the intake then consumes instead of Kafka. */
+  static register(config: WebhookDispatcherConfig, sharedBus?: EventBus): DynamicModule {
     return {
       module: DeliveryModule,
       global: true,
@@ -53,14 +56,19 @@ export class DeliveryModule {
             }),
         },
         {
-          provide: WebhookIntakeServer,
+          provide: WEBHOOK_INTAKE,
           useFactory: () =>
-            new WebhookIntakeServer({
-              brokers: [...config.kafka.brokers],
-              clientId: `${config.kafka.clientId}-intake`,
-              groupId: config.intake.groupId,
-              concurrency: config.intake.concurrency,
-            }),
+            sharedBus
+              ? new EventLogIntakeServer(sharedBus, {
+                  groupId: config.intake.groupId,
+                  concurrency: config.intake.concurrency,
+                })
+              : new WebhookIntakeServer({
+                  brokers: [...config.kafka.brokers],
+                  clientId: `${config.kafka.clientId}-intake`,
+                  groupId: config.intake.groupId,
+                  concurrency: config.intake.concurrency,
+                }),
         },
         WebhookSecrets,
         DeliveryRepository,
@@ -79,7 +87,7 @@ export class DeliveryModule {
         EnableEndpointHandler,
         ChooseEventTypesHandler,
       ],
-      exports: [WebhookSecrets, WebhookIntakeServer],
+      exports: [WebhookSecrets, WEBHOOK_INTAKE],
     };
   }
 }

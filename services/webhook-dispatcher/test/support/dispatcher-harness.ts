@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import { type ClientData, type EventType, KAFKA_HEADERS, TOPICS } from '@lx/contracts';
 import { KafkaEventBus } from '@lx/messaging';
-import { WebhookSecretTransport } from '@lx/platform';
+import { type ReadinessCheck, WebhookSecretTransport } from '@lx/platform';
 import {
   aNewLocation,
   type Json,
@@ -19,7 +19,7 @@ import {
 } from '@lx/testing';
 import { loadWebhookDispatcherConfig, type WebhookDispatcherConfig } from '../../src/config/webhook-dispatcher.config';
 import { MIGRATIONS } from '../../src/database/migrations';
-import { WebhookIntakeServer } from '../../src/delivery/intake/webhook-intake.server';
+import { WEBHOOK_INTAKE } from '../../src/delivery/intake/webhook-intake.server';
 import { createWebhookDispatcherApp } from '../../src/webhook-dispatcher.app';
 
 /** A webhook secret in the Standard Webhooks form, as auth makes them. */
@@ -253,7 +253,7 @@ export async function startWebhookDispatcherApp(config: WebhookDispatcherConfig)
     'the intake to join its group',
     () =>
       app
-        .get(WebhookIntakeServer)
+        .get<ReadinessCheck>(WEBHOOK_INTAKE)
         .check()
         .then(() => true),
     60_000,

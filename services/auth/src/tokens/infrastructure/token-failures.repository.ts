@@ -30,8 +30,8 @@ export class TokenFailuresRepository {
     await this.dataSource.query(
       `INSERT INTO token_failures AS t (client_id, window_start, failures) VALUES ($1, $2, 1)
        ON CONFLICT (client_id) DO UPDATE SET
-         window_start = CASE WHEN t.window_start <= $2 - make_interval(secs => $3) THEN $2 ELSE t.window_start END,
-         failures = CASE WHEN t.window_start <= $2 - make_interval(secs => $3) THEN 1 ELSE t.failures + 1 END`,
+         window_start = CASE WHEN t.window_start <= $2::timestamptz - make_interval(secs => $3) THEN $2 ELSE t.window_start END,
+         failures = CASE WHEN t.window_start <= $2::timestamptz - make_interval(secs => $3) THEN 1 ELSE t.failures + 1 END`,
       [clientId, now, windowSeconds],
     );
   }
@@ -43,7 +43,7 @@ export class TokenFailuresRepository {
   /** Drops counters whose window has ended; they no longer throttle anything. */
   async purgeEnded(now: Date, windowSeconds: number): Promise<number> {
     const result: [unknown, number] = await this.dataSource.query(
-      'DELETE FROM token_failures WHERE window_start <= $1 - make_interval(secs => $2)',
+      'DELETE FROM token_failures WHERE window_start <= $1::timestamptz - make_interval(secs => $2)',
       [now, windowSeconds],
     );
     return result[1];

@@ -14,6 +14,12 @@ export interface WebhookIntakeOptions {
 /** Messages of one partition handed to the handlers at the same time. */
 const HANDLED_AT_ONCE = 500;
 
+/**
+ * The intake's transport and readiness check: WebhookIntakeServer (Kafka), or EventLogIntakeServer in the embedded
+ * profile.
+ */
+export const WEBHOOK_INTAKE = Symbol('WEBHOOK_INTAKE');
+
 /** The topics the intake consumes. */
 export const INTAKE_TOPICS = [TOPICS.locationEvents.name, TOPICS.exportEvents.name] as const;
 

@@ -1,0 +1,122 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ImportReport, RegisteredClient, StatisticsResponse } from '@lx/contracts';
+import { demoGroupPlan, demoLocations } from './demo-data';
+
+/** A client of the demo, with the secret it was given at registration. */
+export interface DemoClient {
+  clientId: string;
+  clientSecret: string;
+}
+
+/** What the first start set up, kept in <data folder>/demo.json and printed at every start. */
+export interface Demo {
+  rsp: DemoClient & { webhookSecret: string; webhookUrl: string };
+  operator: DemoClient;
+  /** A location of the demo data set, for the printed read command. */
+  sampleLocationId: string;
+  locations: number;
+}
+
+async function call<T>(baseUrl: string, method: string, path: string, token: string, body?: unknown): Promise<T> {
+  const isText = typeof body === 'string';
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': isText ? 'application/x-ndjson' : 'application/json' }),
+    },
+    body: body === undefined ? undefined : isText ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 500)}`);
+  return JSON.parse(text) as T;
+}
+
+export async function accessToken(baseUrl: string, client: DemoClient): Promise<string> {
+  const response = await fetch(`${baseUrl}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+    }),
+  });
+  const body = (await response.json()) as { access_token?: string };
+  if (!response.ok || body.access_token === undefined) {
+    throw new Error(`no token for ${client.clientId}: ${response.status} ${JSON.stringify(body)}`);
+  }
+  return body.access_token;
+}
+
+/**
+ * The demo of a first start, made through the public API as the operator and an administrator would: a demo operator
+ * client creates the groups and imports the demo data set (POST /operator/imports, so read models, statistics and
+ * events are real); once the read side has counted every location, a demo RSP is registered with its webhook at the
+ * built-in receiver (after the import, so the demo data does not flood it). Kept in `file`; later starts read it.
+ */
+export async function ensureDemo(options: {
+  baseUrl: string;
+  admin: DemoClient;
+  webhookUrl: string;
+  file: string;
+  say: (line: string) => void;
+}): Promise<Demo> {
+  if (existsSync(options.file)) return JSON.parse(readFileSync(options.file, 'utf8')) as Demo;
+  const { baseUrl, say } = options;
+  const adminToken = await accessToken(baseUrl, options.admin);
+  const operator = await call<RegisteredClient>(baseUrl, 'POST', '/admin/clients', adminToken, {
+    name: 'Demo operator',
+    kind: 'OPERATOR',
+  });
+  const operatorToken = await accessToken(baseUrl, operator);
+
+  const plan = demoGroupPlan();
+  const groupIds = new Map<string, string>();
+  for (const group of plan.locationGroups) {
+    const created = await call<{ id: string }>(baseUrl, 'POST', '/operator/location-groups', operatorToken, {
+      name: group.name,
+      type: 'OTHER',
+    });
+    groupIds.set(group.key, created.id);
+  }
+  for (const group of plan.addressGroups) {
+    const created = await call<{ id: string }>(baseUrl, 'POST', '/operator/address-groups', operatorToken, {
+      name: group.name,
+      type: 'MDU_COMPLEX',
+    });
+    groupIds.set(group.key, created.id);
+  }
+  const locations = demoLocations(groupIds);
+  say(`loading the demo data: ${locations.length} locations through POST /operator/imports`);
+  const ndjson = `${locations.map((location) => JSON.stringify(location)).join('\n')}\n`;
+  const report = await call<ImportReport>(baseUrl, 'POST', '/operator/imports', operatorToken, ndjson);
+  if (report.rejected > 0) {
+    throw new Error(`the demo import rejected ${report.rejected} rows: ${JSON.stringify(report.rejections[0])}`);
+  }
+
+  for (const deadline = Date.now() + 120_000; ; await sleep(250)) {
+    const statistics = await call<StatisticsResponse>(baseUrl, 'GET', '/locations/statistics', operatorToken);
+    if (statistics.totalCount >= locations.length) break;
+    if (Date.now() > deadline) throw new Error(`the read side counted ${statistics.totalCount} demo locations`);
+  }
+  const rsp = await call<RegisteredClient>(baseUrl, 'POST', '/admin/clients', adminToken, {
+    name: 'Demo RSP',
+    kind: 'RSP',
+    webhookUrl: options.webhookUrl,
+  });
+  const demo: Demo = {
+    rsp: {
+      clientId: rsp.clientId,
+      clientSecret: rsp.clientSecret,
+      webhookSecret: rsp.webhookSecret!,
+      webhookUrl: options.webhookUrl,
+    },
+    operator: { clientId: operator.clientId, clientSecret: operator.clientSecret },
+    sampleLocationId: locations.find((location) => location.address?.subunitIdentifier !== undefined)!.id,
+    locations: locations.length,
+  };
+  writeFileSync(options.file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
+  return demo;
+}

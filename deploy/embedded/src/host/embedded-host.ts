@@ -1,0 +1,300 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Client, Pool } from 'pg';
+import { PostgresEventLog } from '@lx/messaging';
+import { Logger } from '@nestjs/common';
+import type { LevelWithSilent } from 'pino';
+import { createLogger, createServiceApp, PinoNestLogger } from '@lx/platform';
+import { AppModule as AuthModule, loadAuthConfig } from '@lx/service/auth';
+import { AppModule as ExportWorkerModule, loadExportWorkerConfig } from '@lx/service/export-worker';
+import { AppModule as LocationCommandModule, loadLocationCommandConfig } from '@lx/service/location-command';
+import { AppModule as LocationQueryModule, loadLocationQueryConfig } from '@lx/service/location-query';
+import {
+  AppModule as StatisticsProjectionModule,
+  loadStatisticsProjectionConfig,
+} from '@lx/service/statistics-projection';
+import { createWebhookDispatcherApp, loadWebhookDispatcherConfig } from '@lx/service/webhook-dispatcher';
+import { LocalFileObjectStore, localFileDownloads } from '@lx/storage';
+import { DataFolder, type EmbeddedSecrets } from './data-folder';
+import { startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres';
+import { loadIngressRoutes, serviceFor } from './ingress-routes';
+
+export interface EmbeddedOptions {
+  repoRoot: string;
+  /** Everything the profile keeps (default <repo>/.lx-data). */
+  dataDir: string;
+  /** The public port (0: any free one). */
+  port: number;
+  /** Start afresh: delete the data folder's contents first. */
+  reset: boolean;
+  /** Log level of the services' JSON lines (standard output). */
+  logLevel: string;
+  /** The host's own progress lines. */
+  say: (line: string) => void;
+}
+
+export interface RunningEmbedded {
+  baseUrl: string;
+  secrets: EmbeddedSecrets;
+  /** True at the first start of this data folder (demo data is loaded then). */
+  firstStart: boolean;
+  dataFolder: DataFolder;
+  /** Adds a handler for a path prefix of the public port that no service route claims (the demo receiver). */
+  mount(prefix: string, handler: (request: IncomingMessage, response: ServerResponse) => void): void;
+  stop(): Promise<void>;
+}
+
+const DATABASE = 'lx';
+const SERVICES = [
+  'auth',
+  'location-command',
+  'location-query',
+  'statistics-projection',
+  'export-worker',
+  'webhook-dispatcher',
+] as const;
+type ServiceName = (typeof SERVICES)[number];
+
+/** The error bodies nginx answers with in the stack, for the same situations. */
+function answer(response: ServerResponse, status: number, code: string, message: string, headers = {}): void {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(`${JSON.stringify({ error: { code, message } })}\n`);
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  const port = await listen(server, 0, '127.0.0.1');
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function ensureDatabase(postgres: RunningPostgres): Promise<void> {
+  const client = new Client({ connectionString: postgres.url() });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
+    if (rowCount === 0) await client.query(`CREATE DATABASE ${DATABASE}`);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The embedded profile: every service's application in this process, behind one public port that routes the
+ * ingress's route table (helm/location-exchange/files/routes.json) exactly as nginx does in the stack. Only adapters
+ * differ from the stack: PostgreSQL from npm instead of an installed one, the PostgresEventLog instead of Kafka, the
+ * local-file object store (downloads served on /downloads/ of the same port) instead of MinIO. Each service keeps its
+ * own schema and migrations, its own configuration (validated by its own loader) and its own loopback port for the
+ * internal calls between services, as in the stack.
+ */
+export async function startEmbedded(options: EmbeddedOptions): Promise<RunningEmbedded> {
+  const folder = new DataFolder(options.dataDir);
+  folder.lock();
+  const cleanups: (() => Promise<void>)[] = [() => Promise.resolve(folder.unlock())];
+  const stop = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+  };
+  try {
+    if (options.reset) folder.reset();
+    const firstStart = !folder.initialised;
+    const secrets = folder.secrets();
+    mkdirSync(folder.logs, { recursive: true });
+    const postgresLog = createWriteStream(join(folder.logs, 'postgres.log'), { flags: 'a' });
+    cleanups.push(() => new Promise((resolve) => postgresLog.end(resolve)));
+
+    options.say(firstStart ? 'starting PostgreSQL (first start: creating the cluster)' : 'starting PostgreSQL');
+    const postgres = await startEmbeddedPostgres({
+      dataDir: folder.postgres,
+      port: await freePort(),
+      password: secrets.postgresPassword,
+      onLog: (line) => postgresLog.write(`${line}\n`),
+    });
+    cleanups.push(() => postgres.stop());
+    await ensureDatabase(postgres);
+
+    const eventLogPool = new Pool({ connectionString: postgres.url(DATABASE), max: 10 });
+    cleanups.push(() => eventLogPool.end());
+    const eventLog = new PostgresEventLog(eventLogPool);
+    cleanups.push(() => eventLog.close());
+
+    // The public port answers at once: 503 for a service that is not up yet, as nginx answers for one not running.
+    const routes = loadIngressRoutes(options.repoRoot);
+    const apps = new Map<ServiceName, NestFastifyApplication>();
+    const mounts = new Map<string, (request: IncomingMessage, response: ServerResponse) => void>();
+    const ingress = createServer((request, response) => {
+      const path = (request.url ?? '/').split('?')[0]!;
+      if (request.method === 'TRACE') return answer(response, 405, 'METHOD_NOT_ALLOWED', 'This method is not allowed');
+      for (const [prefix, handler] of mounts) if (path.startsWith(prefix)) return handler(request, response);
+      const service = serviceFor(routes, path) as ServiceName | undefined;
+      if (service === undefined) return answer(response, 404, 'RESOURCE_NOT_FOUND', 'No route for this path');
+      const app = apps.get(service);
+      if (app === undefined) {
+        return answer(response, 503, 'SERVICE_UNAVAILABLE', 'The service for this path is not available', {
+          'retry-after': '5',
+        });
+      }
+      app.getHttpAdapter().getInstance().routing(request, response);
+    });
+    const publicPort = await listen(ingress, options.port, '127.0.0.1');
+    cleanups.push(() => new Promise((resolve) => ingress.close(() => resolve())));
+    const baseUrl = `http://127.0.0.1:${publicPort}`;
+
+    const objectStore = new LocalFileObjectStore({
+      directory: folder.exports,
+      publicBaseUrl: `${baseUrl}/downloads`,
+      signingKey: Buffer.from(secrets.downloadSigningKey, 'base64'),
+    });
+    mounts.set('/downloads/', localFileDownloads(objectStore));
+
+    const internalUrl = (service: ServiceName) => {
+      const app = apps.get(service);
+      if (app === undefined) throw new Error(`${service} is not started`);
+      return `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+    };
+    // Settings every service reads. Kafka's and MinIO's are required by the configurations but unused here: the host
+    // hands the services its event log and file store instead.
+    const common = {
+      HTTP_HOST: '127.0.0.1',
+      LOG_LEVEL: options.logLevel,
+      DATABASE_URL: postgres.url(DATABASE),
+      DATABASE_POOL_SIZE: '5',
+      KAFKA_BROKERS: 'embedded-event-log:0',
+      AUTH_ISSUER: baseUrl,
+      AUTH_JWKS_URL: `${baseUrl}/.well-known/jwks.json`,
+    };
+    /**
+     * @nestjs/typeorm warns when a second data source takes the default name, which is right within one application
+     * but not across the applications of this process: each has its own container, so their default data sources
+     * never meet. Its registry of names is forgotten before each service registers its own.
+     */
+    const forgetDataSourceNames = () => {
+      try {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { DataSourceNameRegistry } = require('@nestjs/typeorm/dist/data-source-name.registry') as {
+          DataSourceNameRegistry: { clear(): void };
+        };
+        DataSourceNameRegistry.clear();
+      } catch {
+        // Another @nestjs/typeorm layout: the warnings are printed, nothing else changes.
+      }
+    };
+    const started = async (
+      service: ServiceName,
+      http: { port: number; host: string },
+      create: () => Promise<NestFastifyApplication>,
+    ) => {
+      forgetDataSourceNames();
+      const ready = await create();
+      cleanups.push(async () => {
+        options.say(`stopping ${service}`);
+        await ready.close();
+      });
+      await ready.listen(http.port, http.host);
+      apps.set(service, ready);
+      options.say(`${service} started`);
+    };
+    const adapters = { eventBus: eventLog };
+    // Each service also listens on a loopback port of its own, for the internal calls between services.
+    const env = async (extra: Record<string, string>) => ({ ...common, HTTP_PORT: String(await freePort()), ...extra });
+
+    const auth = loadAuthConfig(
+      await env({
+        AUTH_ENCRYPTION_KEY: secrets.encryptionKey,
+        WEBHOOK_SECRET_TRANSPORT_KEY: secrets.webhookSecretTransportKey,
+        ADMIN_BOOTSTRAP_CLIENT_ID: secrets.admin.clientId,
+        ADMIN_BOOTSTRAP_CLIENT_SECRET: secrets.admin.clientSecret,
+        SERVICE_BOOTSTRAP_CLIENT_ID: secrets.exportWorker.clientId,
+        SERVICE_BOOTSTRAP_CLIENT_SECRET: secrets.exportWorker.clientSecret,
+      }),
+    );
+    await started('auth', auth.http, () => createServiceApp('auth', AuthModule.register(auth, adapters), auth.http));
+    const command = loadLocationCommandConfig(await env({}));
+    await started('location-command', command.http, () =>
+      createServiceApp('location-command', LocationCommandModule.register(command, adapters), command.http),
+    );
+    const query = loadLocationQueryConfig(await env({}));
+    await started('location-query', query.http, () =>
+      createServiceApp('location-query', LocationQueryModule.register(query, adapters), query.http),
+    );
+    const statistics = loadStatisticsProjectionConfig(await env({}));
+    await started('statistics-projection', statistics.http, () =>
+      createServiceApp(
+        'statistics-projection',
+        StatisticsProjectionModule.register(statistics, adapters),
+        statistics.http,
+      ),
+    );
+    const exportWorker = loadExportWorkerConfig(
+      await env({
+        MINIO_ENDPOINT_URL: 'http://embedded-file-store.invalid',
+        MINIO_ACCESS_KEY: 'unused',
+        MINIO_SECRET_KEY: 'unused',
+        SERVICE_CLIENT_ID: secrets.exportWorker.clientId,
+        SERVICE_CLIENT_SECRET: secrets.exportWorker.clientSecret,
+        AUTH_TOKEN_URL: `${internalUrl('auth')}/oauth/token`,
+        LOCATION_QUERY_URL: internalUrl('location-query'),
+        LOCATION_COMMAND_URL: internalUrl('location-command'),
+        STATISTICS_URL: internalUrl('statistics-projection'),
+      }),
+    );
+    await started('export-worker', exportWorker.http, () =>
+      createServiceApp(
+        'export-worker',
+        ExportWorkerModule.register(exportWorker, { ...adapters, objectStore }),
+        exportWorker.http,
+      ),
+    );
+    const dispatcher = loadWebhookDispatcherConfig(
+      await env({
+        WEBHOOK_SECRET_TRANSPORT_KEY: secrets.webhookSecretTransportKey,
+        // The demo receiver listens on this machine.
+        WEBHOOK_ALLOWED_ADDRESS_KINDS: 'loopback',
+      }),
+    );
+    await started('webhook-dispatcher', dispatcher.http, async () => {
+      const { app, start } = await createWebhookDispatcherApp(dispatcher, adapters);
+      await start();
+      return app;
+    });
+
+    // NestJS's Logger is process-wide: it writes through the logger of the application created last. The class-level
+    // lines of every service go out as the embedded host's, rather than all under the last service's name.
+    Logger.overrideLogger(new PinoNestLogger(createLogger('embedded', options.logLevel as LevelWithSilent)));
+
+    // Where everything answers, in the format of the stack's .infra/env, so the system tests run against this process
+    // as against the stack (LX_STATE_DIR=<data folder>).
+    const endpoints = [
+      `BASE_URL=${baseUrl}`,
+      `ADMIN_CLIENT_ID=${secrets.admin.clientId}`,
+      `ADMIN_CLIENT_SECRET=${secrets.admin.clientSecret}`,
+      ...SERVICES.map((service) => `${service.toUpperCase().replace(/-/g, '_')}_URL=${internalUrl(service)}`),
+    ];
+    writeFileSync(join(folder.root, 'env'), `${endpoints.join('\n')}\n`, { mode: 0o600 });
+    cleanups.push(() => Promise.resolve(rmSync(join(folder.root, 'env'), { force: true })));
+
+    return {
+      baseUrl,
+      secrets,
+      firstStart,
+      dataFolder: folder,
+      mount: (prefix, handler) => void mounts.set(prefix, handler),
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,3 @@
+// What a host that runs this service in its own process needs (the embedded profile, deploy/embedded).
+export { AppModule } from './app.module';
+export { loadLocationQueryConfig, type LocationQueryConfig } from './config/location-query.config';
