@@ -157,7 +157,13 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<RunningEm
       publicBaseUrl: `${baseUrl}/downloads`,
       signingKey: Buffer.from(secrets.downloadSigningKey, 'base64'),
     });
-    mounts.set('/downloads/', localFileDownloads(objectStore));
+    const downloadsLogger = new Logger('Downloads');
+    mounts.set(
+      '/downloads/',
+      localFileDownloads(objectStore, {
+        onError: (error, errorId) => downloadsLogger.error({ errorId, err: String(error) }, 'Download failed'),
+      }),
+    );
 
     const internalUrl = (service: ServiceName) => {
       const app = apps.get(service);
