@@ -6,7 +6,7 @@ import { ensureDemo } from './demo/demo-setup';
 import { DemoReceiver } from './demo/demo-receiver';
 import { quickstartText } from './demo/quickstart';
 import { AlreadyRunningError } from './host/data-folder';
-import { startEmbedded } from './host/embedded-host';
+import { PortTakenError, startEmbedded } from './host/embedded-host';
 
 const REPO_ROOT = resolve(__dirname, '..', '..', '..');
 /** Where the demo RSP's webhooks arrive: its webhook URL on the public port. */
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   process.stderr.write(
-    error instanceof AlreadyRunningError
+    error instanceof AlreadyRunningError || error instanceof PortTakenError
       ? `${error.message}\n`
       : `start-up failed: ${(error as Error)?.stack ?? String(error)}\n`,
   );

@@ -41,6 +41,12 @@ async function stop(started: Started): Promise<number | null> {
   return started.exited;
 }
 
+/** Ctrl-C, and the process must end with 0; otherwise the failure shows how it ended. */
+async function expectStopsCleanly(started: Started): Promise<void> {
+  const code = await stop(started);
+  if (code !== 0) throw new Error(`npm start ended with ${code} after Ctrl-C:\n${started.output().slice(-4_000)}`);
+}
+
 /** The commands under "Try it", as printed. */
 function printedCommands(output: string): string[] {
   const lines = output.split('\n');
@@ -129,9 +135,22 @@ describe('npm start: the embedded profile on a fresh data folder', () => {
     expect(second.output()).toMatch(/already running on .* \(pid \d+\)/);
   });
 
+  it('says so when the port is taken, before starting anything', async () => {
+    const port = new URL(/running at (\S+)/.exec(running.output())![1]!).port;
+    const otherDir = mkdtempSync(join(tmpdir(), 'lx-embedded-port-'));
+    try {
+      const second = start(otherDir, '--port', port);
+      expect(await second.exited).toBe(1);
+      expect(second.output()).toContain(`port ${port} is taken by another program`);
+      expect(second.output()).not.toContain('starting PostgreSQL');
+    } finally {
+      rmSync(otherDir, { recursive: true, force: true });
+    }
+  });
+
   it('stops on Ctrl-C, and starts again with the same data; --reset starts afresh', async () => {
     const demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8')) as Demo;
-    expect(await stop(running)).toBe(0);
+    await expectStopsCleanly(running);
 
     running = start(dataDir);
     await untilReady(running);
@@ -139,7 +158,7 @@ describe('npm start: the embedded profile on a fresh data folder', () => {
     expect(running.output()).toContain(demo.rsp.clientSecret);
     const [, , , statistics] = paste(printedCommands(running.output()).slice(0, 4), 'true');
     expect(JSON.parse(statistics!)).toMatchObject({ totalCount: demo.locations });
-    expect(await stop(running)).toBe(0);
+    await expectStopsCleanly(running);
 
     running = start(dataDir, '--reset');
     await untilReady(running);

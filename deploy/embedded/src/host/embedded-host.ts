@@ -3,6 +3,7 @@ import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Pool } from 'pg';
 import { PostgresEventLog } from '@lx/messaging';
 import { Logger } from '@nestjs/common';
@@ -45,6 +46,15 @@ export interface RunningEmbedded {
   /** Adds a handler for a path prefix of the public port that no service route claims (the demo receiver). */
   mount(prefix: string, handler: (request: IncomingMessage, response: ServerResponse) => void): void;
   stop(): Promise<void>;
+}
+
+/** The public port is taken: said as such, with the way out, instead of a stack trace. */
+export class PortTakenError extends Error {
+  constructor(readonly port: number) {
+    super(
+      `port ${port} is taken by another program; choose another one: npm start -- --port <port> (0: any free port)`,
+    );
+  }
 }
 
 const DATABASE = 'lx';
@@ -105,7 +115,9 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<RunningEm
   folder.lock();
   const cleanups: (() => Promise<void>)[] = [() => Promise.resolve(folder.unlock())];
   const stop = async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+    for (const cleanup of cleanups.splice(0).reverse()) {
+      await cleanup().catch((error: unknown) => options.say(`while stopping: ${String(error)}`));
+    }
   };
   try {
     if (options.reset) folder.reset();
@@ -115,22 +127,8 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<RunningEm
     const postgresLog = createWriteStream(join(folder.logs, 'postgres.log'), { flags: 'a' });
     cleanups.push(() => new Promise((resolve) => postgresLog.end(resolve)));
 
-    options.say(firstStart ? 'starting PostgreSQL (first start: creating the cluster)' : 'starting PostgreSQL');
-    const postgres = await startEmbeddedPostgres({
-      dataDir: folder.postgres,
-      port: await freePort(),
-      password: secrets.postgresPassword,
-      onLog: (line) => postgresLog.write(`${line}\n`),
-    });
-    cleanups.push(() => postgres.stop());
-    await ensureDatabase(postgres);
-
-    const eventLogPool = new Pool({ connectionString: postgres.url(DATABASE), max: 10 });
-    cleanups.push(() => eventLogPool.end());
-    const eventLog = new PostgresEventLog(eventLogPool);
-    cleanups.push(() => eventLog.close());
-
-    // The public port answers at once: 503 for a service that is not up yet, as nginx answers for one not running.
+    // The public port first: a port that is taken stops the start before anything else, and from here on the port
+    // answers, 503 for a service that is not up yet, as nginx answers for one not running.
     const routes = loadIngressRoutes(options.repoRoot);
     const apps = new Map<ServiceName, NestFastifyApplication>();
     const mounts = new Map<string, (request: IncomingMessage, response: ServerResponse) => void>();
@@ -148,9 +146,46 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<RunningEm
       }
       app.getHttpAdapter().getInstance().routing(request, response);
     });
-    const publicPort = await listen(ingress, options.port, '127.0.0.1');
-    cleanups.push(() => new Promise((resolve) => ingress.close(() => resolve())));
+    const publicPort = await listen(ingress, options.port, '127.0.0.1').catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EADDRINUSE') throw error;
+      throw new PortTakenError(options.port);
+    });
+    cleanups.push(
+      () =>
+        new Promise((resolve) => {
+          ingress.close(() => resolve());
+          // The services have closed by now (cleanups run in reverse): nothing is answered any more.
+          ingress.closeAllConnections();
+        }),
+    );
     const baseUrl = `http://127.0.0.1:${publicPort}`;
+
+    options.say(firstStart ? 'starting PostgreSQL (first start: creating the cluster)' : 'starting PostgreSQL');
+    const postgres = await startEmbeddedPostgres({
+      dataDir: folder.postgres,
+      port: await freePort(),
+      password: secrets.postgresPassword,
+      onLog: (line) => postgresLog.write(`${line}\n`),
+    });
+    cleanups.push(() => postgres.stop());
+    await ensureDatabase(postgres);
+
+    const eventLogPool = new Pool({ connectionString: postgres.url(DATABASE), max: 10 });
+    // An idle connection that the server ends (PostgreSQL restarted) makes the pool emit 'error': unhandled, that
+    // would end the process.
+    const eventLogLogger = new Logger(PostgresEventLog.name);
+    eventLogPool.on('error', (error) => eventLogLogger.warn({ err: error.message }, 'Idle event log connection ended'));
+    // pool.end() resolves once it has let go of its connections, before they are closed: wait for them to close, so
+    // PostgreSQL's shutdown, next, finds none.
+    let openConnections = 0;
+    eventLogPool.on('connect', () => (openConnections += 1));
+    eventLogPool.on('remove', () => (openConnections -= 1));
+    cleanups.push(async () => {
+      await eventLogPool.end();
+      for (const deadline = Date.now() + 5_000; openConnections > 0 && Date.now() < deadline;) await sleep(20);
+    });
+    const eventLog = new PostgresEventLog(eventLogPool);
+    cleanups.push(() => eventLog.close());
 
     const objectStore = new LocalFileObjectStore({
       directory: folder.exports,
@@ -290,6 +325,9 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<RunningEm
     ];
     writeFileSync(join(folder.root, 'env'), `${endpoints.join('\n')}\n`, { mode: 0o600 });
     cleanups.push(() => Promise.resolve(rmSync(join(folder.root, 'env'), { force: true })));
+
+    // Runs first when stopping: requests that arrive while the services close are answered 503.
+    cleanups.push(() => Promise.resolve(apps.clear()));
 
     return {
       baseUrl,
