@@ -23,3 +23,4 @@ export * from './crypto/webhook-signature';
 export * from './net/address-policy';
 export * from './http/method-not-allowed';
 export * from './random/seeded-random';
+export * from './http/free-port';

@@ -1,25 +1,15 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '@lx/platform';
 import { REPO_ROOT } from './infra-env';
 
 const run = promisify(execFile);
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
+// Moved to @lx/platform (the embedded profile picks ports too); tests keep importing it from here.
+export { freePort } from '@lx/platform';
 
 /** A PostgreSQL cluster of the test's own, which the test may stop and start (deploy/local/postgres.sh). */
 export interface PrivatePostgres {

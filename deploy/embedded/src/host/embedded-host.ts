@@ -8,7 +8,7 @@ import { Client, Pool } from 'pg';
 import { PostgresEventLog } from '@lx/messaging';
 import { Logger } from '@nestjs/common';
 import type { LevelWithSilent } from 'pino';
-import { createLogger, createServiceApp, PinoNestLogger } from '@lx/platform';
+import { createLogger, createServiceApp, freePort, PinoNestLogger } from '@lx/platform';
 import { AppModule as AuthModule, loadAuthConfig } from '@lx/service/auth';
 import { AppModule as ExportWorkerModule, loadExportWorkerConfig } from '@lx/service/export-worker';
 import { AppModule as LocationCommandModule, loadLocationCommandConfig } from '@lx/service/location-command';
@@ -58,15 +58,6 @@ export class PortTakenError extends Error {
 }
 
 const DATABASE = 'lx';
-const SERVICES = [
-  'auth',
-  'location-command',
-  'location-query',
-  'statistics-projection',
-  'export-worker',
-  'webhook-dispatcher',
-] as const;
-type ServiceName = (typeof SERVICES)[number];
 
 /** The error bodies nginx answers with in the stack, for the same situations. */
 function answer(response: ServerResponse, status: number, code: string, message: string, headers = {}): void {
@@ -82,13 +73,6 @@ function listen(server: Server, port: number, host: string): Promise<number> {
       resolve((server.address() as AddressInfo).port);
     });
   });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  const port = await listen(server, 0, '127.0.0.1');
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function ensureDatabase(postgres: RunningPostgres): Promise<void> {
@@ -130,13 +114,13 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<RunningEm
     // The public port first: a port that is taken stops the start before anything else, and from here on the port
     // answers, 503 for a service that is not up yet, as nginx answers for one not running.
     const routes = loadIngressRoutes(options.repoRoot);
-    const apps = new Map<ServiceName, NestFastifyApplication>();
+    const apps = new Map<string, NestFastifyApplication>();
     const mounts = new Map<string, (request: IncomingMessage, response: ServerResponse) => void>();
     const ingress = createServer((request, response) => {
       const path = (request.url ?? '/').split('?')[0]!;
       if (request.method === 'TRACE') return answer(response, 405, 'METHOD_NOT_ALLOWED', 'This method is not allowed');
       for (const [prefix, handler] of mounts) if (path.startsWith(prefix)) return handler(request, response);
-      const service = serviceFor(routes, path) as ServiceName | undefined;
+      const service = serviceFor(routes, path);
       if (service === undefined) return answer(response, 404, 'RESOURCE_NOT_FOUND', 'No route for this path');
       const app = apps.get(service);
       if (app === undefined) {
@@ -200,7 +184,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<RunningEm
       }),
     );
 
-    const internalUrl = (service: ServiceName) => {
+    const internalUrl = (service: string) => {
       const app = apps.get(service);
       if (app === undefined) throw new Error(`${service} is not started`);
       return `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
@@ -233,7 +217,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<RunningEm
       }
     };
     const started = async (
-      service: ServiceName,
+      service: string,
       http: { port: number; host: string },
       create: () => Promise<NestFastifyApplication>,
     ) => {
@@ -321,7 +305,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<RunningEm
       `BASE_URL=${baseUrl}`,
       `ADMIN_CLIENT_ID=${secrets.admin.clientId}`,
       `ADMIN_CLIENT_SECRET=${secrets.admin.clientSecret}`,
-      ...SERVICES.map((service) => `${service.toUpperCase().replace(/-/g, '_')}_URL=${internalUrl(service)}`),
+      ...[...apps.keys()].map((service) => `${service.toUpperCase().replace(/-/g, '_')}_URL=${internalUrl(service)}`),
     ];
     writeFileSync(join(folder.root, 'env'), `${endpoints.join('\n')}\n`, { mode: 0o600 });
     cleanups.push(() => Promise.resolve(rmSync(join(folder.root, 'env'), { force: true })));
