@@ -17,8 +17,10 @@
  * stand-in served by this process that hands out tokens of the test token issuer, which every service trusts.
  *
  * Measured per (rows, format): wall seconds from POST /locations/exports to COMPLETED (GET polled every 200 ms),
- * rows/s, MB/s of the file (sizeBytes), and the peak RSS (VmHWM, a lifetime peak: the small exports run first) of
- * export-worker and location-query after each export, plus the highest RSS sampled at each poll during it. Each
+ * rows/s, MB/s of the file (sizeBytes), and the peak RSS (VmHWM) of export-worker and location-query after each
+ * export, plus the highest RSS sampled at each poll during it. The two are started afresh for each size, so each
+ * size's peak is its own (VmHWM is a lifetime peak: measured in one pair of processes, the large size's peak would
+ * include the small one's). Each
  * export's totalCount must equal the row count (and a JSON file's size the baseline file's plus the wrapper), or the
  * run fails. The services run with NODE_OPTIONS=--max-old-space-size=192 (BENCH_SERVICE_NODE_OPTIONS): without a heap
  * cap V8 sizes the old space from the host's RAM and lets garbage pile up far beyond what the service keeps alive; a
@@ -116,8 +118,11 @@ interface ExportResult {
   seconds: number;
   sizeBytes: number;
   exportTimestamp: string;
-  /** VmHWM after the export (lifetime peak), and the highest VmRSS sampled while it ran; MiB. */
-  worker: { peak: number; sampled: number };
+  /**
+   * VmHWM after the export (lifetime peak), and the highest VmRSS sampled while it ran; MiB. For export-worker also
+   * the highest V8 heap (total) and external memory (Buffers) its /metrics showed at the same polls.
+   */
+  worker: { peak: number; sampled: number; heap: number; external: number };
   query: { peak: number; sampled: number };
 }
 
@@ -217,35 +222,47 @@ async function main(): Promise<void> {
     await db.query('VACUUM ANALYZE locations');
     log(`loaded in ${fixed((performance.now() - loadStarted) / 1000)} s`);
 
-    const [command, query, statistics] = await Promise.all([
+    const [command, statistics] = await Promise.all([
       start('location-command', { ...base, DATABASE_SCHEMA: schemas.command }),
-      start('location-query', queryEnv),
       start('statistics-projection', statisticsEnv),
     ]);
-    servers.push(command, query, statistics);
-    const worker = await start('export-worker', {
-      ...base,
-      DATABASE_SCHEMA: schemas.worker,
-      AUTH_TOKEN_URL: tokenEndpoint.url,
-      SERVICE_CLIENT_ID,
-      SERVICE_CLIENT_SECRET: 'bench-export-worker-secret',
-      LOCATION_COMMAND_URL: command.url,
-      LOCATION_QUERY_URL: query.url,
-      STATISTICS_URL: statistics.url,
-      EXPORT_MAX_LOCATIONS: String(Math.min(100_000_000, Math.max(ROWS * 10, 5_000_000))),
-    });
-    servers.push(worker);
+    servers.push(command, statistics);
+    /** export-worker and location-query, started afresh for each size (see the header). */
+    const startMeasured = async () => {
+      const query = await start('location-query', queryEnv);
+      const worker = await start('export-worker', {
+        ...base,
+        DATABASE_SCHEMA: schemas.worker,
+        AUTH_TOKEN_URL: tokenEndpoint.url,
+        SERVICE_CLIENT_ID,
+        SERVICE_CLIENT_SECRET: 'bench-export-worker-secret',
+        LOCATION_COMMAND_URL: command.url,
+        LOCATION_QUERY_URL: query.url,
+        STATISTICS_URL: statistics.url,
+        EXPORT_MAX_LOCATIONS: String(Math.min(100_000_000, Math.max(ROWS * 10, 5_000_000))),
+      });
+      servers.push(query, worker);
+      const pids = { worker: worker.process.pid!, query: query.process.pid! };
+      const atStart = {
+        worker: (await processMemoryMb(pids.worker)).peak,
+        query: (await processMemoryMb(pids.query)).peak,
+      };
+      return { query, worker, pids, atStart };
+    };
+    let measured = await startMeasured();
     // The baseline's client opens its connection before it is timed, as the service's did at boot (ensureBucket).
     if (!(await minio.bucketExists(bucket))) throw new Error(`bucket ${bucket} does not exist`);
-    const pids = { worker: worker.process.pid!, query: query.process.pid! };
-    const atStart = { worker: await processMemoryMb(pids.worker), query: await processMemoryMb(pids.query) };
     const token = await issuer.token({ clientId, scopes: ['locations:read'] });
     const headers = { authorization: `Bearer ${token}` };
 
     const exportOnce = async (selection: Selection, format: ExportResult['format']): Promise<ExportResult> => {
       log(`export: ${selection.label}, ${format}`);
-      const sampled = { worker: 0, query: 0 };
+      const { worker, pids } = measured;
+      const sampled = { worker: 0, query: 0, heap: 0, external: 0 };
       const sample = async () => {
+        const metrics = await (await fetch(`${worker.url}/metrics`)).text();
+        sampled.heap = Math.max(sampled.heap, metricMb(metrics, 'nodejs_heap_size_total_bytes'));
+        sampled.external = Math.max(sampled.external, metricMb(metrics, 'nodejs_external_memory_bytes'));
         sampled.worker = Math.max(sampled.worker, (await processMemoryMb(pids.worker)).rss);
         sampled.query = Math.max(sampled.query, (await processMemoryMb(pids.query)).rss);
       };
@@ -285,12 +302,19 @@ async function main(): Promise<void> {
         seconds,
         sizeBytes: status.sizeBytes,
         exportTimestamp: status.exportTimestamp,
-        worker: { peak: (await processMemoryMb(pids.worker)).peak, sampled: sampled.worker },
+        worker: {
+          peak: (await processMemoryMb(pids.worker)).peak,
+          sampled: sampled.worker,
+          heap: sampled.heap,
+          external: sampled.external,
+        },
         query: { peak: (await processMemoryMb(pids.query)).peak, sampled: sampled.query },
       };
       log(
         `  ${fixed(seconds)} s, ${thousands(selection.rows / seconds)} rows/s, ${fixed(mb(status.sizeBytes))} MB; ` +
-          `peak RSS export-worker ${fixed(result.worker.peak, 0)} MB, location-query ${fixed(result.query.peak, 0)} MB`,
+          `peak RSS export-worker ${fixed(result.worker.peak, 0)} MB (sampled: V8 heap up to ` +
+          `${fixed(result.worker.heap, 0)} MB, external up to ${fixed(result.worker.external, 0)} MB), ` +
+          `location-query ${fixed(result.query.peak, 0)} MB`,
       );
       return result;
     };
@@ -332,7 +356,17 @@ async function main(): Promise<void> {
     const loadBefore = await loadAverage();
     const exports: ExportResult[] = [];
     const baselines: BaselineResult[] = [];
-    for (const selection of selections) {
+    /** Peak RSS of the fresh processes before each size's exports, by row count. */
+    const atStart = new Map<number, { worker: number; query: number }>();
+    for (const [index, selection] of selections.entries()) {
+      if (index > 0) {
+        for (const server of [measured.worker, measured.query]) {
+          await server.stop();
+          servers.splice(servers.indexOf(server), 1);
+        }
+        measured = await startMeasured();
+      }
+      atStart.set(selection.rows, measured.atStart);
       const baseline = await baselineOnce(selection);
       baselines.push(baseline);
       for (const format of FORMATS) {
@@ -412,9 +446,10 @@ async function main(): Promise<void> {
     process.stdout.write(
       `${table(
         [
-          'service',
-          'peak RSS MB after start',
+          'service (fresh processes per size)',
+          `peak RSS MB at start, ${thousands(SMALL_ROWS)}`,
           `after the ${thousands(SMALL_ROWS)}-row exports`,
+          `at start, ${thousands(ROWS)}`,
           `after the ${thousands(ROWS)}-row exports`,
           'target: < 200 MB, no larger at the large size',
         ],
@@ -423,8 +458,9 @@ async function main(): Promise<void> {
           const large = peakAfter(ROWS, service);
           return [
             service === 'worker' ? 'export-worker' : 'location-query',
-            fixed(atStart[service].peak, 0),
+            fixed(atStart.get(SMALL_ROWS)![service], 0),
             fixed(small, 0),
+            fixed(atStart.get(ROWS)![service], 0),
             fixed(large, 0),
             `${large < 200 ? 'under 200' : 'NOT under 200'}; ${large <= small ? 'no growth' : `grew ${fixed(large - small)} MB`}`,
           ];
@@ -457,6 +493,12 @@ async function main(): Promise<void> {
     await tokenEndpoint.close();
     await issuer.close();
   }
+}
+
+/** A gauge of a Prometheus text exposition, in MiB (0 when absent). */
+function metricMb(metrics: string, name: string): number {
+  const value = new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1];
+  return value === undefined ? 0 : Number(value) / 1024 / 1024;
 }
 
 /** Removes every object under the given prefixes of `bucket`. */

@@ -1,3 +1,5 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import type { ZodTypeAny } from 'zod';
 import {
   boundedNumberSchema,
   countryCodeSchema,
@@ -11,6 +13,16 @@ import {
   uuidSchema,
 } from './primitives';
 import { issuesOf } from './testing/fixtures';
+
+/** The JSON Schema the OpenAPI document publishes for a schema. */
+function documented(schema: ZodTypeAny): Record<string, unknown> {
+  const registry = new OpenAPIRegistry();
+  registry.register('Schema', schema);
+  return new OpenApiGeneratorV31(registry.definitions).generateComponents().components?.schemas?.['Schema'] as Record<
+    string,
+    unknown
+  >;
+}
 
 describe('uuidSchema', () => {
   it.each(['0b6f4f8e-3c1a-4b8e-9d5e-2a7c1f0e9b11', '0B6F4F8E-3C1A-4B8E-9D5E-2A7C1F0E9B11'])(
@@ -68,6 +80,11 @@ describe('utcDateTimeSchema', () => {
       },
     ]);
   });
+
+  it.each(['x2024-01-31T09:30:00Z', '2024-01-31T09:30:00Zx', '2024-01-31T09:30:00Z\n'])(
+    'given %p, with text around a date-time, when validated, then it is rejected',
+    (value) => expect(issuesOf(utcDateTimeSchema, value).map((issue) => issue.rule)).toEqual(['dateTime']),
+  );
 
   it('given a number, when validated, then it must be a string', () => {
     expect(issuesOf(utcDateTimeSchema, 1706693400000)).toEqual([
@@ -191,5 +208,97 @@ describe('countSchema', () => {
 
   it('given a negative count, when validated, then "value must be at least 0"', () => {
     expect(issuesOf(countSchema, -1)).toEqual([{ field: '', rule: 'min', message: 'value must be at least 0' }]);
+  });
+});
+
+describe('isUuid', () => {
+  it('given a UUID string, when checked, then it is one', () => {
+    expect(isUuid('0b6f4f8e-3c1a-4b8e-9d5e-2a7c1f0e9b11')).toBe(true);
+  });
+
+  it.each<[string, unknown]>([
+    ['an array holding a UUID', ['0b6f4f8e-3c1a-4b8e-9d5e-2a7c1f0e9b11']],
+    ['an object printing as a UUID', { toString: () => '0b6f4f8e-3c1a-4b8e-9d5e-2a7c1f0e9b11' }],
+    ['undefined', undefined],
+  ])('given %s, which only prints as a UUID, when checked, then it is none', (_case, value) => {
+    expect(isUuid(value)).toBe(false);
+  });
+});
+
+describe('the schemas as the OpenAPI document publishes them', () => {
+  const stringPatterns: [string, ZodTypeAny, Record<string, unknown>, string[], string[]][] = [
+    [
+      'nonEmptyStringSchema',
+      nonEmptyStringSchema,
+      { type: 'string', minLength: 1, pattern: '\\S' },
+      ['a', ' x '],
+      ['', ' ', '\t\n'],
+    ],
+    [
+      'utcDateTimeSchema',
+      utcDateTimeSchema,
+      {
+        type: 'string',
+        pattern: '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d+)?Z$',
+        example: '2024-01-31T09:30:00Z',
+      },
+      ['2024-01-31T09:30:00Z', '2024-12-01T23:59:59.5Z'],
+      ['2024-13-01T00:00:00Z', '2024-01-32T00:00:00Z', '2024-01-00T00:00:00Z', '2024-01-31T24:00:00Z', '2024-01-31'],
+    ],
+    [
+      'isoDateSchema',
+      isoDateSchema,
+      {
+        type: 'string',
+        format: 'date',
+        pattern: '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$',
+        example: '2024-02-29',
+      },
+      ['2024-02-29', '2023-12-31', '2024-10-19'],
+      ['2024-00-10', '2024-13-10', '2024-10-00', '2024-10-32', '2024-1-10', '2024-02-29T00:00:00Z'],
+    ],
+    [
+      'countryCodeSchema',
+      countryCodeSchema,
+      { type: 'string', pattern: '^[A-Z]{2}$', example: 'US' },
+      ['US'],
+      ['us', 'USA'],
+    ],
+    [
+      'upperSnakeCaseSchema',
+      upperSnakeCaseSchema,
+      { type: 'string', pattern: '^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$' },
+      ['AERIAL', 'PHASE_2'],
+      ['_TEMP', 'temp'],
+    ],
+    [
+      'httpUrlSchema',
+      httpUrlSchema,
+      { type: 'string', format: 'uri', pattern: '^https?://' },
+      ['https://example.com/a', 'http://localhost:9000/x'],
+      ['ftp://example.com/a', '/relative/path'],
+    ],
+  ];
+
+  it.each(stringPatterns)(
+    'given %s, when documented, then its pattern agrees with the schema and its example is valid',
+    (_name, schema, expected, accepted, rejected) => {
+      const published = documented(schema);
+      expect(published).toEqual(expected);
+      const pattern = new RegExp(published['pattern'] as string, 'u');
+      for (const value of accepted)
+        expect([value, schema.safeParse(value).success, pattern.test(value)]).toEqual([value, true, true]);
+      for (const value of rejected)
+        expect([value, schema.safeParse(value).success, pattern.test(value)]).toEqual([value, false, false]);
+      if (published['example'] !== undefined) expect(schema.safeParse(published['example']).success).toBe(true);
+    },
+  );
+
+  it('given a bounded number, when documented, then its range is published', () => {
+    expect(documented(boundedNumberSchema(-90, 90))).toEqual({ type: 'number', minimum: -90, maximum: 90 });
+  });
+
+  it('given countSchema, when documented, then it is a non-negative integer', () => {
+    expect(documented(countSchema)).toEqual({ type: 'integer', minimum: 0 });
   });
 });

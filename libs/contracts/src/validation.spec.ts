@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { issuesOf } from './testing/fixtures';
-import { formatPath, toValidationIssues, validate } from './validation';
+import { formatPath, toValidationIssues, validate, validationIssueSchema } from './validation';
 
 describe('validate', () => {
   const schema = z
@@ -95,6 +95,46 @@ describe('validate', () => {
   it('given a refinement without a shape rule, when validated, then keeps its own message', () => {
     const even = z.number().refine((n) => n % 2 === 0, 'not even');
     expect(issuesOf(even, 3)).toEqual([{ field: '', rule: 'custom', message: 'value is invalid: not even' }]);
+  });
+
+  it('given a refinement with a rule no wording exists for, when validated, then keeps its own message', () => {
+    const odd = z.number().refine((n) => n % 2 === 1, { message: 'not odd', params: { rule: 'odd' } });
+    expect(issuesOf(odd, 2)).toEqual([{ field: '', rule: 'custom', message: 'value is invalid: not odd' }]);
+  });
+
+  it('given a string for a boolean, when validated, then says it must be a boolean', () => {
+    expect(issuesOf(z.object({ flag: z.boolean() }), { flag: 'yes' })).toEqual([
+      { field: 'flag', rule: 'type', message: 'flag must be a boolean' },
+    ]);
+  });
+
+  it.each<[string, z.ZodTypeAny, unknown, string, string]>([
+    ['a string shorter than 1', z.string().min(1), '', 'min', 'value must be at least 1 character long'],
+    ['a string shorter than 2', z.string().min(2), 'a', 'min', 'value must be at least 2 characters long'],
+    ['a string longer than 1', z.string().max(1), 'ab', 'max', 'value must be at most 1 character long'],
+    ['a string longer than 3', z.string().max(3), 'abcd', 'max', 'value must be at most 3 characters long'],
+    ['an array longer than 2', z.array(z.number()).max(2), [1, 2, 3], 'max', 'value must contain at most 2 items'],
+    ['a number not more than 0', z.number().gt(0), 0, 'min', 'value must be more than 0'],
+    ['a number not less than 10', z.number().lt(10), 10, 'max', 'value must be less than 10'],
+    ['a number of at least 1 below it', z.number().min(1), 0, 'min', 'value must be at least 1'],
+    ['an infinite number', z.number().finite(), Number.POSITIVE_INFINITY, 'finite', 'value must be a finite number'],
+    ['a number that is no multiple of 5', z.number().multipleOf(5), 7, 'not_multiple_of', 'value is invalid'],
+  ])('given %s, when validated, then the issue states it', (_case, bounded, value, rule, message) => {
+    expect(issuesOf(bounded, value)).toEqual([{ field: '', rule, message }]);
+  });
+});
+
+describe('validationIssueSchema', () => {
+  it('given an issue as validate reports it, when parsed, then it is accepted as it is', () => {
+    const issue = { field: 'count', rule: 'max', message: 'count must be at most 10' };
+    expect(validationIssueSchema.parse(issue)).toEqual(issue);
+  });
+
+  it('given an issue with a missing or an extra member, when parsed, then it is rejected', () => {
+    expect(validationIssueSchema.safeParse({ field: 'count', rule: 'max' }).success).toBe(false);
+    expect(validationIssueSchema.safeParse({ field: 'count', rule: 'max', message: 'm', detail: 'x' }).success).toBe(
+      false,
+    );
   });
 });
 

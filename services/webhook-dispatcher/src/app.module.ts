@@ -3,6 +3,7 @@ import {
   EventBus,
   EventBusReadinessCheck,
   MessagingModule,
+  OutboxModule,
   ProjectionModule,
   projectionReadinessToken,
 } from '@lx/messaging';
@@ -29,6 +30,7 @@ export class AppModule {
         AuthenticationModule.forRoot({ config: config.auth }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
         MessagingModule.forRoot(config.kafka, adapters.eventBus),
+        OutboxModule.forRoot(),
         DeliveryModule.register(config, adapters.eventBus),
         ProjectionModule.register({
           name: 'subscriptions',

@@ -1,5 +1,10 @@
 import { issuesOf } from '../testing/fixtures';
-import { type AuthorizationServerMetadata, authorizationServerMetadataSchema } from './authorization-server-metadata';
+import {
+  AUTHORIZATION_SERVER_METADATA_PATH,
+  type AuthorizationServerMetadata,
+  authorizationServerMetadataSchema,
+  OPENID_CONFIGURATION_PATH,
+} from './authorization-server-metadata';
 
 const metadata: AuthorizationServerMetadata = {
   issuer: 'https://api.example.com',
@@ -30,6 +35,29 @@ describe('authorization server metadata contract (RFC 8414)', () => {
       expect(issuesOf(authorizationServerMetadataSchema, { ...metadata, issuer })).toHaveLength(1);
     },
   );
+
+  it.each(['https://api.example.com?tenant=1', 'https://api.example.com/#x'])(
+    'given the issuer %s, when validated, then the issue names the query or fragment',
+    (issuer) => {
+      expect(issuesOf(authorizationServerMetadataSchema, { ...metadata, issuer })).toEqual([
+        { field: 'issuer', rule: 'custom', message: 'issuer is invalid: must not have a query or a fragment' },
+      ]);
+    },
+  );
+
+  it.each(['grant_types_supported', 'token_endpoint_auth_methods_supported', 'scopes_supported'])(
+    'given an empty %s, when validated, then at least one entry is asked for',
+    (member) => {
+      expect(issuesOf(authorizationServerMetadataSchema, { ...metadata, [member]: [] })).toEqual([
+        { field: member, rule: 'min', message: `${member} must contain at least 1 item` },
+      ]);
+    },
+  );
+
+  it('given the well-known locations, when read, then they are those of RFC 8414 section 3 and OIDC Discovery', () => {
+    expect(AUTHORIZATION_SERVER_METADATA_PATH).toBe('/.well-known/oauth-authorization-server');
+    expect(OPENID_CONFIGURATION_PATH).toBe('/.well-known/openid-configuration');
+  });
 
   it('given a signing-algorithm list for JWT client authentication, when validated, then it is refused (secrets only)', () => {
     expect(

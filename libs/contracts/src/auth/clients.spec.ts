@@ -1,5 +1,12 @@
 import { issuesOf } from '../testing/fixtures';
-import { registerClientRequestSchema, updateClientRequestSchema } from './clients';
+import {
+  clientListSchema,
+  clientSecretsSchema,
+  clientViewSchema,
+  registerClientRequestSchema,
+  registeredClientSchema,
+  updateClientRequestSchema,
+} from './clients';
 import { oauthErrorBodySchema, tokenResponseSchema } from './oauth';
 import { isScope } from './scopes';
 
@@ -16,16 +23,74 @@ describe('client admin contracts', () => {
   });
 
   it('given a webhook URL with credentials or a fragment, when validated, then it is refused', () => {
-    for (const webhookUrl of ['https://u:p@hooks.example', 'https://hooks.example/#x']) {
+    for (const webhookUrl of [
+      'https://u:p@hooks.example',
+      'https://u@hooks.example',
+      'https://:p@hooks.example',
+      'https://hooks.example/#x',
+    ]) {
       expect(issuesOf(registerClientRequestSchema, { name: 'Acme', kind: 'RSP', webhookUrl })).toEqual([
         { field: 'webhookUrl', rule: 'custom', message: expect.stringContaining('credentials or a fragment') },
       ]);
     }
   });
 
+  it('given several scopes, when registering, then they are accepted; given none, then at least one is asked for', () => {
+    const rsp = { name: 'Acme', kind: 'RSP' };
+    expect(issuesOf(registerClientRequestSchema, { ...rsp, scopes: ['locations:read', 'locations:write'] })).toEqual(
+      [],
+    );
+    expect(issuesOf(registerClientRequestSchema, { ...rsp, scopes: [] })).toEqual([
+      { field: 'scopes', rule: 'min', message: 'scopes must contain at least 1 item' },
+    ]);
+  });
+
   it('given an empty update, when validated, then at least one field is asked for', () => {
-    expect(issuesOf(updateClientRequestSchema, {})).toHaveLength(1);
+    expect(issuesOf(updateClientRequestSchema, {})).toEqual([
+      { field: '', rule: 'custom', message: 'value is invalid: must change at least one of name, scopes, webhookUrl' },
+    ]);
     expect(issuesOf(updateClientRequestSchema, { webhookUrl: null })).toEqual([]);
+  });
+
+  describe('the replies of the client admin API', () => {
+    const view = {
+      clientId: '3f6c2a9e-8d1b-4c1e-9a57-0b4b6a1d2c3e',
+      name: 'Acme',
+      kind: 'RSP',
+      scopes: ['locations:read'],
+      enabled: true,
+      webhookUrl: 'https://hooks.acme.example/lx',
+      createdAt: '2024-01-15T10:00:00Z',
+      updatedAt: '2024-01-15T10:00:00Z',
+    };
+    const secrets = { clientId: view.clientId, clientSecret: 's3cr3t', webhookSecret: 'whsec_x' };
+
+    it('given a client, its secrets, both together and a page of clients, when validated, then each is accepted', () => {
+      expect(issuesOf(clientViewSchema, view)).toEqual([]);
+      expect(issuesOf(clientSecretsSchema, secrets)).toEqual([]);
+      expect(issuesOf(registeredClientSchema, { ...view, ...secrets })).toEqual([]);
+      expect(issuesOf(clientListSchema, { clients: [view], pagination: { limit: 50, offset: 0, total: 1 } })).toEqual(
+        [],
+      );
+    });
+
+    it('given a client view with a secret, when validated, then the secret is refused (a view never shows one)', () => {
+      expect(issuesOf(clientViewSchema, { ...view, clientSecret: 's3cr3t' })).toEqual([
+        { field: 'clientSecret', rule: 'unknownField', message: 'unknown field "clientSecret"' },
+      ]);
+    });
+
+    it('given secrets without the client secret, when validated, then it is required', () => {
+      expect(issuesOf(clientSecretsSchema, { clientId: view.clientId })).toEqual([
+        { field: 'clientSecret', rule: 'required', message: 'clientSecret is required' },
+      ]);
+    });
+
+    it('given a page without pagination, when validated, then it is required', () => {
+      expect(issuesOf(clientListSchema, { clients: [view] })).toEqual([
+        { field: 'pagination', rule: 'required', message: 'pagination is required' },
+      ]);
+    });
   });
 
   it('given the token reply and an OAuth error, when validated, then they follow RFC 6749', () => {

@@ -27,7 +27,7 @@ const client = {
 };
 
 describe('EVENT_CATALOG', () => {
-  it('given the catalog, when listed, then holds the fifteen event types', () => {
+  it('given the catalog, when listed, then holds the sixteen event types', () => {
     expect(EVENT_TYPES).toEqual([
       'LOCATION_CREATED',
       'LOCATION_UPDATED',
@@ -44,6 +44,7 @@ describe('EVENT_CATALOG', () => {
       'CLIENT_UPDATED',
       'CLIENT_SECRET_ROTATED',
       'CLIENT_DISABLED',
+      'WEBHOOK_ENDPOINT_DISABLED',
     ]);
   });
 

@@ -8,6 +8,7 @@ import {
   exportCompletedDataSchema,
   exportFailedDataSchema,
   exportRequestedDataSchema,
+  webhookEndpointDisabledDataSchema,
 } from './payloads';
 import { TOPICS, type TopicName } from './topics';
 
@@ -18,7 +19,15 @@ export interface EventSpec {
   readonly modifiedFields?: z.ZodTypeAny;
 }
 
-const { locationEvents, locationGroupEvents, addressGroupEvents, exportRequests, exportEvents, clientEvents } = TOPICS;
+const {
+  locationEvents,
+  locationGroupEvents,
+  addressGroupEvents,
+  exportRequests,
+  exportEvents,
+  clientEvents,
+  webhookEvents,
+} = TOPICS;
 
 /** Every event type with its topic and payload schema; `data` is always the complete resource after the change. */
 export const EVENT_CATALOG = {
@@ -52,6 +61,8 @@ export const EVENT_CATALOG = {
   CLIENT_SECRET_ROTATED: { topic: clientEvents.name, data: clientDataSchema },
   /** A client was disabled (enabled false); its deliveries stop. Producer: auth. Consumers: webhook-dispatcher. */
   CLIENT_DISABLED: { topic: clientEvents.name, data: clientDataSchema },
+  /** A webhook endpoint answered 410 Gone and was disabled. Producer: webhook-dispatcher. Consumers: none in this system (for operations tooling). */
+  WEBHOOK_ENDPOINT_DISABLED: { topic: webhookEvents.name, data: webhookEndpointDisabledDataSchema },
 } as const satisfies Record<string, EventSpec>;
 
 type Catalog = typeof EVENT_CATALOG;

@@ -60,3 +60,19 @@ export const clientDataSchema = z
   .strict();
 /** data of every CLIENT_* event. */
 export type ClientData = z.infer<typeof clientDataSchema>;
+
+/**
+ * data of WEBHOOK_ENDPOINT_DISABLED: an RSP's webhook endpoint answered 410 Gone, so the dispatcher stopped sending to
+ * it (its due deliveries end FAILED with ENDPOINT_DISABLED) until its webhook URL changes or an SRE enables it again.
+ */
+export const webhookEndpointDisabledDataSchema = z
+  .object({
+    clientId: nonEmptyStringSchema,
+    /** The URL that answered 410. */
+    url: httpUrlSchema,
+    reason: nonEmptyStringSchema,
+    disabledAt: utcDateTimeSchema,
+  })
+  .strict();
+/** data of WEBHOOK_ENDPOINT_DISABLED. */
+export type WebhookEndpointDisabledData = z.infer<typeof webhookEndpointDisabledDataSchema>;

@@ -1,7 +1,7 @@
 import { ALL_TOPICS, dlqTopic, dlqTopicSpec, TOPICS } from './topics';
 
 describe('TOPICS', () => {
-  it('given the catalog, when listed, then holds the six topics once each', () => {
+  it('given the catalog, when listed, then holds the seven topics once each', () => {
     expect(ALL_TOPICS.map((topic) => topic.name)).toEqual([
       'location.events.v1',
       'location-group.events.v1',
@@ -9,6 +9,7 @@ describe('TOPICS', () => {
       'export.requests.v1',
       'export.events.v1',
       'client.events.v1',
+      'webhook.events.v1',
     ]);
   });
 
@@ -49,5 +50,11 @@ describe('dlqTopic', () => {
       retentionMs: -1,
       cleanupPolicy: 'delete',
     });
+  });
+
+  it('given a topic and a group, when declared as dead-letter topic, then its description names both', () => {
+    expect(dlqTopicSpec('location.events.v1', 'location-read').description).toBe(
+      'Messages of location.events.v1 that consumer group location-read could not process, with the original bytes',
+    );
   });
 });

@@ -53,6 +53,13 @@ export const TOPICS = {
     cleanupPolicy: 'compact',
     description: 'CLIENT_* keyed by client id; every event carries the full client, so compaction keeps the latest',
   },
+  webhookEvents: {
+    name: 'webhook.events.v1',
+    partitions: 1,
+    retentionMs: -1,
+    cleanupPolicy: 'delete',
+    description: 'WEBHOOK_ENDPOINT_DISABLED keyed by client id: webhook endpoints the dispatcher stopped sending to',
+  },
 } as const satisfies Record<string, TopicSpec>;
 
 /** The name of a declared topic. */

@@ -1,9 +1,11 @@
 import { issuesOf, sampleLocation } from '../testing/fixtures';
 import {
   exportAcceptedSchema,
+  exportListReplySchema,
   exportNotificationSchema,
   exportRequestBodySchema,
   exportStatusReplySchema,
+  IDEMPOTENCY_KEY_HEADER,
   jsonExportFileSchema,
 } from './exports';
 
@@ -95,6 +97,15 @@ describe('exportStatusReplySchema', () => {
     (reply) => expect(issuesOf(exportStatusReplySchema, reply)).toEqual([]),
   );
 
+  it.each(['a'.repeat(63), 'a'.repeat(65), `x${'a'.repeat(64)}`, `${'a'.repeat(64)}x`, 'A'.repeat(64)])(
+    'given the sha256 %s, which is not 64 lower-case hex digits, when validated, then the reply is refused',
+    (sha256) => {
+      expect(issuesOf(exportStatusReplySchema, { ...completedReply, sha256 })).toEqual([
+        { field: 'sha256', rule: 'format', message: 'sha256 has an invalid format' },
+      ]);
+    },
+  );
+
   it('given PENDING with an exportUrl, when validated, then the URL is not allowed yet', () => {
     const pending = { ...asked, status: 'PENDING', progress: { written: 0 }, exportUrl: completed.exportUrl };
     expect(issuesOf(exportStatusReplySchema, pending)).toEqual([
@@ -123,6 +134,37 @@ describe('exportStatusReplySchema', () => {
     expect(issuesOf(exportStatusReplySchema, { ...asked, status: 'PROCESSING' })).toEqual([
       { field: 'status', rule: 'enum', message: 'status must be one of PENDING, COMPLETED, FAILED' },
     ]);
+  });
+});
+
+describe('exportListReplySchema', () => {
+  const reply = {
+    exports: [
+      { requestId, format: 'csv', createdAt: '2024-03-01T09:59:00Z', status: 'PENDING', progress: { written: 0 } },
+    ],
+    pagination: { limit: 20, offset: 0, total: 1 },
+  };
+
+  it('given a page of exports with its pagination, when validated, then it is accepted', () => {
+    expect(issuesOf(exportListReplySchema, reply)).toEqual([]);
+  });
+
+  it('given a page without pagination or with an unknown paging field, when validated, then each is named', () => {
+    expect(issuesOf(exportListReplySchema, { exports: [] })).toEqual([
+      { field: 'pagination', rule: 'required', message: 'pagination is required' },
+    ]);
+    expect(issuesOf(exportListReplySchema, { ...reply, pagination: { ...reply.pagination, page: 1 } })).toEqual([
+      { field: 'pagination.page', rule: 'unknownField', message: 'unknown field "pagination.page"' },
+    ]);
+    expect(issuesOf(exportListReplySchema, { ...reply, pagination: { limit: 20, offset: 0 } })).toEqual([
+      { field: 'pagination.total', rule: 'required', message: 'pagination.total is required' },
+    ]);
+  });
+});
+
+describe('IDEMPOTENCY_KEY_HEADER', () => {
+  it('given the header name, when read, then it is Idempotency-Key in the lower case Node gives header names', () => {
+    expect(IDEMPOTENCY_KEY_HEADER).toBe('idempotency-key');
   });
 });
 

@@ -89,6 +89,22 @@ describe('locationToCsvRow', () => {
     expect(cells['address.streetName']).toBe('');
     expect(cells['notes']).toBe('');
     expect(cells['customFields']).toBe('');
+    expect(locationToCsvRow(location)).toEqual(
+      LOCATION_CSV_COLUMNS.map(
+        (name) =>
+          ({
+            id: location.id,
+            createdAt: location.createdAt,
+            updatedAt: location.updatedAt,
+            'geography.country': 'US',
+            'geography.region': 'CO',
+            'geography.locality': 'Denver',
+            'geography.postalCode': '80202',
+            'coordinates.latitude': '0',
+            'coordinates.longitude': '-0.5',
+          })[name] ?? '',
+      ),
+    );
   });
 });
 
@@ -129,6 +145,10 @@ describe('csvRowToLocationInput', () => {
       },
       issues: [],
     });
+  });
+
+  it('given a row without an id column, when decoded, then the id is undefined', () => {
+    expect(csvRowToLocationInput({ notes: 'n' })).toEqual({ id: undefined, input: { notes: 'n' }, issues: [] });
   });
 
   it('given createdAt and updatedAt cells, when decoded, then they are ignored (the server owns them)', () => {

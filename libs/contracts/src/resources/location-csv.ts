@@ -112,8 +112,7 @@ export function csvRowToLocationInput(row: Readonly<Record<string, string | unde
       setAt(input, path, kind === 'number' && NUMBER.test(cell) ? Number(cell) : cell);
     }
   }
-  const id = row['id'];
-  return { id: id === undefined || id === '' ? undefined : id, input, issues };
+  return { id: row['id'] || undefined, input, issues };
 }
 
 /** What is wrong with a CSV header: unknown or repeated columns, or no `id` column. Other columns may be left out. */

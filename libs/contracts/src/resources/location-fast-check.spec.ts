@@ -17,6 +17,15 @@ describe('isWellFormedLocationInput', () => {
     ],
     ['an empty customFields object', { ...sampleInput, customFields: {} }],
     ['an empty fiberAccessDetails object', { ...sampleInput, fiberAccessDetails: {} }],
+    ['a dropStatus of one word', { ...sampleInput, fiberAccessDetails: { dropStatus: 'AERIAL' } }],
+    ['a dropStatus of three words', { ...sampleInput, fiberAccessDetails: { dropStatus: 'TEMP_DROP_2' } }],
+    [
+      'objects without a prototype (as some parsers build them)',
+      Object.assign(Object.create(null) as object, {
+        ...sampleInput,
+        geography: Object.assign(Object.create(null) as object, sampleInput.geography),
+      }),
+    ],
   ])('given a valid body with %s, when checked, then both it and the schema accept it', (_case, value) => {
     expect(isWellFormedLocationInput(value)).toBe(true);
     expect(schemaAccepts(value)).toBe(true);
@@ -53,6 +62,18 @@ describe('isWellFormedLocationInput', () => {
     ['the NUL character in a custom field', (input) => (input.customFields.tier = 'g\u0000')],
     ['the NUL character in a custom field item', (input) => (input.customFields.tags = ['\u0000'])],
     ['the NUL character in a custom field name', (input) => (input.customFields['k\u0000'] = 1)],
+    ['a country in an array', (input) => (input.geography.country = ['US'])],
+    ['a blank streetSuffix', (input) => (input.address.streetSuffix = ' ')],
+    ['a blank subunitIdentifier', (input) => (input.address.subunitIdentifier = ' ')],
+    ['a blank circuitId', (input) => (input.fiberAccessDetails.circuitId = ' ')],
+    ['a blank fda', (input) => (input.fiberAccessDetails.fda = ' ')],
+    ['a blank fdh', (input) => (input.fiberAccessDetails.fdh = ' ')],
+    ['a blank splitterPort', (input) => (input.fiberAccessDetails.splitterPort = ' ')],
+    ['a dropStatus in an array', (input) => (input.fiberAccessDetails.dropStatus = ['AERIAL'])],
+    [
+      'an availableDate in an array',
+      (input) => (input.fiberAccessDetails.serviceability.availableDate = ['2024-02-29']),
+    ],
   ])('given a body with %s, when checked, then neither it nor the schema accepts it', (_case, mutate) => {
     const input = clone(sampleInput) as any;
     mutate(input);
@@ -67,6 +88,12 @@ describe('isWellFormedLocationInput', () => {
       coordinates = sampleInput.coordinates;
     }
     expect(isWellFormedLocationInput(new Body())).toBe(false);
+  });
+
+  it('given a custom field named __proto__ (as JSON.parse makes it), when checked, then it defers to the schema', () => {
+    const input = { ...sampleInput, customFields: JSON.parse('{"__proto__":"x"}') as Record<string, unknown> };
+    expect(Object.keys(input.customFields)).toEqual(['__proto__']);
+    expect(isWellFormedLocationInput(input)).toBe(false);
   });
 
   it('given 20,000 random mutations of a valid body, when checked, then it never accepts what the schema rejects', () => {

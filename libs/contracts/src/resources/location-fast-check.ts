@@ -149,14 +149,12 @@ function isText(value: unknown): boolean {
 /** validate() refuses U+0000 anywhere (PostgreSQL stores it in neither text nor jsonb), so the twin does too. */
 const NUL = '\u0000';
 
+/** NaN and ±Infinity fail the range comparison, so a number within [min, max] is finite. */
 function isWithin(value: unknown, min: number, max: number): boolean {
-  return typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max;
+  return typeof value === 'number' && value >= min && value <= max;
 }
 
+/** Number.isFinite does not convert: it is true for finite numbers only. */
 function isScalar(value: unknown): boolean {
-  return (
-    (typeof value === 'string' && !value.includes(NUL)) ||
-    typeof value === 'boolean' ||
-    (typeof value === 'number' && Number.isFinite(value))
-  );
+  return (typeof value === 'string' && !value.includes(NUL)) || typeof value === 'boolean' || Number.isFinite(value);
 }

@@ -108,8 +108,9 @@ export type CustomFieldScalar = string | number | boolean;
 /** A custom field value: a scalar or an array of scalars (mixed arrays allowed, nesting not). */
 export type CustomFieldValue = CustomFieldScalar | CustomFieldScalar[];
 
+// Number.isFinite does not convert: it is true for finite numbers only.
 const isCustomFieldScalar = (value: unknown): value is CustomFieldScalar =>
-  typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+  typeof value === 'string' || typeof value === 'boolean' || Number.isFinite(value);
 
 /** A custom field value; array items are checked one by one so the issue names the item (`customFields.tags[2]`). */
 export const customFieldValueSchema = z.custom<CustomFieldValue>().superRefine((value, ctx) => {

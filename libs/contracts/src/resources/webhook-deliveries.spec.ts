@@ -1,7 +1,10 @@
 import { validate } from '../validation';
 import {
+  deliveryAttemptSchema,
   deliveryDetailSchema,
+  deliveryListSchema,
   endpointSchema,
+  redriveReplySchema,
   redriveRequestSchema,
   subscriptionUpdateSchema,
   WEBHOOK_EVENT_TYPES,
@@ -66,5 +69,43 @@ describe('webhook delivery contracts', () => {
     };
     expect(validate(endpointSchema, endpoint).ok).toBe(true);
     expect(fieldsOf(validate(endpointSchema, { ...endpoint, state: 'BROKEN' }))).toEqual(['state']);
+  });
+
+  const attempt = { attempt: 1, attemptedAt: '2026-01-01T00:00:01Z', url: 'https://rsp.example/hooks', latencyMs: 12 };
+
+  it.each([
+    [1, []],
+    [2, []],
+    [12, []],
+    [0, ['attempt']],
+    [1.5, ['attempt']],
+  ])('checks attempt number %j: problems at %j', (number, fields) => {
+    expect(fieldsOf(validate(deliveryAttemptSchema, { ...attempt, attempt: number }))).toEqual(fields);
+  });
+
+  it('checks a page of deliveries: the deliveries and the pagination', () => {
+    const delivery = {
+      id: '3f6c2a9e-8d1b-4c1e-9a57-0b4b6a1d2c3e',
+      clientId: 'rsp-1',
+      eventId: '4f6c2a9e-8d1b-4c1e-9a57-0b4b6a1d2c3e',
+      eventType: 'EXPORT_FAILED',
+      status: 'DELIVERED',
+      attempts: 1,
+      createdAt: '2026-01-01T00:00:00Z',
+    };
+    const page = { deliveries: [delivery], pagination: { limit: 20, offset: 0, total: 1 } };
+    expect(fieldsOf(validate(deliveryListSchema, page))).toEqual([]);
+    expect(fieldsOf(validate(deliveryListSchema, { deliveries: [delivery] }))).toEqual(['pagination']);
+    expect(fieldsOf(validate(deliveryListSchema, { ...page, deliveries: [{ ...delivery, id: 'x' }] }))).toEqual([
+      'deliveries[0].id',
+    ]);
+  });
+
+  it.each([
+    [{ redriven: 3 }, []],
+    [{ redriven: -1 }, ['redriven']],
+    [{}, ['redriven']],
+  ])('checks a redrive reply %j: problems at %j', (body, fields) => {
+    expect(fieldsOf(validate(redriveReplySchema, body))).toEqual(fields);
   });
 });

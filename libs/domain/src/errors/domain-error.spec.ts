@@ -27,6 +27,10 @@ describe('ValidationFailedError', () => {
     expect(error.message).toBe('coordinates.latitude must be between -90 and 90; unknown field "foo"');
   });
 
+  it('given no issues, when created, then the message is a generic invalid input', () => {
+    expect(new ValidationFailedError([])).toMatchObject({ message: 'invalid input', details: { issues: [] } });
+  });
+
   it('given a specific code, when created, then it carries that code', () => {
     expect(new ValidationFailedError(issues.slice(0, 1), 'INVALID_COORDINATES').code).toBe('INVALID_COORDINATES');
   });
@@ -73,6 +77,15 @@ describe('InvalidStatusTransitionError', () => {
     expect(error.message).toBe('serviceability status RETIRED cannot be removed');
     expect(error.details).toEqual({ from: 'RETIRED', to: null });
   });
+
+  it('given no status before, when created, then the message calls it none', () => {
+    expect(new InvalidStatusTransitionError(undefined, 'ACTIVE').message).toBe(
+      'serviceability status cannot change from none to ACTIVE',
+    );
+    expect(new InvalidStatusTransitionError(undefined, undefined).message).toBe(
+      'serviceability status none cannot be removed',
+    );
+  });
 });
 
 describe('InvalidRequestError', () => {
@@ -94,6 +107,20 @@ describe('InvalidGroupReferenceError', () => {
     const error = new InvalidGroupReferenceError(issues);
     expect(error).toMatchObject({ code: 'INVALID_GROUP_REFERENCE', message: 'locationGroupId names no group' });
     expect(error.details).toEqual({ issues });
+  });
+
+  it('given two issues, when created, then the message joins both with a semicolon', () => {
+    const issues = [
+      { field: 'locationGroupId', rule: 'groupExists', message: 'locationGroupId names no location group' },
+      {
+        field: 'address.addressGroupId',
+        rule: 'groupExists',
+        message: 'address.addressGroupId names no address group',
+      },
+    ];
+    expect(new InvalidGroupReferenceError(issues).message).toBe(
+      'locationGroupId names no location group; address.addressGroupId names no address group',
+    );
   });
 });
 

@@ -1,4 +1,12 @@
-import { decideGroup, evolveGroup, type GroupCommand, type GroupEvent, type GroupState } from './group.aggregate';
+import { ValidationFailedError } from '../errors/domain-error';
+import {
+  decideGroup,
+  evolveGroup,
+  groupEventTypes,
+  type GroupCommand,
+  type GroupEvent,
+  type GroupState,
+} from './group.aggregate';
 
 const groupId = '5a2d9c7e-1f3b-4c6a-8e9d-0b1c2d3e4f50';
 const phase1 = { id: groupId, name: 'Phase 1', type: 'OTHER' } as const;
@@ -121,5 +129,89 @@ describe('group aggregate', () => {
 
   it('given created then deleted, when folded, then the state is the last group marked deleted', () => {
     expect([created, deleted].reduce<GroupState>(evolveGroup, undefined)).toEqual({ group: phase1, deleted: true });
+  });
+});
+
+describe('group aggregate: rejections in detail', () => {
+  const otherId = '9e8d7c6b-5a4f-4e3d-9c2b-1a0f9e8d7c6b';
+  const create = (body: unknown): GroupCommand => ({ type: 'CreateGroup', kind: 'addressGroup', groupId, body });
+  const issuesOf = (outcome: { error?: unknown }) => {
+    expect(outcome.error).toBeInstanceOf(ValidationFailedError);
+    return (outcome.error as ValidationFailedError).details.issues;
+  };
+
+  it('given the group exists, when created by POST under its id, then the CONFLICT message names the kind and id', () => {
+    const addressGroup: GroupEvent = {
+      type: 'ADDRESS_GROUP_CREATED',
+      data: { id: groupId, name: 'Tower A', type: 'MDU_COMPLEX' },
+    };
+    expect(given(addressGroup).when(create({ name: 'Tower B', type: 'MDU_COMPLEX' })).error).toMatchObject({
+      code: 'CONFLICT',
+      message: `address group ${groupId} already exists`,
+    });
+  });
+
+  it('given nothing, when created by POST with an id in the body, then the id is not allowed', () => {
+    expect(issuesOf(given().when(create({ id: groupId, name: 'Tower A', type: 'MDU_COMPLEX' })))).toStrictEqual([
+      { field: 'id', rule: 'notAllowed', message: 'id is not allowed: the server assigns it' },
+    ]);
+  });
+
+  it.each([otherId, 42, null])('given nothing, when a body carries id %j, then it must match the target', (id) => {
+    expect(issuesOf(given().when(replace({ id, name: 'x', type: 'OTHER' })))).toStrictEqual([
+      { field: 'id', rule: 'matchesTarget', message: `id must be ${groupId}, the group written` },
+    ]);
+  });
+
+  it('given the group, when a patch carries another id, then it must match the target and nothing is merged', () => {
+    expect(issuesOf(given(created).when(patch({ id: otherId, name: 'x' })))).toStrictEqual([
+      { field: 'id', rule: 'matchesTarget', message: `id must be ${groupId}, the group written` },
+    ]);
+  });
+
+  it('given the group, when a patch carries its own id in upper case, then the id is dropped and the rest applied', () => {
+    expect(given(created).when(patch({ id: groupId.toUpperCase(), name: 'Phase 2' }))).toEqual({
+      events: [{ type: 'LOCATION_GROUP_UPDATED', data: { ...phase1, name: 'Phase 2' } }],
+    });
+  });
+
+  it.each([[['name']], ['Phase 2'], [null], [7]])(
+    'given the group, when the patch is %j, then VALIDATION_ERROR: a merge patch must be a JSON object',
+    (body) => {
+      const outcome = given(created).when(patch(body));
+      expect(issuesOf(outcome)).toStrictEqual([
+        { field: '', rule: 'type', message: 'a merge patch must be a JSON object' },
+      ]);
+      expect(outcome.error).toMatchObject({ code: 'VALIDATION_ERROR', message: 'a merge patch must be a JSON object' });
+    },
+  );
+
+  it.each([null, [{ name: 'x', type: 'OTHER' }], 'Phase 1'])(
+    'given nothing, when the body is %j, then VALIDATION_ERROR on the body itself',
+    (body) => {
+      expect(issuesOf(given().when(replace(body)))).toStrictEqual([expect.objectContaining({ field: '' })]);
+    },
+  );
+
+  it('given a stored group of another type, when the same name is PUT, then the type change is recorded', () => {
+    // Writes can only set the kind's one type, so this guards the no-op check against recorded data of another type.
+    const stored: GroupEvent = { type: 'LOCATION_GROUP_CREATED', data: { ...phase1, type: 'MDU_COMPLEX' } };
+    expect(given(stored).when(replace({ name: 'Phase 1', type: 'OTHER' }))).toEqual({
+      events: [{ type: 'LOCATION_GROUP_UPDATED', data: phase1 }],
+    });
+  });
+});
+
+describe('groupEventTypes', () => {
+  it.each([
+    ['locationGroup', 'LOCATION_GROUP'],
+    ['addressGroup', 'ADDRESS_GROUP'],
+  ] as const)('given %s, when asked, then its three event types and noun', (kind, prefix) => {
+    expect(groupEventTypes(kind)).toMatchObject({
+      created: `${prefix}_CREATED`,
+      updated: `${prefix}_UPDATED`,
+      deleted: `${prefix}_DELETED`,
+      noun: kind === 'locationGroup' ? 'location group' : 'address group',
+    });
   });
 });

@@ -31,6 +31,11 @@ describe('groupReferenceIssues', () => {
     expect(groupReferenceIssues(input, { locationGroups: new Set([a]), addressGroups: new Set([b]) })).toEqual([]);
   });
 
+  it('given a location without an address, when checked, then only its location group is looked up', () => {
+    const input = aLocationInput({ address: undefined, locationGroupId: a });
+    expect(groupReferenceIssues(input, { locationGroups: new Set([a]), addressGroups: new Set() })).toEqual([]);
+  });
+
   it('given an address group id used as a location group, when checked, then the kinds do not mix', () => {
     const input = aLocationInput({ locationGroupId: b });
     expect(groupReferenceIssues(input, { locationGroups: new Set(), addressGroups: new Set([b]) })).toHaveLength(1);

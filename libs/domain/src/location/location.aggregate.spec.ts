@@ -1,4 +1,5 @@
 import type { Location } from '@lx/contracts';
+import { ValidationFailedError } from '../errors/domain-error';
 import { aLocation, aLocationInput, anAddress } from '../testing';
 import { NO_GROUPS, type ExistingGroups } from './group-references';
 import {
@@ -325,6 +326,66 @@ describe('location aggregate', () => {
         },
       ];
       expect(events.reduce<LocationState>(evolveLocation, undefined)).toBe(updated);
+    });
+  });
+});
+
+describe('location aggregate: rejections in detail', () => {
+  const otherId = '9e8d7c6b-5a4f-4e3d-9c2b-1a0f9e8d7c6b';
+  const issuesOf = (outcome: { error?: unknown }) => {
+    expect(outcome.error).toBeInstanceOf(ValidationFailedError);
+    return (outcome.error as ValidationFailedError).details.issues;
+  };
+
+  it('given the location exists, when created again, then the CONFLICT message names it', () => {
+    expect(given(createdEvent()).when(create(aLocationInput())).error).toMatchObject({
+      code: 'CONFLICT',
+      message: `location ${id} already exists`,
+    });
+  });
+
+  it.each([otherId, 42, null])(
+    'given the location, when a body carries id %j, then it must match the target',
+    (bad) => {
+      expect(issuesOf(given(createdEvent()).when(replace({ ...aLocationInput(), id: bad })))).toStrictEqual([
+        { field: 'id', rule: 'matchesTarget', message: `id must be ${id}, the location written` },
+      ]);
+    },
+  );
+
+  it('given the location, when a patch carries another id, then it must match the target and nothing is merged', () => {
+    expect(issuesOf(given(createdEvent()).when(patch({ id: otherId, notes: 'x' })))).toStrictEqual([
+      { field: 'id', rule: 'matchesTarget', message: `id must be ${id}, the location written` },
+    ]);
+  });
+
+  it.each([[[1]], ['notes'], [null], [7]])(
+    'given the location, when the patch is %j, then VALIDATION_ERROR on the patch itself',
+    (body) => {
+      expect(issuesOf(given(createdEvent()).when(patch(body)))).toStrictEqual([
+        { field: '', rule: 'type', message: 'a merge patch must be a JSON object' },
+      ]);
+    },
+  );
+
+  it.each([null, 'a location', 7])(
+    'given nothing, when the body is %j, then VALIDATION_ERROR on the body itself',
+    (body) => {
+      expect(issuesOf(given().when(replace(body)))).toStrictEqual([expect.objectContaining({ field: '' })]);
+    },
+  );
+
+  it('given nothing, when retired, then RESOURCE_NOT_FOUND names the location', () => {
+    expect(given().when(retire).error).toMatchObject({
+      code: 'RESOURCE_NOT_FOUND',
+      details: { resourceType: 'location', resourceId: id },
+    });
+  });
+
+  it('given nothing, when a location with coordinates and no address is written, then LOCATION_CREATED', () => {
+    const body = aLocationInput({ address: undefined, locationGroupId: locationGroupId.toUpperCase() });
+    expect(given().when(replace(body, groups))).toEqual({
+      events: [{ type: 'LOCATION_CREATED', data: { id, createdAt: now, updatedAt: now, ...body, locationGroupId } }],
     });
   });
 });

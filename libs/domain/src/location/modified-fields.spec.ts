@@ -48,6 +48,12 @@ describe('modifiedFields', () => {
     expect(modifiedFields(before, aLocation())).toEqual({ coordinates: { latitude: 39.7447, longitude: -104.9903 } });
   });
 
+  it('given a field present as undefined on one side and absent on the other, when compared, then nothing changed', () => {
+    const location = aLocation();
+    expect(modifiedFields({ ...location, notes: undefined }, location)).toEqual({});
+    expect(modifiedFields(location, { ...location, notes: undefined })).toEqual({});
+  });
+
   it('given an added empty customFields object, when compared, then it appears empty', () => {
     expect(modifiedFields(aLocation(), aLocation({ customFields: {} }))).toEqual({ customFields: {} });
   });
@@ -72,6 +78,10 @@ describe('modifiedFields', () => {
         [1, 'a'],
       ],
       [['a', 1], []],
+      [
+        ['a', 'b'],
+        ['a', 'c'],
+      ],
       ['a', ['a']],
     ])('given %p becoming %p, when compared, then the whole new value appears', (was, now) => {
       expect(

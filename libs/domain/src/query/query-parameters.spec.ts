@@ -483,3 +483,202 @@ describe('parseDeliveryListQuery', () => {
     expect(failure(parseDeliveryListQuery({ limit: '0' }, 'admin')).code).toBe('INVALID_LIMIT');
   });
 });
+
+/** The code and every issue (field, rule and message) of a rejected query. */
+function rejection<T>(result: Result<T, ValidationFailedError>): { code: string; issues: unknown[] } {
+  if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result.value)}`);
+  return { code: result.error.code, issues: result.error.details.issues };
+}
+
+const DATE_TIME = 'must be an ISO 8601 UTC date-time ending in Z, like 2024-01-31T09:30:00Z';
+
+describe('the issues of a rejected query', () => {
+  it.each<
+    [string, () => Result<unknown, ValidationFailedError>, string, { field: string; rule: string; message: string }]
+  >([
+    [
+      'an unknown parameter',
+      () => parseLocationListQuery({ sort: 'name' }),
+      'INVALID_FILTER',
+      { field: 'sort', rule: 'unknownParameter', message: 'sort is not a known query parameter' },
+    ],
+    [
+      'a repeated limit',
+      () => parseLocationListQuery({ limit: ['1', '2'] }),
+      'INVALID_LIMIT',
+      { field: 'limit', rule: 'single', message: 'limit must be given once' },
+    ],
+    [
+      'a limit out of range',
+      () => parseLocationListQuery({ limit: '1001' }),
+      'INVALID_LIMIT',
+      { field: 'limit', rule: 'range', message: 'limit must be an integer from 1 to 1000' },
+    ],
+    [
+      'a malformed group id',
+      () => parseLocationListQuery({ locationGroupId: 'abc' }),
+      'INVALID_FILTER',
+      { field: 'locationGroupId', rule: 'uuid', message: 'locationGroupId must be a UUID' },
+    ],
+    [
+      'a repeated group id',
+      () => parseLocationListQuery({ addressGroupId: [groupId, groupId] }),
+      'INVALID_FILTER',
+      { field: 'addressGroupId', rule: 'single', message: 'addressGroupId must be given once' },
+    ],
+    [
+      'a blank name',
+      () => parseGroupListQuery({ name: ' ' }, 'OTHER'),
+      'INVALID_FILTER',
+      { field: 'name', rule: 'nonEmpty', message: 'name must not be empty' },
+    ],
+    [
+      'a repeated name',
+      () => parseGroupListQuery({ name: ['a', 'b'] }, 'OTHER'),
+      'INVALID_FILTER',
+      { field: 'name', rule: 'single', message: 'name must be given once' },
+    ],
+    [
+      'a repeated group type',
+      () => parseGroupListQuery({ type: ['OTHER', 'OTHER'] }, 'OTHER'),
+      'INVALID_FILTER',
+      { field: 'type', rule: 'single', message: 'type must be given once' },
+    ],
+    [
+      'another group type',
+      () => parseGroupListQuery({ type: 'OTHER' }, 'MDU_COMPLEX'),
+      'INVALID_FILTER',
+      { field: 'type', rule: 'enum', message: 'type must be MDU_COMPLEX' },
+    ],
+    [
+      'a boolean that is neither true nor false',
+      () => parseStatisticsQuery({ hasAddress: 'yes' }),
+      'INVALID_FILTER',
+      { field: 'hasAddress', rule: 'boolean', message: 'hasAddress must be true or false' },
+    ],
+    [
+      'a statistics date-time without Z',
+      () => parseStatisticsQuery({ modifiedBefore: '2024-01-01T00:00:00+01:00' }),
+      'INVALID_FILTER',
+      { field: 'modifiedBefore', rule: 'dateTime', message: `modifiedBefore ${DATE_TIME}` },
+    ],
+    [
+      'unknown statuses',
+      () => parseStatisticsQuery({ status: 'LIVE, ACTIVE,active' }),
+      'INVALID_STATUS',
+      {
+        field: 'status',
+        rule: 'enum',
+        message:
+          'status must be a comma-separated list of PLANNED, CONSTRUCTION, ACTIVE, INACTIVE, CANCELLED, RETIRED; ' +
+          'not "LIVE", "active"',
+      },
+    ],
+    [
+      'a country that is not two letters',
+      () => parseStatisticsQuery({ country: 'USA' }),
+      'INVALID_FILTER',
+      { field: 'country', rule: 'countryCode', message: 'country must be an ISO 3166-1 alpha-2 code' },
+    ],
+    [
+      'a statistics range that ends before it starts',
+      () => parseStatisticsQuery({ modifiedSince: '2024-02-01T00:00:00Z', modifiedBefore: '2024-01-01T00:00:00Z' }),
+      'INVALID_DATE_RANGE',
+      { field: 'modifiedSince', rule: 'dateRange', message: 'modifiedSince must be before modifiedBefore' },
+    ],
+    [
+      'a snapshot modifiedSince that is not a UTC date-time',
+      () => parseSnapshotQuery({ modifiedSince: '2024-05-01' }),
+      'INVALID_DATE_RANGE',
+      { field: 'modifiedSince', rule: 'dateTime', message: `modifiedSince ${DATE_TIME}` },
+    ],
+    [
+      'a repeated snapshot modifiedSince',
+      () => parseSnapshotQuery({ modifiedSince: ['2024-05-01T00:00:00Z', '2024-05-01T00:00:00Z'] }),
+      'INVALID_DATE_RANGE',
+      { field: 'modifiedSince', rule: 'single', message: 'modifiedSince must be given once' },
+    ],
+    [
+      'an unknown snapshot format',
+      () => parseSnapshotQuery({ format: 'xml' }),
+      'INVALID_FORMAT',
+      { field: 'format', rule: 'enum', message: 'format must be json or csv' },
+    ],
+    [
+      'a repeated delivery status',
+      () => parseDeliveryListQuery({ status: ['DEAD', 'DEAD'] }, 'client'),
+      'INVALID_FILTER',
+      { field: 'status', rule: 'single', message: 'status must be given once' },
+    ],
+    [
+      'an unknown delivery status',
+      () => parseDeliveryListQuery({ status: 'LOST' }, 'admin'),
+      'INVALID_FILTER',
+      { field: 'status', rule: 'enum', message: 'status must be one of PENDING, DELIVERED, FAILED, DEAD' },
+    ],
+    [
+      'a repeated delivery since',
+      () => parseDeliveryListQuery({ since: ['2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z'] }, 'client'),
+      'INVALID_FILTER',
+      { field: 'since', rule: 'single', message: 'since must be given once' },
+    ],
+    [
+      'a delivery since that is not a UTC date-time',
+      () => parseDeliveryListQuery({ since: 'yesterday' }, 'client'),
+      'INVALID_FILTER',
+      { field: 'since', rule: 'dateTime', message: `since ${DATE_TIME}` },
+    ],
+    [
+      'a delivery range that ends before it starts',
+      () => parseDeliveryListQuery({ since: '2026-01-02T00:00:00Z', until: '2026-01-01T00:00:00Z' }, 'admin'),
+      'INVALID_DATE_RANGE',
+      { field: 'since', rule: 'dateRange', message: 'since must be before until' },
+    ],
+  ])('given %s, when parsed, then the one issue names its field, rule and message', (_case, parse, code, issue) => {
+    expect(rejection(parse())).toStrictEqual({ code, issues: [issue] });
+  });
+
+  it('given clientId from an RSP, when parsed, then only the unknown parameter is reported, not its value', () => {
+    expect(rejection(parseDeliveryListQuery({ clientId: ' ' }, 'client'))).toStrictEqual({
+      code: 'INVALID_FILTER',
+      issues: [{ field: 'clientId', rule: 'unknownParameter', message: 'clientId is not a known query parameter' }],
+    });
+  });
+});
+
+describe('the parameters left out of a query', () => {
+  it('given offset 0 explicitly, when parsed, then it is accepted', () => {
+    expect(value(parseLocationListQuery({ limit: '3', offset: '0' }))).toStrictEqual({ page: { limit: 3, offset: 0 } });
+  });
+
+  it('given no optional parameter, when parsed, then each query holds no key for them', () => {
+    expect(value(parseLocationListQuery({}))).toStrictEqual({ page: { limit: 100, offset: 0 } });
+    expect(value(parseLocationListQuery({ addressGroupId: groupId }))).toStrictEqual({
+      page: { limit: 100, offset: 0 },
+      addressGroupId: groupId,
+    });
+    expect(value(parseLocationListQuery({ locationGroupId: groupId }))).toStrictEqual({
+      page: { limit: 100, offset: 0 },
+      locationGroupId: groupId,
+    });
+    expect(value(parseGroupListQuery({ type: 'OTHER' }, 'OTHER'))).toStrictEqual({
+      page: { limit: 100, offset: 0 },
+      type: 'OTHER',
+    });
+    expect(value(parseGroupListQuery({ name: 'Phase' }, 'OTHER'))).toStrictEqual({
+      page: { limit: 100, offset: 0 },
+      name: 'Phase',
+    });
+    expect(value(parseSnapshotQuery({}))).toStrictEqual({});
+    expect(value(parseStatisticsQuery({}))).toStrictEqual({});
+  });
+
+  it('given only one bound of the statistics range, when parsed, then that bound alone is kept', () => {
+    expect(value(parseStatisticsQuery({ modifiedSince: '2024-01-01T00:00:00Z' }))).toStrictEqual({
+      modifiedSince: '2024-01-01T00:00:00Z',
+    });
+    expect(value(parseStatisticsQuery({ modifiedBefore: '2024-01-01T00:00:00Z' }))).toStrictEqual({
+      modifiedBefore: '2024-01-01T00:00:00Z',
+    });
+  });
+});

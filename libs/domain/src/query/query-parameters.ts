@@ -174,12 +174,18 @@ function boolean(query: QueryParameters, name: string, problems: Problems): bool
   return problems.add('INVALID_FILTER', name, 'boolean', `${name} must be true or false`);
 }
 
-function dateTime(query: QueryParameters, name: string, problems: Problems): string | undefined {
-  const raw = single(query, name, 'INVALID_FILTER', problems);
+/** A UTC `Z` date-time; anything else, or the parameter repeated, is a problem reported under `code`. */
+function dateTime(
+  query: QueryParameters,
+  name: string,
+  problems: Problems,
+  code: ValidationErrorCode = 'INVALID_FILTER',
+): string | undefined {
+  const raw = single(query, name, code, problems);
   if (raw === undefined) return undefined;
   if (utcDateTimeSchema.safeParse(raw).success) return raw;
   return problems.add(
-    'INVALID_FILTER',
+    code,
     name,
     'dateTime',
     `${name} must be an ISO 8601 UTC date-time ending in Z, like 2024-01-31T09:30:00Z`,
@@ -271,27 +277,17 @@ export function parseSnapshotQuery(query: QueryParameters): Result<SnapshotQuery
     problems,
   );
   const parsed: SnapshotQuery = {};
-  const modifiedSince = single(query, 'modifiedSince', 'INVALID_DATE_RANGE', problems);
-  if (modifiedSince !== undefined && utcDateTimeSchema.safeParse(modifiedSince).success) {
-    parsed.modifiedSince = modifiedSince;
-  } else if (modifiedSince !== undefined) {
-    problems.add(
-      'INVALID_DATE_RANGE',
-      'modifiedSince',
-      'dateTime',
-      'modifiedSince must be an ISO 8601 UTC date-time ending in Z, like 2024-01-31T09:30:00Z',
-    );
-  }
+  const modifiedSince = dateTime(query, 'modifiedSince', problems, 'INVALID_DATE_RANGE');
+  if (modifiedSince !== undefined) parsed.modifiedSince = modifiedSince;
   const locationGroupId = uuid(query, LOCATION_SNAPSHOT.locationGroupIdParameter, problems);
   if (locationGroupId !== undefined) parsed.locationGroupId = locationGroupId;
   const catchUp = boolean(query, LOCATION_SNAPSHOT.catchUpParameter, problems);
   if (catchUp !== undefined) parsed.catchUp = catchUp;
   const format = single(query, LOCATION_SNAPSHOT.formatParameter, 'INVALID_FORMAT', problems);
-  const knownFormat = exportFormatSchema.safeParse(format);
-  if (format !== undefined && knownFormat.success) {
-    parsed.format = knownFormat.data;
-  } else if (format !== undefined) {
-    problems.add('INVALID_FORMAT', 'format', 'enum', `format must be ${EXPORT_FORMATS.join(' or ')}`);
+  if (format !== undefined) {
+    const knownFormat = exportFormatSchema.safeParse(format);
+    if (knownFormat.success) parsed.format = knownFormat.data;
+    else problems.add('INVALID_FORMAT', 'format', 'enum', `format must be ${EXPORT_FORMATS.join(' or ')}`);
   }
   return problems.result(parsed);
 }

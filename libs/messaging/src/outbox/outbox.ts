@@ -12,6 +12,11 @@ export interface OutboxMessage {
   headers?: Record<string, string>;
 }
 
+/** What runs the outbox's statements inside the caller's transaction: a TypeORM EntityManager or a pg client. */
+export interface OutboxExecutor {
+  query(sql: string, parameters?: unknown[]): Promise<unknown>;
+}
+
 /** Creates the outbox table in the current schema; call it from the owning service's migration. */
 export async function createOutboxTable(queryRunner: QueryRunner): Promise<void> {
   await queryRunner.query(`
@@ -42,11 +47,11 @@ export class Outbox {
   /** Emits 'appended' so a relay in this process wakes at once instead of at its next poll. */
   readonly signals = new EventEmitter();
 
-  async append(manager: EntityManager, messages: readonly OutboxMessage[]): Promise<void> {
+  async append(executor: OutboxExecutor, messages: readonly OutboxMessage[]): Promise<void> {
     if (messages.length === 0) return;
     // unnest: one statement and four parameters whatever the batch size (Postgres caps a statement
     // at 65,535 bind parameters).
-    await manager.query(
+    await executor.query(
       `INSERT INTO outbox (topic, message_key, value, headers)
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[])`,
       [

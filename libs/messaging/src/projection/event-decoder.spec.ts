@@ -99,6 +99,55 @@ describe('decodeMessage', () => {
     expect(decoded.kind).toBe('invalid');
     expect(decoded.kind === 'invalid' && decoded.reason).toContain(reason);
   });
+  it('given the highest int4 version, with ten digits, when decoded, then it is an event at that version', () => {
+    const decoded = decodeMessage(
+      message(created, { headers: { [KAFKA_HEADERS.aggregateVersion]: '2147483647' } }),
+      locationTypes,
+    );
+    expect(decoded.kind === 'event' && decoded.event.version).toBe(2_147_483_647);
+  });
+
+  it('given an empty value, when decoded, then it is invalid for having no value', () => {
+    expect(decodeMessage(message(null, { value: Buffer.alloc(0) }), locationTypes)).toEqual({
+      kind: 'invalid',
+      reason: 'the message has no value',
+    });
+  });
+
+  it('given an event with several issues, when decoded, then the reason lists them all, separated by semicolons', () => {
+    const { timestamp: _timestamp, source: _source, ...bare } = created;
+    expect(decodeMessage(message(bare), locationTypes)).toEqual({
+      kind: 'invalid',
+      reason: 'timestamp is required; source is required',
+    });
+  });
+
+  it('given a valid location event with fields in its own order, when decoded, then the event keeps the producer order', () => {
+    const reversed = (value: Record<string, unknown>) => Object.fromEntries(Object.entries(value).reverse());
+    const producerOrder = reversed({ ...created, data: reversed({ ...sampleLocation }) });
+    const decoded = decodeMessage(message(producerOrder), locationTypes);
+    expect(decoded.kind).toBe('event');
+    expect(decoded.kind === 'event' && JSON.stringify(decoded.event.event)).toBe(JSON.stringify(producerOrder));
+  });
+
+  describe('the reason, bounded to 1000 characters', () => {
+    const prefix = 'LOCATION_CREATED events belong on location.events.v1, not on ';
+    const onTopic = (length: number) => message(created, { topic: 'x'.repeat(length - prefix.length) });
+
+    it('given a reason of exactly 1000 characters, when decoded, then it is kept whole', () => {
+      expect(decodeMessage(onTopic(1000), locationTypes)).toEqual({
+        kind: 'invalid',
+        reason: prefix + 'x'.repeat(1000 - prefix.length),
+      });
+    });
+
+    it('given a reason of 1001 characters, when decoded, then it is cut to 1000 and marked with an ellipsis', () => {
+      expect(decodeMessage(onTopic(1001), locationTypes)).toEqual({
+        kind: 'invalid',
+        reason: `${prefix}${'x'.repeat(1000 - prefix.length)}…`,
+      });
+    });
+  });
 });
 
 describe('wellFormedLocationEvent', () => {
@@ -152,9 +201,37 @@ describe('wellFormedLocationEvent', () => {
       { ...created, type: 'LOCATION_GROUP_CREATED', data: { id: randomUUID(), name: 'G', type: 'OTHER' } },
     ],
     ['an array', [created]],
+    ['null', null],
+    ['a string', 'LOCATION_CREATED'],
+    ['a number source', { ...created, source: 7 }],
+    ['no source', { ...created, source: undefined }],
+    ['null data', { ...created, data: null }],
+    ['a timestamp at hour 24', { ...created, timestamp: '2024-03-01T24:00:00Z' }],
+    ['a timestamp with text after the Z', { ...created, timestamp: '2024-03-01T08:30:00Zulu' }],
+    ['a timestamp with a date-time after a date', { ...created, timestamp: '2024-03-01T2024-03-01T08:30:00Z' }],
   ])('given %s, when checked, then it defers to validateEvent', (_case, event) => {
     expect(wellFormedLocationEvent(event)).toBeUndefined();
   });
+
+  it('given a timestamp in the last second of a day, when checked, then it is accepted', () => {
+    const late = { ...created, timestamp: '2024-03-01T23:59:59Z' };
+    expect(wellFormedLocationEvent(late)).toBe(late);
+  });
+
+  it.each<[string, unknown]>([
+    ['a function carrying the envelope', Object.assign(() => undefined, created)],
+    ['a String object as timestamp', { ...created, timestamp: new String(created.timestamp) }],
+    [
+      'a String object as createdAt',
+      { ...created, data: { ...sampleLocation, createdAt: new String('2024-01-15T10:00:00Z') } },
+    ],
+  ])(
+    'given %s, which no JSON yields and validateEvent rejects, when checked, then it defers as well',
+    (_case, event) => {
+      expect(validateEvent(event).ok).toBe(false);
+      expect(wellFormedLocationEvent(event)).toBeUndefined();
+    },
+  );
 
   it('given the cases it defers on, when validateEvent decides, then those that are invalid are rejected there', () => {
     expect(validateEvent({ ...created, timestamp: '2024-02-30T08:30:00Z' }).ok).toBe(false);

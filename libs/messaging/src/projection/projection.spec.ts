@@ -1,5 +1,5 @@
 import type { AnyEvent } from '@lx/contracts';
-import { latestPerAggregate, type ProjectedEvent } from './projection';
+import { latestPerAggregate, PermanentProjectionError, type ProjectedEvent } from './projection';
 
 const event = (id: string, version: number, offset: string): ProjectedEvent => ({
   event: { data: { id } } as unknown as AnyEvent,
@@ -16,5 +16,14 @@ describe('latestPerAggregate', () => {
       event('a', 3, '3'),
       event('b', 4, '2'),
     ]);
+  });
+});
+
+describe('PermanentProjectionError', () => {
+  it('given an impossible state, when raised, then logs and stacks name it as a PermanentProjectionError', () => {
+    const error = new PermanentProjectionError('version 3 after 5');
+    expect(error).toBeInstanceOf(Error);
+    expect(error.name).toBe('PermanentProjectionError');
+    expect(String(error)).toBe('PermanentProjectionError: version 3 after 5');
   });
 });

@@ -11,6 +11,11 @@ import {
   kafkaConfig,
   kafkaEnv,
   loadConfig,
+  httpUrlEnv,
+  serviceClientConfig,
+  serviceClientEnv,
+  storageConfig,
+  storageEnv,
 } from './config';
 
 const schema = z.object({ ...httpEnv(3999), ...databaseEnv, ...kafkaEnv }).transform((env) => ({
@@ -19,9 +24,9 @@ const schema = z.object({ ...httpEnv(3999), ...databaseEnv, ...kafkaEnv }).trans
   kafka: kafkaConfig(env, 'svc'),
 }));
 
-function problemsOf(env: NodeJS.ProcessEnv): readonly string[] {
+function problemsOf(env: NodeJS.ProcessEnv, of: z.ZodTypeAny = schema): readonly string[] {
   try {
-    loadConfig('svc', schema, env);
+    loadConfig('svc', of, env);
   } catch (error) {
     if (error instanceof ConfigError) return error.problems;
     throw error;
@@ -70,6 +75,186 @@ describe('loadConfig', () => {
   it('reports the service name in the error message', () => {
     expect(() => loadConfig('location-query', schema, {})).toThrow(/^location-query: invalid configuration/);
   });
+
+  it('given several problems, then the error message lists them one per line', () => {
+    expect(() => loadConfig('location-query', schema, {})).toThrow(
+      new Error('location-query: invalid configuration\n  - DATABASE_URL is required\n  - KAFKA_BROKERS is required'),
+    );
+  });
+
+  it('given a number that is not a number, then it is named as invalid, not as missing, without its value', () => {
+    expect(problemsOf({ ...valid, HTTP_PORT: 'eighty' })).toEqual(['HTTP_PORT: Expected number']);
+  });
+
+  it('given the text "undefined" (a templating slip), then it is reported as a bad value, not as a missing one', () => {
+    expect(problemsOf({ ...valid, LOG_LEVEL: 'undefined' })).toEqual([
+      "LOG_LEVEL: Invalid enum value. Expected 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'",
+    ]);
+  });
+
+  it('given a bad value with a line break (a pasted secret), then no line of it is echoed', () => {
+    expect(problemsOf({ ...valid, LOG_LEVEL: 'hunter2\nsecret' })).toEqual([
+      "LOG_LEVEL: Invalid enum value. Expected 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'",
+    ]);
+  });
+
+  it('given a rule across variables that names none of them, then it is reported for the environment', () => {
+    const paired = z
+      .object({ A: z.string().optional(), B: z.string().optional() })
+      .refine((env) => (env.A === undefined) === (env.B === undefined), 'A and B must be set together');
+    expect(problemsOf({ A: 'x' }, paired)).toEqual(['(environment): A and B must be set together']);
+  });
+
+  it.each(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])(
+    'given LOG_LEVEL %s (a pino level), then it is the log level',
+    (level) => {
+      expect(loadConfig('svc', schema, { ...valid, LOG_LEVEL: level }).http.logLevel).toBe(level);
+    },
+  );
+
+  it.each([
+    ['false', false],
+    ['true', true],
+  ])('given DATABASE_MIGRATE_ON_BOOT %s, then migrations run on boot: %s', (value, migrate) => {
+    expect(loadConfig('svc', schema, { ...valid, DATABASE_MIGRATE_ON_BOOT: value }).database.migrateOnBoot).toBe(
+      migrate,
+    );
+  });
+
+  it.each(['svc_it_1', '_private', 's'.repeat(63)])('given DATABASE_SCHEMA %p, then it is accepted', (name) => {
+    expect(loadConfig('svc', schema, { ...valid, DATABASE_SCHEMA: name }).database.schema).toBe(name);
+  });
+
+  it.each(['Svc', 'svc-it', '1svc', 'svc it', 's'.repeat(64)])(
+    'given DATABASE_SCHEMA %p, then it is refused as not a lower-case SQL identifier',
+    (name) => {
+      expect(problemsOf({ ...valid, DATABASE_SCHEMA: name })).toEqual([
+        'DATABASE_SCHEMA: must be a lower-case SQL identifier',
+      ]);
+    },
+  );
+
+  it.each([
+    ['a scheme before the host', 'kafka://k1:9092'],
+    ['a second broker without a port', 'k1:9092,k2'],
+    ['a semicolon as separator', 'k1:9092;k2:9092'],
+    ['a path after the port', 'k1:9092/'],
+  ])('given KAFKA_BROKERS with %s, then it is refused', (_, brokers) => {
+    expect(problemsOf({ ...valid, KAFKA_BROKERS: brokers })).toEqual([
+      'KAFKA_BROKERS: must be a comma-separated list of host:port',
+    ]);
+  });
+});
+
+describe('storage settings (storageEnv)', () => {
+  const storageSchema = z.object(storageEnv).transform(storageConfig);
+  const keys = { MINIO_ACCESS_KEY: 'minioadmin', MINIO_SECRET_KEY: 'minio-secret' };
+  const problemsOfStorage = (env: NodeJS.ProcessEnv) => problemsOf(env, storageSchema);
+
+  it('given the endpoint and keys only, then the public endpoint is the endpoint and bucket and region are defaults', () => {
+    expect(loadConfig('svc', storageSchema, { MINIO_ENDPOINT_URL: 'http://minio:9000', ...keys })).toEqual({
+      endpointUrl: 'http://minio:9000',
+      publicEndpointUrl: 'http://minio:9000',
+      accessKey: 'minioadmin',
+      secretKey: 'minio-secret',
+      bucket: 'location-exports',
+      region: 'us-east-1',
+    });
+  });
+
+  it.each([
+    ['http://minio:9000', 'https://files.example.com'],
+    ['https://s3.example.com', 'http://127.0.0.1:9000'],
+  ])('given the endpoint %s and the public endpoint %s, then both are kept', (endpoint, publicEndpoint) => {
+    const config = loadConfig('svc', storageSchema, {
+      MINIO_ENDPOINT_URL: endpoint,
+      MINIO_PUBLIC_ENDPOINT_URL: publicEndpoint,
+      MINIO_BUCKET: 'exports.v2',
+      MINIO_REGION: 'eu-central-1',
+      ...keys,
+    });
+    expect(config).toMatchObject({
+      endpointUrl: endpoint,
+      publicEndpointUrl: publicEndpoint,
+      bucket: 'exports.v2',
+      region: 'eu-central-1',
+    });
+  });
+
+  it('given endpoints that are not http(s) and empty keys and region, then each is refused by name', () => {
+    expect(
+      problemsOfStorage({
+        MINIO_ENDPOINT_URL: 'ftp://minio:21',
+        MINIO_PUBLIC_ENDPOINT_URL: 's3://bucket',
+        MINIO_ACCESS_KEY: '',
+        MINIO_SECRET_KEY: '',
+        MINIO_REGION: '',
+      }),
+    ).toEqual([
+      'MINIO_ENDPOINT_URL: must be a http: or https: URL',
+      'MINIO_PUBLIC_ENDPOINT_URL: must be a http: or https: URL',
+      'MINIO_ACCESS_KEY: String must contain at least 1 character(s)',
+      'MINIO_SECRET_KEY: String must contain at least 1 character(s)',
+      'MINIO_REGION: String must contain at least 1 character(s)',
+    ]);
+  });
+
+  it.each(['Exports', 'exports-', '-exports', 'ex', 'e'.repeat(64), 'my_exports'])(
+    'given MINIO_BUCKET %p, then it is refused as not a valid bucket name',
+    (bucket) => {
+      expect(problemsOfStorage({ MINIO_ENDPOINT_URL: 'http://minio:9000', MINIO_BUCKET: bucket, ...keys })).toEqual([
+        'MINIO_BUCKET: must be a valid bucket name',
+      ]);
+    },
+  );
+
+  it.each(['abc', 'e'.repeat(63), '9.exports-1'])('given MINIO_BUCKET %p, then it is accepted', (bucket) => {
+    expect(
+      loadConfig('svc', storageSchema, { MINIO_ENDPOINT_URL: 'http://minio:9000', MINIO_BUCKET: bucket, ...keys })
+        .bucket,
+    ).toBe(bucket);
+  });
+});
+
+describe('service client settings (serviceClientEnv)', () => {
+  const clientSchema = z.object(serviceClientEnv).transform(serviceClientConfig);
+
+  it.each(['http://auth:3001/oauth/token', 'https://auth.internal/oauth/token'])(
+    'given the token URL %s and the client credentials, then they are the service client settings',
+    (tokenUrl) => {
+      expect(
+        loadConfig('svc', clientSchema, {
+          AUTH_TOKEN_URL: tokenUrl,
+          SERVICE_CLIENT_ID: 'export-worker',
+          SERVICE_CLIENT_SECRET: 's3cret-value',
+        }),
+      ).toEqual({ tokenUrl, clientId: 'export-worker', clientSecret: 's3cret-value' });
+    },
+  );
+
+  it('given a token URL that is not http(s) and empty credentials, then each is refused by name', () => {
+    expect(
+      problemsOf(
+        { AUTH_TOKEN_URL: 'ftp://auth/token', SERVICE_CLIENT_ID: '', SERVICE_CLIENT_SECRET: '' },
+        clientSchema,
+      ),
+    ).toEqual([
+      'AUTH_TOKEN_URL: must be a http: or https: URL',
+      'SERVICE_CLIENT_ID: String must contain at least 1 character(s)',
+      'SERVICE_CLIENT_SECRET: String must contain at least 1 character(s)',
+    ]);
+  });
+});
+
+describe('httpUrlEnv', () => {
+  it.each([
+    ['http://location-query:3003', true],
+    ['https://location-query.internal', true],
+    ['ftp://location-query', false],
+    ['location-query:3003', false],
+  ])('given %s, then it is accepted: %s', (value, accepted) => {
+    expect(httpUrlEnv.safeParse(value).success).toBe(accepted);
+  });
 });
 
 describe('auth settings (authEnv)', () => {
@@ -112,6 +297,8 @@ describe('auth settings (authEnv)', () => {
     ['https://api.example.com?', 'must not have a query or a fragment'],
     ['https://api.example.com/#top', 'must not have a query or a fragment'],
     ['https://user:pw@api.example.com', 'must not contain credentials'],
+    ['https://user@api.example.com', 'must not contain credentials'],
+    ['https://:pw@api.example.com', 'must not contain credentials'],
   ])('given AUTH_ISSUER %s, then it is refused by name, without its value', (value, rule) => {
     const problems = problemsOfAuth({ AUTH_ISSUER: value });
     expect(problems).toEqual([expect.stringMatching(new RegExp(`^AUTH_ISSUER: ${rule}`))]);
@@ -134,6 +321,18 @@ describe('auth settings (authEnv)', () => {
   it('given an accepted-issuers list with an empty entry, then it is refused', () => {
     expect(problemsOfAuth({ AUTH_ACCEPTED_ISSUERS: 'location-exchange,,x' })).toEqual([
       'AUTH_ACCEPTED_ISSUERS: must be a comma-separated list without empty entries',
+    ]);
+  });
+
+  it('given an https JWKS URL, then it is kept', () => {
+    expect(load({ AUTH_JWKS_URL: 'https://auth.internal/.well-known/jwks.json' }).jwksUrl).toBe(
+      'https://auth.internal/.well-known/jwks.json',
+    );
+  });
+
+  it('given a JWKS URL that is not http(s), then it is refused', () => {
+    expect(problemsOfAuth({ AUTH_JWKS_URL: 'file:///etc/jwks.json' })).toEqual([
+      'AUTH_JWKS_URL: must be a http: or https: URL',
     ]);
   });
 

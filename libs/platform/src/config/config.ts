@@ -38,8 +38,8 @@ export function loadConfig<S extends z.ZodTypeAny>(
     const problems = parsed.error.issues.map((issue) => {
       const name = issue.path.join('.') || '(environment)';
       const isMissing = issue.code === 'invalid_type' && issue.received === 'undefined';
-      // zod's messages may quote the received value ("…, received 'x'"); cut it off.
-      return isMissing ? `${name} is required` : `${name}: ${issue.message.replace(/, received .*$/, '')}`;
+      // zod's messages may quote the received value ("…, received 'x'"), which may span lines; cut it off.
+      return isMissing ? `${name} is required` : `${name}: ${issue.message.replace(/, received .*$/s, '')}`;
     });
     throw new ConfigError(service, problems);
   }

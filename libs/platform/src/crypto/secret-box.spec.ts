@@ -24,7 +24,28 @@ describe('SecretBox', () => {
     expect(() => box.open(Buffer.from('short'), 'webhook-secret:1')).toThrow('unknown layout');
   });
 
-  it('given a key that is not 32 bytes, when constructed, then it refuses', () => {
-    expect(() => new SecretBox(randomBytes(16))).toThrow();
+  it('given an empty secret, when sealed, then it is the 29 bytes of version, IV and tag alone and opens again', () => {
+    const sealed = box.seal('', 'webhook-secret:1');
+    expect(sealed).toHaveLength(29);
+    expect(sealed[0]).toBe(1);
+    expect(box.open(sealed, 'webhook-secret:1')).toEqual(Buffer.alloc(0));
+  });
+
+  it.each([0, 1, 5, 17, 28])(
+    'given a value of version 1 that is only %i bytes long, when opened, then its layout is refused',
+    (length) => {
+      const tooShort = Buffer.concat([Buffer.of(1), randomBytes(length)]).subarray(0, length);
+      expect(() => box.open(tooShort, 'webhook-secret:1')).toThrow(new Error('sealed value has an unknown layout'));
+    },
+  );
+
+  it('given a context with characters beyond ASCII, when sealed and opened, then it authenticates the UTF-8 bytes', () => {
+    const sealed = box.seal('whsec_abc', 'webhook-secret:zoë');
+    expect(box.open(sealed, 'webhook-secret:zoë').toString('utf8')).toBe('whsec_abc');
+    expect(() => box.open(sealed, 'webhook-secret:zoe')).toThrow();
+  });
+
+  it.each([0, 16, 31, 33])('given a key of %i bytes, when constructed, then it refuses', (length) => {
+    expect(() => new SecretBox(randomBytes(length))).toThrow(new Error('SecretBox needs a 32-byte key'));
   });
 });

@@ -69,6 +69,32 @@ describe('WebhookSecretTransport', () => {
     expect(() => transport.open('', binding)).toThrow('not base64');
   });
 
+  // The sealed value is 29 + secret-length bytes, so secrets of 1, 2 and 3 characters give base64 with no padding,
+  // '==' and '=' respectively.
+  it.each([
+    ['x', ''],
+    ['xy', '=='],
+    ['xyz', '='],
+  ])(
+    'given the secret %p, when sealed and opened, then its canonical base64 (padding %p) is accepted',
+    (short, padding) => {
+      const sealed = transport.seal(short, binding);
+      expect(sealed.replace(/^[A-Za-z0-9+/]*/, '')).toBe(padding);
+      expect(transport.open(sealed, binding)).toBe(short);
+    },
+  );
+
+  it.each(['xy', 'xyz'])(
+    'given the sealed secret %p without its padding, when opened, then it is refused as not canonical base64',
+    (short) => {
+      const sealed = transport.seal(short, binding);
+      const unpadded = sealed.replace(/=+$/, '');
+      // Node would decode it to the very same bytes: only the canonical check refuses it.
+      expect(Buffer.from(unpadded, 'base64')).toEqual(Buffer.from(sealed, 'base64'));
+      expect(() => transport.open(unpadded, binding)).toThrow(new Error('sealed webhook secret is not base64'));
+    },
+  );
+
   it('given a value sealed at rest (other context), when opened as transport, then it fails', () => {
     const atRest = new SecretBox(key).seal(secret, `webhook-secret:${binding.clientId}`).toString('base64');
     expect(() => transport.open(atRest, binding)).toThrow();
@@ -78,6 +104,12 @@ describe('WebhookSecretTransport', () => {
     for (const version of [0, -1, 1.5, Number.NaN]) {
       expect(() => transport.seal(secret, { ...binding, version })).toThrow('positive integer');
     }
+  });
+
+  it('given version 1, the first of a client, when turned into the context, then it is accepted', () => {
+    expect(webhookSecretTransportContext({ ...binding, version: 1 })).toBe(
+      `client-event:webhook-secret:${binding.clientId}:1`,
+    );
   });
 
   it('given a binding, when turned into the context, then client id and version are in it', () => {

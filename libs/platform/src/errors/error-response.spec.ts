@@ -1,4 +1,21 @@
-import { NotFoundException } from '@nestjs/common';
+import {
+  BadGatewayException,
+  BadRequestException,
+  ConflictException,
+  ForbiddenException,
+  HttpException,
+  ImATeapotException,
+  InternalServerErrorException,
+  MethodNotAllowedException,
+  NotFoundException,
+  PayloadTooLargeException,
+  PreconditionFailedException,
+  ServiceUnavailableException,
+  UnauthorizedException,
+  UnprocessableEntityException,
+  UnsupportedMediaTypeException,
+} from '@nestjs/common';
+import { errorBody } from '@lx/contracts';
 import { RateLimitExceededError, ResourceNotFoundError } from '@lx/domain';
 import { AuthenticationError } from '../auth/authentication.errors';
 import { toErrorResponse } from './error-response';
@@ -48,5 +65,87 @@ describe('toErrorResponse', () => {
       error: { code: 'INTERNAL_ERROR', message: 'Internal error', details: { errorId: response.errorId } },
     });
     expect(JSON.stringify(response)).not.toContain('secret');
+  });
+
+  it.each([
+    [new BadRequestException('Body is not valid JSON'), 'INVALID_REQUEST'],
+    [new UnauthorizedException('No principal'), 'UNAUTHORIZED'],
+    [new ForbiddenException('Forbidden resource'), 'FORBIDDEN'],
+    [new NotFoundException('Location not found'), 'RESOURCE_NOT_FOUND'],
+    [new MethodNotAllowedException('Only GET here'), 'METHOD_NOT_ALLOWED'],
+    [new ConflictException('Already exists'), 'CONFLICT'],
+    [new PreconditionFailedException('Stale version'), 'PRECONDITION_FAILED'],
+    [new PayloadTooLargeException('Request body is too large'), 'PAYLOAD_TOO_LARGE'],
+    [new UnsupportedMediaTypeException('Unsupported Media Type: text/plain'), 'UNSUPPORTED_MEDIA_TYPE'],
+    [new HttpException('Too many requests', 429), 'RATE_LIMIT_EXCEEDED'],
+    [new HttpException('The object store is down', 503), 'SERVICE_UNAVAILABLE'],
+    [new InternalServerErrorException('Broken'), 'INTERNAL_ERROR'],
+    [new BadGatewayException('Upstream failed'), 'INTERNAL_ERROR'],
+    [new ImATeapotException('Short and stout'), 'INVALID_REQUEST'],
+    [new UnprocessableEntityException('Cannot process'), 'INVALID_REQUEST'],
+  ])(
+    'given the HTTP exception %p, when mapped, then its status and message come with the code %s',
+    (exception, code) => {
+      expect(toErrorResponse(exception)).toEqual({
+        status: exception.getStatus(),
+        body: { error: { code, message: exception.message } },
+        headers: {},
+      });
+    },
+  );
+
+  it('given an HTTP exception that already carries the spec error body, when mapped, then the body is sent as it is', () => {
+    const spec = errorBody('CONFLICT', 'The location group is in use', { groupId: 'g-1' });
+    expect(toErrorResponse(new HttpException(spec, 409))).toEqual({ status: 409, body: spec, headers: {} });
+  });
+
+  it.each([
+    ['the error name Nest puts there', { statusCode: 400, message: 'Bad Request', error: 'Bad Request' }],
+    ['a null error', { error: null }],
+    ['an error without a message', { error: { code: 'CONFLICT' } }],
+    ['an error without a code', { error: { message: 'Conflict' } }],
+  ])('given an HTTP exception whose body has %s, when mapped, then the spec body is built from it', (_, response) => {
+    const exception = new HttpException(response, 400);
+    expect(toErrorResponse(exception)).toEqual({
+      status: 400,
+      body: { error: { code: 'INVALID_REQUEST', message: exception.message } },
+      headers: {},
+    });
+  });
+
+  it('given a failed readiness check (@nestjs/terminus), when mapped, then the 503 carries the report as details', () => {
+    // The body HealthCheckService throws with ServiceUnavailableException when a dependency is down.
+    const report = {
+      status: 'error',
+      info: {},
+      error: { database: { status: 'down', message: 'connect ECONNREFUSED' } },
+      details: { database: { status: 'down', message: 'connect ECONNREFUSED' } },
+    };
+    expect(toErrorResponse(new ServiceUnavailableException(report))).toEqual({
+      status: 503,
+      body: { error: { code: 'SERVICE_UNAVAILABLE', message: 'Service is not ready', details: report } },
+      headers: {},
+    });
+  });
+
+  it('given a 503 of the code (not a readiness report), when mapped, then its own message is kept', () => {
+    const exception = new ServiceUnavailableException('Access tokens cannot be verified right now');
+    expect(toErrorResponse(exception)).toEqual({
+      status: 503,
+      body: { error: { code: 'SERVICE_UNAVAILABLE', message: 'Access tokens cannot be verified right now' } },
+      headers: {},
+    });
+  });
+
+  it('given a 503 whose body only has a status of "error" (no per-dependency details), then it is not taken for a report', () => {
+    const exception = new ServiceUnavailableException({ status: 'error', message: 'Maintenance' });
+    expect(toErrorResponse(exception).body.error).toEqual({ code: 'SERVICE_UNAVAILABLE', message: exception.message });
+  });
+
+  it.each([
+    ['a 404 whose message only mentions a route', new NotFoundException('Upstream said: Cannot GET /x')],
+    ['another status saying "Cannot <METHOD>"', new ConflictException('Cannot PUT /locations/1 while it is imported')],
+  ])('given %s, when mapped, then the message is kept as it is', (_, exception) => {
+    expect(toErrorResponse(exception).body.error.message).toBe(exception.message);
   });
 });

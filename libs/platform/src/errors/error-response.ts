@@ -26,6 +26,16 @@ const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = {
   503: 'SERVICE_UNAVAILABLE',
 };
 
+/** The report @nestjs/terminus throws when a readiness check fails: `{ status: 'error', info, error, details }`. */
+function isReadinessReport(response: unknown): response is Record<string, unknown> {
+  return (
+    typeof response === 'object' &&
+    response !== null &&
+    (response as { status?: unknown }).status === 'error' &&
+    'details' in response
+  );
+}
+
 function fromHttpException(exception: HttpException): ErrorResponse {
   const status = exception.getStatus();
   const response = exception.getResponse();
@@ -37,9 +47,9 @@ function fromHttpException(exception: HttpException): ErrorResponse {
     }
   }
   const code = CODE_BY_STATUS[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : 'INVALID_REQUEST');
-  if (status === 503 && typeof response === 'object') {
+  if (status === 503 && isReadinessReport(response)) {
     // @nestjs/terminus answers readiness failures with the per-dependency report; keep it as details.
-    return { status, body: body(code, 'Service is not ready', response as Record<string, unknown>), headers };
+    return { status, body: body(code, 'Service is not ready', response), headers };
   }
   const message =
     status === 404 && /^Cannot [A-Z]+ /.test(exception.message)

@@ -11,6 +11,8 @@ describe('ifNoneMatchMatches', () => {
     ['"2"', false],
     ['"33"', false],
     ['3', false],
+    ['"W/3"', false],
+    [' * ', true],
   ])('given If-None-Match %s and ETag "3", when compared, then matches is %s', (header, matches) => {
     expect(ifNoneMatchMatches(header, etag)).toBe(matches);
   });
@@ -39,6 +41,7 @@ describe('assertIfMatch', () => {
     ['W/"3"', 3],
     ['*', null],
     ['"1"', null],
+    ['"null"', null],
   ])('given If-Match %s and version %p, when checked, then PRECONDITION_FAILED', (ifMatch, version) => {
     expect(() => assertIfMatch(ifMatch, version)).toThrow(expect.objectContaining({ code: 'PRECONDITION_FAILED' }));
   });
@@ -48,7 +51,11 @@ describe('assertIfMatch', () => {
     (ifMatch) => {
       for (const version of [3, null]) {
         expect(() => assertIfMatch(ifMatch, version)).toThrow(
-          expect.objectContaining({ code: 'INVALID_REQUEST', details: { header: 'If-Match' } }),
+          expect.objectContaining({
+            code: 'INVALID_REQUEST',
+            message: 'If-Match must be * or entity tags such as "3"',
+            details: { header: 'If-Match' },
+          }),
         );
       }
     },

@@ -21,4 +21,10 @@ describe('UuidParamPipe', () => {
       );
     },
   );
+
+  it('given a parameter without a name, when the value is not a UUID, then the message calls it id', () => {
+    expect(() => pipe.transform('abc', { type: 'param' })).toThrow(
+      expect.objectContaining({ message: 'id must be a UUID' }),
+    );
+  });
 });

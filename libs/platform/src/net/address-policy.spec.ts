@@ -230,6 +230,9 @@ describe('addressKind', () => {
     'g::1',
     '::ffff:127.0.0.256',
     'fe80::1%',
+    '%127.0.0.1',
+    'eth0%127.0.0.1',
+    'fe80::1%eth0%1',
     'http://127.0.0.1/',
   ])('given %j, which is not an IP address, when classified, then it throws', (address) => {
     expect(() => addressKind(address)).toThrow(new Error(`"${address}" is not an IP address`));

@@ -1,6 +1,13 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { EventBus } from '@lx/messaging';
-import { Clock, SystemClock, WakeUp, WebhookSecretTransport } from '@lx/platform';
+import {
+  Clock,
+  IdGenerator,
+  SystemClock,
+  TimeOrderedUuidGenerator,
+  WakeUp,
+  WebhookSecretTransport,
+} from '@lx/platform';
 import { WEBHOOK_DISPATCHER_CONFIG, type WebhookDispatcherConfig } from '../config/webhook-dispatcher.config';
 import { ChooseEventTypesHandler } from './commands/choose-event-types.handler';
 import { EnableEndpointHandler } from './commands/enable-endpoint.handler';
@@ -13,6 +20,7 @@ import { WebhookEventsController } from './intake/webhook-events.controller';
 import { EventLogIntakeServer } from './intake/event-log-intake.server';
 import { WEBHOOK_INTAKE, WebhookIntakeServer } from './intake/webhook-intake.server';
 import { DeliveryRepository } from './infrastructure/delivery.repository';
+import { EndpointEventsPublisher } from './infrastructure/endpoint-events.publisher';
 import { DeliveryRecordsRepository } from './infrastructure/delivery-records.repository';
 import { DeliveryMetrics } from './infrastructure/delivery-metrics';
 import { WebhookSecrets } from './infrastructure/webhook-secrets';
@@ -40,6 +48,7 @@ export class DeliveryModule {
       providers: [
         { provide: WEBHOOK_DISPATCHER_CONFIG, useValue: config },
         { provide: Clock, useClass: SystemClock },
+        { provide: IdGenerator, useClass: TimeOrderedUuidGenerator },
         { provide: RandomSource, useClass: MathRandom },
         {
           provide: WebhookSecretTransport,
@@ -72,6 +81,7 @@ export class DeliveryModule {
         },
         WebhookSecrets,
         DeliveryRepository,
+        EndpointEventsPublisher,
         DeliveryRecordsRepository,
         DeliveryMetrics,
         // Wakes this replica's dispatcher when the intake here created deliveries, or a redrive made one due.

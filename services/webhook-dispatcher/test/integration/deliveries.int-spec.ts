@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { KAFKA_HEADERS, TOPICS } from '@lx/contracts';
-import { aNewLocation, publish, waitFor } from '@lx/testing';
+import { KAFKA_HEADERS, TOPICS, validateEvent } from '@lx/contracts';
+import { aNewLocation, publish, requireEnv, startEventLog, waitFor } from '@lx/testing';
 import {
   type Answer,
+  aSelfSignedCertificate,
   aWebhookSecret,
   ownEvents,
   receiptsOf,
@@ -46,6 +47,24 @@ describe('webhook deliveries', () => {
   const aSubscriber = (answer?: (attempt: number) => Answer, secret?: string) =>
     events.subscriber(answer, secret === undefined ? {} : { secret });
   const aLocationEvent = () => events.locationEvent();
+
+  /** Registers a client whose webhook URL is `webhookUrl` (no receiver of this file's behind it); its client id. */
+  async function aSubscriberAt(webhookUrl: string): Promise<string> {
+    const clientId = randomUUID();
+    await dispatcher.publishClient('CLIENT_REGISTERED', { clientId, webhookUrl, secret: aWebhookSecret() }, 1);
+    await dispatcher.waitForSubscription(clientId, 1);
+    return clientId;
+  }
+
+  /** The delivery has `count` attempts, none of which got a reply, each failing with `error`. */
+  async function expectAttemptsWithoutReply(deliveryId: string, count: number, error: RegExp): Promise<void> {
+    const attempts = await dispatcher.attempts(deliveryId);
+    expect(attempts).toHaveLength(count);
+    for (const attempt of attempts) {
+      expect(attempt.status_code).toBeNull();
+      expect(attempt.error).toMatch(error);
+    }
+  }
 
   /** Waits until the delivery of `eventId` to `clientId` is no longer PENDING (or has `attempts` attempts). */
   async function settled(eventId: string, clientId: string, attempts?: number) {
@@ -132,10 +151,13 @@ describe('webhook deliveries', () => {
       value: JSON.stringify(event),
       headers: { [KAFKA_HEADERS.aggregateVersion]: '1' },
     };
-    await dispatcher.bus.publish(TOPICS.locationEvents.name, [message, message, message]);
+    // A marker after the three copies, with the same key (so the same partition): once its delivery exists, every
+    // copy has been consumed and recorded.
+    const marker = { ...message, value: JSON.stringify({ ...event, id: randomUUID() }) };
+    await dispatcher.bus.publish(TOPICS.locationEvents.name, [message, message, message, marker]);
 
     expect((await settled(event.id, subscriber.clientId)).status).toBe('DELIVERED');
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await settled(JSON.parse(marker.value).id, subscriber.clientId);
     const mine = (await dispatcher.deliveries(event.id)).filter(
       (delivery) => delivery.client_id === subscriber.clientId,
     );
@@ -224,49 +246,83 @@ describe('webhook deliveries', () => {
     const closed = await startReceiver();
     const refusingUrl = closed.url;
     await closed.close();
-    const refusing = randomUUID();
-    await dispatcher.publishClient(
-      'CLIENT_REGISTERED',
-      { clientId: refusing, webhookUrl: refusingUrl, secret: aWebhookSecret() },
-      1,
-    );
-    await dispatcher.waitForSubscription(refusing, 1);
+    const refusing = await aSubscriberAt(refusingUrl);
     const hanging = await aSubscriber(() => 'hang');
     const { eventId } = await aLocationEvent();
 
     const refused = await settled(eventId, refusing);
     expect(refused.status).toBe('DEAD');
-    const refusedAttempts = await dispatcher.attempts(refused.id);
-    expect(refusedAttempts).toHaveLength(3);
-    for (const attempt of refusedAttempts) {
-      expect(attempt.status_code).toBeNull();
-      expect(attempt.error).toMatch(/ECONNREFUSED/);
-    }
+    await expectAttemptsWithoutReply(refused.id, 3, /ECONNREFUSED/);
     const timedOut = await settled(eventId, hanging.clientId, 2);
     const [first] = await dispatcher.attempts(timedOut.id);
     expect(first!.error).toBe('no complete reply within 2000 ms');
     expect(first!.latency_ms).toBeGreaterThanOrEqual(1_900);
   });
 
-  it('disables an endpoint that answers 410, and fails its later deliveries without sending them', async () => {
-    const subscriber = await aSubscriber(() => ({ status: 410 }));
-    const first = await aLocationEvent();
-    expect(await settled(first.eventId, subscriber.clientId)).toMatchObject({
-      status: 'FAILED',
-      last_status_code: 410,
-    });
-    const { rows } = await dispatcher.db.query('SELECT disabled_at FROM subscriptions WHERE client_id = $1', [
-      subscriber.clientId,
-    ]);
-    expect(rows[0].disabled_at).not.toBeNull();
+  it('retries an endpoint whose TLS certificate no trusted authority signed, recording the TLS error; DEAD after the last attempt', async () => {
+    const untrusted = await startReceiver(undefined, { tls: aSelfSignedCertificate() });
+    receivers.push(untrusted);
+    const clientId = await aSubscriberAt(untrusted.url);
+    const { eventId } = await aLocationEvent();
 
-    const second = await aLocationEvent();
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(await dispatcher.deliveries(second.eventId)).not.toContainEqual(
-      expect.objectContaining({ client_id: subscriber.clientId }),
-    );
-    expect(receiptsOf(subscriber.receiver, first.eventId)).toHaveLength(1);
-    expect(receiptsOf(subscriber.receiver, second.eventId)).toHaveLength(0);
+    const delivery = await settled(eventId, clientId);
+    expect(delivery.status).toBe('DEAD');
+    await expectAttemptsWithoutReply(delivery.id, 3, /DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate$/);
+    expect(delivery.last_error).toMatch(/^WEBHOOK_DELIVERY_FAILED: DEPTH_ZERO_SELF_SIGNED_CERT/);
+    // The handshake failed, so no request (no body, no signature) ever reached the endpoint.
+    expect(untrusted.received).toHaveLength(0);
+    expect(await dispatcher.metrics()).toMatch(/webhook_attempts_total\{result="tls"\} [1-9]/);
+  });
+
+  it('disables an endpoint that answers 410, announces it once, and fails its later deliveries without sending them', async () => {
+    const endpointEvents = await startEventLog(requireEnv('KAFKA_BROKERS').split(','), [TOPICS.webhookEvents.name]);
+    try {
+      const subscriber = await aSubscriber(() => ({ status: 410 }));
+      // Two events at once: both deliveries may be answered 410 before the endpoint is disabled.
+      const first = await aLocationEvent();
+      const alsoFirst = await aLocationEvent();
+      const gone = await settled(first.eventId, subscriber.clientId);
+      expect(gone).toMatchObject({ status: 'FAILED', last_status_code: 410 });
+      expect((await settled(alsoFirst.eventId, subscriber.clientId)).status).toBe('FAILED');
+      const { rows } = await dispatcher.db.query('SELECT disabled_at FROM subscriptions WHERE client_id = $1', [
+        subscriber.clientId,
+      ]);
+      expect(rows[0].disabled_at).not.toBeNull();
+
+      const [announced] = await endpointEvents.waitFor(1, [subscriber.clientId]);
+      expect(announced!.event).toMatchObject({
+        type: 'WEBHOOK_ENDPOINT_DISABLED',
+        source: 'webhook-dispatcher',
+        data: {
+          clientId: subscriber.clientId,
+          url: `${subscriber.receiver.url}/locations/events`,
+          reason: expect.stringMatching(/^HTTP 410 Gone at /),
+          disabledAt: new Date(rows[0].disabled_at).toISOString(),
+        },
+      });
+      expect(validateEvent(announced!.event).ok).toBe(true);
+      expect([gone.id, (await settled(alsoFirst.eventId, subscriber.clientId)).id]).toContain(
+        announced!.headers[KAFKA_HEADERS.correlationId],
+      );
+      // A marker: another endpoint's 410, announced after anything this one could still have announced (one
+      // partition, outbox order), so a second announcement of the first endpoint would have arrived before it.
+      const marker = await aSubscriber(() => ({ status: 410 }));
+      await aLocationEvent();
+      await endpointEvents.waitFor(1, [marker.clientId]);
+      expect(endpointEvents.of(subscriber.clientId)).toHaveLength(1);
+
+      // A witness: the deliveries of one event are created together, so once the witness has its delivery of the
+      // second event, the disabled endpoint has none and never will.
+      const witness = await aSubscriber();
+      const second = await aLocationEvent();
+      await settled(second.eventId, witness.clientId);
+      expect(await dispatcher.deliveries(second.eventId)).not.toContainEqual(
+        expect.objectContaining({ client_id: subscriber.clientId }),
+      );
+      expect(receiptsOf(subscriber.receiver, second.eventId)).toHaveLength(0);
+    } finally {
+      await endpointEvents.close();
+    }
   });
 
   it('sends nothing to a disabled client, and a URL change takes effect for the next attempt', async () => {
@@ -292,8 +348,9 @@ describe('webhook deliveries', () => {
       3,
     );
     await dispatcher.waitForSubscription(subscriber.clientId, 3);
+    const witness = await aSubscriber();
     const later = await aLocationEvent();
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await settled(later.eventId, witness.clientId);
     expect(await dispatcher.deliveries(later.eventId)).not.toContainEqual(
       expect.objectContaining({ client_id: subscriber.clientId }),
     );

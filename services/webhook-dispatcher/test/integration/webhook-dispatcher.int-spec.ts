@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { TOPICS } from '@lx/contracts';
-import { CONSUMER_OFFSETS_COLUMNS, describeServiceSmoke, positionAtLogEnd, uniqueSuffix } from '@lx/testing';
+import {
+  CONSUMER_OFFSETS_COLUMNS,
+  describeServiceSmoke,
+  OUTBOX_COLUMNS,
+  positionAtLogEnd,
+  uniqueSuffix,
+} from '@lx/testing';
 import { loadWebhookDispatcherConfig } from '../../src/config/webhook-dispatcher.config';
 import { MIGRATIONS } from '../../src/database/migrations';
 import { startWebhookDispatcherApp } from '../support/dispatcher-harness';
@@ -10,6 +16,7 @@ describeServiceSmoke({
   schema: 'webhook_dispatcher',
   tables: {
     consumer_offsets: CONSUMER_OFFSETS_COLUMNS,
+    outbox: OUTBOX_COLUMNS,
     subscriptions: [
       'client_id text not null',
       'version integer not null',

@@ -1,6 +1,11 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import { type ClientData, type EventType, KAFKA_HEADERS, TOPICS } from '@lx/contracts';
@@ -57,10 +62,35 @@ export const isAbout = (request: ReceivedRequest, id: string): boolean =>
 export const receiptsOf = (receiver: Receiver, id: string): ReceivedRequest[] =>
   receiver.received.filter((request) => isAbout(request, id));
 
-export async function startReceiver(answer: Receiver['answer'] = () => ({ status: 200 })): Promise<Receiver> {
+/**
+ * A self-signed certificate for 127.0.0.1 and localhost (made by the openssl command line, valid for a day): an HTTPS
+ * receiver with it is one no trusted authority vouches for.
+ */
+export function aSelfSignedCertificate(): { key: string; cert: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'lx-tls-'));
+  try {
+    execFileSync(
+      'openssl',
+      // prettier-ignore
+      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+        '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
+        '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+      { stdio: 'ignore' },
+    );
+    return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `tls`: serve HTTPS with this key and certificate (the URL is then https://). */
+export async function startReceiver(
+  answer: Receiver['answer'] = () => ({ status: 200 }),
+  options: { tls?: { key: string; cert: string } } = {},
+): Promise<Receiver> {
   const hanging = new Set<ServerResponse>();
   const receiver: Omit<Receiver, 'url' | 'close'> = { received: [], answer };
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+  const handle = (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -85,11 +115,12 @@ export async function startReceiver(answer: Receiver['answer'] = () => ({ status
       if (reply.delayMs === undefined) send();
       else setTimeout(send, reply.delayMs);
     });
-  });
+  };
+  const server = options.tls === undefined ? createServer(handle) : createHttpsServer(options.tls, handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return Object.assign<Omit<Receiver, 'url' | 'close'>, Pick<Receiver, 'url' | 'close'>>(receiver, {
-    url: `http://127.0.0.1:${port}/hooks`,
+    url: `${options.tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}/hooks`,
     close: async () => {
       for (const response of hanging) response.destroy();
       server.closeAllConnections();

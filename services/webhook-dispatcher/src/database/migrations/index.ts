@@ -1,5 +1,10 @@
 import { CreateSubscriptionsAndDeliveries1795824000000 } from './1795824000000-CreateSubscriptionsAndDeliveries';
 import { DeliveryEngine1796083200000 } from './1796083200000-DeliveryEngine';
+import { EndpointEventsOutbox1796256000000 } from './1796256000000-EndpointEventsOutbox';
 
 /** Every migration of this service, oldest first. */
-export const MIGRATIONS = [CreateSubscriptionsAndDeliveries1795824000000, DeliveryEngine1796083200000];
+export const MIGRATIONS = [
+  CreateSubscriptionsAndDeliveries1795824000000,
+  DeliveryEngine1796083200000,
+  EndpointEventsOutbox1796256000000,
+];

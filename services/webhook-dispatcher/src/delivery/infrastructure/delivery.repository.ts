@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Pool } from 'pg';
-import { PG_POOL } from '@lx/platform';
+import type { Pool, PoolClient } from 'pg';
+import { checkOut, PG_POOL } from '@lx/platform';
+import { EndpointEventsPublisher } from './endpoint-events.publisher';
 
 /** What is sent for one event, stored once however many clients receive it. */
 export interface Notification {
@@ -81,7 +82,10 @@ const DELIVERABLE = `s.enabled AND s.webhook_url IS NOT NULL AND s.secret_sealed
 /** The delivery records: one per event and client, each attempt its own row. */
 @Injectable()
 export class DeliveryRepository {
-  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly endpointEvents: EndpointEventsPublisher,
+  ) {}
 
   /**
    * Stores each notification and a PENDING delivery, due at once, for each of its recipients that is deliverable now
@@ -204,12 +208,54 @@ export class DeliveryRepository {
    * Records attempts and the state each leaves its delivery in, in one transaction. An outcome whose attempt is no
    * longer the delivery's latest (its lease lapsed and another replica attempted again) is stored as an attempt but
    * does not change the delivery. Also keeps each endpoint's run of consecutive failures, and disables an endpoint
-   * that answered 410.
+   * that answered 410, with a WEBHOOK_ENDPOINT_DISABLED event in the same transaction (once: an endpoint already
+   * disabled is not announced again).
    */
   async recordAttempts(records: readonly AttemptRecord[]): Promise<void> {
     if (records.length === 0) return;
+    const gone = records.filter((record) => record.disableEndpoint !== undefined);
+    if (gone.length === 0) {
+      await this.writeAttempts(this.pool, records);
+      return;
+    }
+    const { client, release } = await checkOut(this.pool);
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<{ client_id: string }>(
+        `SELECT client_id FROM subscriptions WHERE client_id = ANY($1::text[]) AND disabled_at IS NULL FOR UPDATE`,
+        [[...new Set(gone.map((record) => record.clientId))]],
+      );
+      await this.writeAttempts(client, records);
+      // The endpoints this batch disabled, as stored (disabled_at is the batch's latest attempt of the client).
+      const { rows: disabled } = await client.query<{ client_id: string; disabled_at: Date; disabled_reason: string }>(
+        `SELECT client_id, disabled_at, disabled_reason FROM subscriptions WHERE client_id = ANY($1::text[])`,
+        [rows.map((row) => row.client_id)],
+      );
+      await this.endpointEvents.append(
+        client,
+        disabled.map((row) => {
+          const record = gone.find((candidate) => candidate.clientId === row.client_id)!;
+          return {
+            clientId: row.client_id,
+            url: record.url,
+            reason: row.disabled_reason,
+            disabledAt: row.disabled_at.toISOString(),
+            deliveryId: record.deliveryId,
+          };
+        }),
+      );
+      await client.query('COMMIT');
+      release();
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      release(error as Error);
+      throw error;
+    }
+  }
+
+  private async writeAttempts(executor: Pool | PoolClient, records: readonly AttemptRecord[]): Promise<void> {
     const column = <T>(pick: (record: AttemptRecord) => T) => records.map(pick);
-    await this.pool.query(
+    await executor.query(
       `WITH o AS (
          SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::text[], $5::int[], $6::int[], $7::text[],
            $8::text[], $9::text[], $10::timestamptz[], $11::text[], $12::text[])
@@ -228,8 +274,9 @@ export class DeliveryRepository {
        ), endpoint_state AS (
          UPDATE subscriptions s
          SET consecutive_failures = CASE WHEN e.delivered THEN 0 ELSE s.consecutive_failures + e.failures END,
-           disabled_at = CASE WHEN e.disable_reason IS NULL THEN s.disabled_at ELSE e.at END,
-           disabled_reason = COALESCE(e.disable_reason, s.disabled_reason)
+           -- An endpoint already disabled keeps the time and reason it was disabled with.
+           disabled_at = COALESCE(s.disabled_at, CASE WHEN e.disable_reason IS NULL THEN NULL ELSE e.at END),
+           disabled_reason = CASE WHEN s.disabled_at IS NULL THEN e.disable_reason ELSE s.disabled_reason END
          FROM endpoints e
          -- Only where the state changes: a healthy endpoint's row is not rewritten by every batch.
          WHERE s.client_id = e.client_id AND (e.disable_reason IS NOT NULL OR s.consecutive_failures

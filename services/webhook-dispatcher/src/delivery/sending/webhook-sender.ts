@@ -29,6 +29,8 @@ export interface WebhookSenderOptions {
   allowedAddressKinds: ReadonlySet<AddressKind>;
   /** Sockets kept per endpoint origin (the endpoint's concurrency). */
   maxSocketsPerOrigin: number;
+  /** Name resolution (`dns.lookup` unless a test answers for a name of its own). */
+  resolve?: typeof dnsLookup;
 }
 
 const EXCERPT_BYTES = 1024;
@@ -73,8 +75,9 @@ export class WebhookSender {
   constructor(private readonly options: WebhookSenderOptions) {
     const agentOptions = { keepAlive: true, maxSockets: options.maxSocketsPerOrigin, scheduling: 'lifo' as const };
     this.agents = { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) };
+    const resolve = options.resolve ?? dnsLookup;
     this.lookup = (hostname, lookupOptions, callback) => {
-      dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
+      resolve(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
         if (error) return callback(error, '', 0);
         const refused = addresses
           .map(({ address }) => ({ address, kind: refusedAddressKind(address, options.allowedAddressKinds) }))

@@ -1,0 +1,48 @@
+import { Injectable } from '@nestjs/common';
+import { eventSchema, KAFKA_HEADERS, TOPICS, validate, type WebhookEndpointDisabledData } from '@lx/contracts';
+import { Outbox, type OutboxExecutor } from '@lx/messaging';
+import { Clock, IdGenerator } from '@lx/platform';
+
+/** An endpoint disabled by a 410 reply, and the delivery whose attempt got it. */
+export interface DisabledEndpoint extends WebhookEndpointDisabledData {
+  deliveryId: string;
+}
+
+/**
+ * Appends WEBHOOK_ENDPOINT_DISABLED to the outbox inside the transaction that disabled the endpoint, so the event
+ * exists exactly when the endpoint is disabled. Keyed by client id; the delivery that got the 410 is its correlation
+ * id. It is a notice for operations tooling, not the state of an aggregate, so it has no aggregate version.
+ */
+@Injectable()
+export class EndpointEventsPublisher {
+  constructor(
+    private readonly outbox: Outbox,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  async append(executor: OutboxExecutor, endpoints: readonly DisabledEndpoint[]): Promise<void> {
+    const messages = endpoints.map(({ deliveryId, ...data }) => {
+      const event = {
+        id: this.ids.next(),
+        type: 'WEBHOOK_ENDPOINT_DISABLED',
+        timestamp: this.clock.now().toISOString(),
+        source: 'webhook-dispatcher',
+        data,
+      };
+      const checked = validate(eventSchema('WEBHOOK_ENDPOINT_DISABLED'), event);
+      if (!checked.ok) {
+        throw new Error(
+          `WEBHOOK_ENDPOINT_DISABLED does not match its contract: ${checked.issues.map((i) => i.message).join('; ')}`,
+        );
+      }
+      return {
+        topic: TOPICS.webhookEvents.name,
+        key: data.clientId,
+        value: JSON.stringify(checked.value),
+        headers: { [KAFKA_HEADERS.correlationId]: deliveryId },
+      };
+    });
+    await this.outbox.append(executor, messages);
+  }
+}
