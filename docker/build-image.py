@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Assembles the Location Exchange image without a Docker daemon, as a `docker save` archive.
 
-    python3 docker/build-image.py [--tag location-exchange:<version>] [--out dist/image/location-exchange.tar] [--build]
+    python3 docker/build-image.py [--tag location-exchange:<version> ...] [--out dist/image/location-exchange.tar] [--build]
 
 The machines of the project's CI cannot run `docker build` (no Docker engine); this script writes the image of
 docker/Dockerfile from files of this machine and the npm registry, ready for `ctr -n k8s.io images import` or
@@ -562,18 +562,25 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description="Assemble the Location Exchange image (docker save format) without a Docker daemon."
     )
-    parser.add_argument("--tag", default=f"{package['name']}:{package['version']}", help="default: %(default)s")
+    default_tag = f"{package['name']}:{package['version']}"
+    parser.add_argument(
+        "--tag",
+        action="append",
+        help=f"name:tag of the image; repeat it for more names of the same image (default: {default_tag})",
+    )
     parser.add_argument(
         "--out", default=str(REPO / "dist" / "image" / "location-exchange.tar"), help="default: %(default)s"
     )
     parser.add_argument("--build", action="store_true", help="run the Nx build even when dist/services exists")
     options = parser.parse_args()
+    tags = options.tag or [default_tag]
 
-    if not re.fullmatch(
-        r"(?:[A-Za-z0-9.-]+(?::\d+)?/)?[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*:\w[\w.-]{0,127}",
-        options.tag,
-    ):
-        raise Fail(f"--tag {options.tag!r} is not of the form name:tag")
+    for tag in tags:
+        if not re.fullmatch(
+            r"(?:[A-Za-z0-9.-]+(?::\d+)?/)?[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*:\w[\w.-]{0,127}",
+            tag,
+        ):
+            raise Fail(f"--tag {tag!r} is not of the form name:tag")
     if platform.system() != "Linux" or platform.machine() != "x86_64":
         raise Fail(
             "the image is linux/amd64 and takes its libraries from this machine, "
@@ -666,7 +673,7 @@ def main() -> int:
         manifest = [
             {
                 "Config": f"{config_digest}.json",
-                "RepoTags": [options.tag],
+                "RepoTags": tags,
                 "Layers": [f"{digest}/layer.tar" for _, digest, _ in written],
             }
         ]
@@ -698,7 +705,7 @@ def main() -> int:
         shutil.rmtree(work, ignore_errors=True)
 
     size = out.stat().st_size
-    print(f"tag:      {options.tag}")
+    print(f"tags:     {', '.join(tags)}")
     print(f"archive:  {out}")
     print(f"size:     {size} bytes ({human(size)}), sha256 {sha256_file(out)}")
     print(f"image id: sha256:{config_digest}")

@@ -8,7 +8,8 @@
 #      10.244.0.1 that pods reach, with their own state in .infra-cluster/
 #   4. every ci/*.yaml of the chart checked by the API server (--dry-run=server); helm install --wait (the migration hook runs first; every pod must pass its probes), then helm test
 #   5. the system suite of e2e/ through the project's nginx ingress (the local route table) on this machine, whose
-#      upstreams are the chart's Services: no Ingress controller can be built here (docs/kubernetes.md)
+#      upstreams are the chart's Services: no Ingress controller can be built here (docs/kubernetes.md); then helm
+#      test again, which now reads a location the suite wrote
 #   6. helm upgrade to a new image tag while the operator keeps writing (e2e/src/cluster/): no failed request, no
 #      lost event, pods replaced one at a time
 #   7. helm uninstall and everything stopped, also on failure (with the pods' state and logs printed first)
@@ -17,14 +18,31 @@
 #                       stop with: bash deploy/cluster/k8s-offline/down.sh; LX_STATE_DIR=.infra-cluster
 #                       LX_BIND_ADDRESS=10.244.0.1 bash deploy/local/infra.sh down)
 #
-# This script always starts and stops its own cluster (a KUBECONFIG of the caller is ignored). On a laptop with
-# Docker, deploy/kind/test.sh does the same with kind; against any other cluster, docs/kubernetes.md shows the
-# commands.
+# Where KUBECONFIG names a cluster, the same steps run on that cluster instead of one of its own (nothing of it is
+# started or stopped; the test release gets a namespace of its own, removed at the end):
+#   KUBECONFIG                  the cluster
+#   LX_CLUSTER_HOST_ADDRESS     required: an address of this machine the cluster's pods reach (PostgreSQL, Kafka,
+#                               MinIO and the test's webhook receivers listen there)
+#   LX_CLUSTER_IMAGE_LOAD       required: a command that makes the image archive (appended as its last argument)
+#                               available to the cluster, e.g. "kind load image-archive --name lx" or
+#                               "ctr -n k8s.io images import" on a single node
+#   LX_CLUSTER_IMAGE_REPOSITORY the image's name in the cluster (default location-exchange)
+#   LX_CLUSTER_NAMESPACE        the test release's namespace (default lx-e2e; it must not exist yet)
+# This machine must reach the cluster's Service addresses (as a node does), since the ingress's upstreams and the
+# upgrade under load go through them; the script checks that before the system suite. On a laptop with Docker,
+# deploy/kind/test.sh runs the chart on a kind cluster of its own.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
 export LX_STATE_DIR="${LX_CLUSTER_STATE_DIR:-$(cd "$HERE/../.." && pwd -P)/.infra-cluster}"
-export LX_BIND_ADDRESS=10.244.0.1
+# A cluster named by the caller, or one of this script's own.
+EXISTING_KUBECONFIG="${KUBECONFIG:-}"
+if [[ -n "$EXISTING_KUBECONFIG" ]]; then
+  export LX_BIND_ADDRESS="${LX_CLUSTER_HOST_ADDRESS:?KUBECONFIG names a cluster: set LX_CLUSTER_HOST_ADDRESS to an address of this machine its pods reach}"
+  : "${LX_CLUSTER_IMAGE_LOAD:?KUBECONFIG names a cluster: set LX_CLUSTER_IMAGE_LOAD to a command that loads an image archive into it}"
+else
+  export LX_BIND_ADDRESS=10.244.0.1
+fi
 LX_COMPONENT=cluster
 # shellcheck source=deploy/local/lib.sh
 source "$HERE/../local/lib.sh"
@@ -39,9 +57,13 @@ export K8S_RUN="${K8S_RUN:-/tmp/k8s-e2e}"
 BIN="$K8S_CACHE/bin"
 RELEASE=lx
 NAMESPACE=location-exchange
+IMAGE_REPOSITORY=location-exchange
+if [[ -n "$EXISTING_KUBECONFIG" ]]; then
+  NAMESPACE="${LX_CLUSTER_NAMESPACE:-lx-e2e}"
+  IMAGE_REPOSITORY="${LX_CLUSTER_IMAGE_REPOSITORY:-location-exchange}"
+fi
 CHART="$LX_REPO_ROOT/helm/location-exchange"
 REVISION="$(git rev-parse --short HEAD 2>/dev/null || echo local)"
-IMAGE_REPOSITORY=location-exchange
 IMAGE_TAG="ci-$REVISION"
 UPGRADE_TAG="ci-$REVISION-upgrade"
 RELEASE_VALUES="$LX_STATE_DIR/release-values.yaml"
@@ -81,6 +103,7 @@ cleanup() {
   fi
   bash "$LX_LOCAL_DIR/nginx.sh" stop >/dev/null 2>&1
   if ((installed)); then helm uninstall "$RELEASE" -n "$NAMESPACE" --wait --timeout 2m >&2; fi
+  if ((installed)) && [[ -n "$EXISTING_KUBECONFIG" ]]; then kubectl delete namespace "$NAMESPACE" --wait=false >&2; fi
   if ((started_cluster)); then bash "$K8S_TOOLS/down.sh" >&2; fi
   if ((started_infra)); then bash "$LX_LOCAL_DIR/infra.sh" down >&2; fi
   rm -rf "$LX_STATE_DIR"
@@ -88,11 +111,27 @@ cleanup() {
 }
 trap cleanup EXIT
 
-toolchain() { bash "$K8S_TOOLS/build.sh" >&2; }
+# kubectl and helm: the caller's for a cluster of the caller's when both are on PATH, otherwise built offline.
+toolchain() {
+  if [[ -n "$EXISTING_KUBECONFIG" ]] && command -v kubectl >/dev/null && command -v helm >/dev/null; then return; fi
+  bash "$K8S_TOOLS/build.sh" >&2
+}
 
+# The image under the tag to install and the tag the upgrade moves to (the same content).
 image() {
   npx nx run-many -t build --parallel=2 --outputStyle=static >&2
-  python3 docker/build-image.py --tag "$IMAGE_REPOSITORY:$IMAGE_TAG" --out "$LX_STATE_DIR/image.tar" >&2
+  python3 docker/build-image.py --tag "$IMAGE_REPOSITORY:$IMAGE_TAG" --tag "$IMAGE_REPOSITORY:$UPGRADE_TAG" \
+    --out "$LX_STATE_DIR/image.tar" >&2
+}
+
+# A cluster of the caller's: it answers, the test namespace is free, and the image is loaded by the caller's command.
+existing_cluster() {
+  kubectl get --raw /readyz >/dev/null || lx_die "the cluster of KUBECONFIG=$EXISTING_KUBECONFIG does not answer"
+  if kubectl get namespace "$NAMESPACE" >/dev/null 2>&1; then
+    lx_die "namespace $NAMESPACE exists in that cluster; set LX_CLUSTER_NAMESPACE to one the test may create and delete"
+  fi
+  # shellcheck disable=SC2086 # the command is given as words
+  $LX_CLUSTER_IMAGE_LOAD "$LX_STATE_DIR/image.tar" >&2
 }
 
 cluster() {
@@ -100,11 +139,8 @@ cluster() {
   # A cluster left running (LX_CLUSTER_KEEP=1) is stopped first: every run starts from an empty one.
   if [[ -d "$K8S_RUN" ]]; then bash "$K8S_TOOLS/down.sh" >&2; fi
   bash "$K8S_TOOLS/up.sh" >&2
-  local ctr=(ctr -a "$K8S_RUN/containerd.sock" -n k8s.io)
-  "${ctr[@]}" images import "$LX_STATE_DIR/image.tar" >&2
-  # The release the upgrade moves to: the same content under a new tag, so every pod template changes.
-  "${ctr[@]}" images tag --force "docker.io/library/$IMAGE_REPOSITORY:$IMAGE_TAG" \
-    "docker.io/library/$IMAGE_REPOSITORY:$UPGRADE_TAG" >&2
+  # Both tags of the archive: the release and the upgrade.
+  ctr -a "$K8S_RUN/containerd.sock" -n k8s.io images import "$LX_STATE_DIR/image.tar" >&2
 }
 
 # Every ci/*.yaml of the chart rendered and checked by the API server itself (kubectl apply --dry-run=server), which
@@ -112,13 +148,14 @@ cluster() {
 validate() {
   local values version
   version=$(kubectl version -o json | node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(0)).serverVersion.gitVersion)')
-  kubectl create namespace lx-validate >&2
+  local namespace="$NAMESPACE-validate"
+  kubectl create namespace "$namespace" >&2
   for values in "$CHART"/ci/*.yaml; do
     lx_info "server-side validation of $(basename "$values") (Kubernetes $version)"
-    helm template "$RELEASE" "$CHART" -n lx-validate -f "$values" --kube-version "$version" |
-      kubectl apply --dry-run=server -n lx-validate -f - >/dev/null
+    helm template "$RELEASE" "$CHART" -n "$namespace" -f "$values" --kube-version "$version" |
+      kubectl apply --dry-run=server -n "$namespace" -f - >/dev/null
   done
-  kubectl delete namespace lx-validate --wait=false >&2
+  kubectl delete namespace "$namespace" --wait=false >&2
 }
 
 infra() {
@@ -129,6 +166,8 @@ infra() {
 helm_args() {
   printf '%s\n' "$RELEASE" "$CHART" -n "$NAMESPACE" -f "$HERE/values.yaml" -f "$RELEASE_VALUES" \
     --set "global.image.repository=$IMAGE_REPOSITORY"
+  # values.yaml says Never (the image is imported into the node); a caller's cluster may pull it from a registry.
+  if [[ -n "$EXISTING_KUBECONFIG" ]]; then printf '%s\n' --set global.image.pullPolicy=IfNotPresent; fi
 }
 
 install() {
@@ -149,6 +188,8 @@ ingress() {
     export "$(lx_env_name "$name")_HOST=$(service_ip "$name")" "$(lx_env_name "$name")_PORT=80"
   done
   LX_UPSTREAM_KEEPALIVE=0 bash "$LX_LOCAL_DIR/nginx.sh" start >/dev/null
+  curl -fsS -o /dev/null --max-time 10 "http://$(service_ip auth)/health/live" ||
+    lx_die "this machine cannot reach the cluster's Service addresses (auth at $(service_ip auth)); run the test from a node"
 }
 
 system_env() {
@@ -160,6 +201,11 @@ system_env() {
 system_suite() {
   system_env
   npx jest -c e2e/jest.config.js --forceExit --json --outputFile="$LX_REPO_ROOT/reports/cluster-e2e.json" >&2
+  # helm test again, now that the suite has written locations: its read of a real location must run and pass (after
+  # the install it could only read a page without one).
+  helm test "$RELEASE" -n "$NAMESPACE" --logs --timeout 5m | tee "$LX_STATE_DIR/helm-test-2.log" >&2
+  grep -q '^ok   GET /locations/<id>$' "$LX_STATE_DIR/helm-test-2.log" ||
+    lx_die "the second helm test did not read a real location (see its log above)"
 }
 
 # Two replicas of every service (the system suite reads each service's /metrics through its Service, which needs one
@@ -172,9 +218,10 @@ upgrade_under_load() {
   done
   helm upgrade "${args[@]}" --reuse-values "${replicas[@]}" --wait --timeout 10m >&2
   system_env
-  export KUBECTL="$BIN/kubectl" LX_NAMESPACE="$NAMESPACE" LX_RELEASE="$RELEASE"
+  KUBECTL="$(command -v kubectl)"
+  export KUBECTL LX_NAMESPACE="$NAMESPACE" LX_RELEASE="$RELEASE"
   export LX_UPGRADE_COMMAND
-  LX_UPGRADE_COMMAND="$(printf '%q ' "$BIN/helm" upgrade "${args[@]}" --reuse-values \
+  LX_UPGRADE_COMMAND="$(printf '%q ' "$(command -v helm)" upgrade "${args[@]}" --reuse-values \
     --set "global.image.tag=$UPGRADE_TAG" --wait --timeout 10m)"
   npx jest -c e2e/jest.cluster.config.js --forceExit --json --outputFile="$LX_REPO_ROOT/reports/cluster-upgrade.json" >&2
 }
@@ -187,9 +234,16 @@ main() {
   rm -rf "$LX_STATE_DIR"
   mkdir -p "$LX_STATE_DIR" "$LX_REPO_ROOT/reports"
   timed toolchain toolchain
-  export PATH="$BIN:$PATH" KUBECONFIG="$K8S_RUN/pki/admin.kubeconfig"
-  timed image image
-  timed cluster cluster
+  if [[ -n "$EXISTING_KUBECONFIG" ]]; then
+    lx_info "KUBECONFIG names a cluster ($EXISTING_KUBECONFIG): testing in its namespace $NAMESPACE"
+    export PATH="$PATH:$BIN" KUBECONFIG="$EXISTING_KUBECONFIG"
+    timed image image
+    timed cluster existing_cluster
+  else
+    export PATH="$BIN:$PATH" KUBECONFIG="$K8S_RUN/pki/admin.kubeconfig"
+    timed image image
+    timed cluster cluster
+  fi
   timed validate validate
   timed infrastructure infra
   timed install install

@@ -220,6 +220,15 @@ else
   fail "changing MINIO_SECRET_KEY must roll export-worker only, rolled: ${changed:-none}"
 fi
 
+# acceptedIssuers (full-values: [location-exchange]) reaches every service, the migration containers too, and no
+# service gets it by default.
+accepted=$(grep -A1 'name: AUTH_ACCEPTED_ISSUERS$' "$FULL" | grep -c 'value: "\{0,1\}location-exchange"\{0,1\}$' || true)
+if ((accepted == 12)) && ! grep -q 'AUTH_ACCEPTED_ISSUERS' "$DEFAULT"; then
+  pass "acceptedIssuers reaches the six services and their migrations (12 containers), and is unset by default"
+else
+  fail "acceptedIssuers must reach the six services and their migrations (12 containers): found $accepted"
+fi
+
 info "security and migrations"
 for rendering in "$DEFAULT" "$FULL"; do
   containers=$(grep -Ec '^ +(- name: (migrate-[a-z-]+|done|smoke-test|auth|location-command|location-query|statistics-projection|export-worker|webhook-dispatcher))$' "$rendering")

@@ -97,10 +97,18 @@ describe('the ingress at BASE_URL', () => {
     await expectCounted('auth', method, path, status, before);
   });
 
-  it('answers a path no service owns itself, in the spec error shape', async () => {
-    const response = await fetch(`${baseUrl}/no-such-thing`);
+  it('answers a path no service owns itself, in the spec error shape, with the request id', async () => {
+    const requestId = randomUUID();
+    const response = await fetch(`${baseUrl}/no-such-thing`, { headers: { 'x-request-id': requestId } });
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(response.headers.get('x-request-id')).toBe(requestId);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('RESOURCE_NOT_FOUND');
+
+    // Without one, the ingress makes one up (nginx's $request_id: 32 hexadecimal digits): the spec promises an
+    // X-Request-Id on every reply.
+    const anonymous = await fetch(`${baseUrl}/no-such-thing`);
+    expect(anonymous.headers.get('x-request-id')).toMatch(/^[0-9a-f]{32}$/);
+    await anonymous.arrayBuffer();
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   ALL_SCOPES,
+  API_OPERATIONS,
   errorBodySchema,
   type ExportListReply,
   exportListReplySchema,
@@ -86,7 +87,13 @@ const operatorGroupRoutes = (collection: string): Operation[] => [
   { method: 'DELETE', path: `/operator/${collection}/${MISSING}`, scope: write, allowed: 404 },
 ];
 
-/** Every public RSP route of the spec (and this API's further RSP routes), the operator's and the admin routes. */
+/**
+ * Every public RSP route of the spec (and this API's further RSP routes), the operator's and the admin routes: every
+ * operation of the OpenAPI document that needs a token. Written out rather than derived from the contracts' operation
+ * table (API_OPERATIONS), because what each call sends and the status it must then get (an unknown id, a body refused
+ * before anything is written) is chosen per operation; the first test below fails when the list and the table
+ * disagree (an operation missing, extra or listed twice; a method, path or scope that differs).
+ */
 const OPERATIONS: Operation[] = [
   // RSP reads
   { method: 'GET', path: `/locations/${MISSING}`, scope: read, allowed: 404 },
@@ -201,6 +208,19 @@ function refusalOf(what: string, reply: HttpReply) {
     challenge: reply.headers.get('www-authenticate'),
   };
 }
+
+/** `METHOD /path scope`, each path parameter as `{}`: how OPERATIONS and the operation table are compared. */
+const listedAs = (operation: Operation) =>
+  `${operation.method} ${operation.path.split('?')[0]!.split(MISSING).join('{}')} ${operation.scope}`;
+const documentedAs = (operation: (typeof API_OPERATIONS)[number]) =>
+  `${operation.method.toUpperCase()} ${operation.path.replace(/\{[^}]+\}/g, '{}')} ${operation.scope}`;
+
+describe('the operations this test calls', () => {
+  it('are every operation of the OpenAPI document that needs a token, once each, with the scope it documents', () => {
+    const documented = API_OPERATIONS.filter((operation) => operation.scope !== null).map(documentedAs);
+    expect(OPERATIONS.map(listedAs).sort()).toEqual(documented.sort());
+  });
+});
 
 describe('security of every public operation through the ingress', () => {
   const baseUrl = requireEnv('BASE_URL');

@@ -73,6 +73,34 @@ function paste(commands: readonly string[], then: string): string[] {
   return outputs;
 }
 
+/** The public base URL npm start printed. */
+const baseUrlOf = (output: string) => /running at (\S+)/.exec(output)![1]!;
+
+/** A notification the demo receiver lists. */
+interface Notification {
+  signatureValid: boolean;
+  body: { requestId: string; status: string; exportUrl: string };
+}
+
+/**
+ * The export's notification, once the demo receiver lists it: the printed BASE and webhooks commands pasted again
+ * until it arrived, as a user would.
+ */
+async function exportNotification(commands: readonly string[], requestId: string): Promise<Notification> {
+  let notification: Notification | undefined;
+  await waitFor(
+    'the export notification at the demo receiver',
+    () => {
+      const [, again] = paste([commands[0]!, commands[6]!], 'true');
+      const received = (JSON.parse(again!) as { received: Notification[] }).received;
+      notification = received.find((entry) => entry.body?.requestId === requestId);
+      return Promise.resolve(notification !== undefined);
+    },
+    60_000,
+  );
+  return notification!;
+}
+
 describe('npm start: the embedded profile on a fresh data folder', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'lx-embedded-'));
   let running: Started;
@@ -112,19 +140,9 @@ describe('npm start: the embedded profile on a fresh data folder', () => {
     expect(JSON.parse(webhooks!)).toHaveProperty('received');
 
     // The last command again, until the export's signed notification arrived at the demo receiver.
-    let notification: { signatureValid: boolean; body: { requestId: string; status: string; exportUrl: string } };
-    await waitFor(
-      'the export notification at the demo receiver',
-      () => {
-        const [, again] = paste([commands[0]!, commands[6]!], 'true');
-        const received = (JSON.parse(again!) as { received: (typeof notification)[] }).received;
-        notification = received.find((entry) => entry.body?.requestId === requestId)!;
-        return Promise.resolve(notification !== undefined);
-      },
-      60_000,
-    );
-    expect(notification!).toMatchObject({ signatureValid: true, body: { requestId, status: 'COMPLETED' } });
-    const download = await fetch(notification!.body.exportUrl);
+    const notification = await exportNotification(commands, requestId!);
+    expect(notification).toMatchObject({ signatureValid: true, body: { requestId, status: 'COMPLETED' } });
+    const download = await fetch(notification.body.exportUrl);
     expect(download.status).toBe(200);
     expect((await download.text()).split('\n').filter(Boolean)).toHaveLength(demo.locations + 1);
   });
@@ -136,7 +154,7 @@ describe('npm start: the embedded profile on a fresh data folder', () => {
   });
 
   it('says so when the port is taken, before starting anything', async () => {
-    const port = new URL(/running at (\S+)/.exec(running.output())![1]!).port;
+    const port = new URL(baseUrlOf(running.output())).port;
     const otherDir = mkdtempSync(join(tmpdir(), 'lx-embedded-port-'));
     try {
       const second = start(otherDir, '--port', port);
@@ -148,21 +166,30 @@ describe('npm start: the embedded profile on a fresh data folder', () => {
     }
   });
 
-  it('stops on Ctrl-C, and starts again with the same data; --reset starts afresh', async () => {
+  it('stops on Ctrl-C, and starts again with the same data on another port; --reset starts afresh', async () => {
     const demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8')) as Demo;
+    const firstBaseUrl = baseUrlOf(running.output());
     await expectStopsCleanly(running);
 
+    // --port 0 again: another free port, so the demo receiver is no longer where the first start registered it.
     running = start(dataDir);
     await untilReady(running);
+    const baseUrl = baseUrlOf(running.output());
+    expect(baseUrl).not.toBe(firstBaseUrl);
     expect(running.output()).not.toContain('loading the demo data');
     expect(running.output()).toContain(demo.rsp.clientSecret);
-    const [, , , statistics] = paste(printedCommands(running.output()).slice(0, 4), 'true');
+    const commands = printedCommands(running.output());
+    const [, , , statistics, , , , requestId] = paste(commands, 'echo "$EXPORT"');
     expect(JSON.parse(statistics!)).toMatchObject({ totalCount: demo.locations });
+    // The printed commands' export is notified, signed, to the receiver on this start's port.
+    const notification = await exportNotification(commands, requestId!);
+    expect(notification).toMatchObject({ signatureValid: true, body: { requestId, status: 'COMPLETED' } });
+    expect(running.output()).toContain(`webhooks go to ${baseUrl}/demo/webhooks`);
     await expectStopsCleanly(running);
 
     running = start(dataDir, '--reset');
     await untilReady(running);
     expect(running.output()).toContain('loading the demo data');
     expect(running.output()).not.toContain(demo.rsp.clientSecret);
-  }, 180_000);
+  }, 240_000);
 });

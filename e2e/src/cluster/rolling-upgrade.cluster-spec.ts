@@ -14,11 +14,29 @@ const RELEASE = requireEnv('LX_RELEASE');
 const UPGRADE_COMMAND = requireEnv('LX_UPGRADE_COMMAND');
 
 interface Availability {
-  /** Per Deployment: the fewest available replicas seen, the most pods seen, the replicas wanted. */
-  [deployment: string]: { minAvailable: number; maxPods: number; desired: number };
+  /**
+   * Per Deployment: the fewest available replicas seen, the most pods its ReplicaSets were asked to run at once
+   * (the sum of their spec.replicas, which maxSurge bounds), the most pods they reported running, the replicas wanted.
+   */
+  [deployment: string]: { minAvailable: number; maxScheduled: number; maxReported: number; desired: number };
 }
 
-/** Polls the release's Deployments (kubectl) until stopped: how available each stayed and how many pods it ran. */
+interface Listed {
+  kind: 'Deployment' | 'ReplicaSet';
+  metadata: { name: string; ownerReferences?: { kind: string; name: string }[] };
+  spec: { replicas: number };
+  status: Record<string, number | undefined>;
+}
+
+/**
+ * Polls the release's Deployments and ReplicaSets (one kubectl call) until stopped.
+ *
+ * The surge is read from the ReplicaSets' spec.replicas, because that is what the Deployment controller bounds by
+ * maxSurge. A Deployment's status.replicas is the sum of its ReplicaSets' own status counts, each updated by the
+ * ReplicaSet controller in its own time: the new set can report its second pod before the old set reports the one it
+ * was told to give up, so that sum briefly reads desired + 2 in a correct rollout (the cause of an earlier failure,
+ * "maxPods 4" for desired 2). It is recorded, not asserted.
+ */
 function watchDeployments(): { stop(): Promise<Availability> } {
   const seen: Availability = {};
   let watching = true;
@@ -26,7 +44,7 @@ function watchDeployments(): { stop(): Promise<Availability> } {
     while (watching) {
       const { stdout } = await run(KUBECTL, [
         'get',
-        'deployments',
+        'deployments,replicasets',
         '-n',
         NAMESPACE,
         '-l',
@@ -34,14 +52,19 @@ function watchDeployments(): { stop(): Promise<Availability> } {
         '-o',
         'json',
       ]);
-      const { items } = JSON.parse(stdout) as {
-        items: { metadata: { name: string }; spec: { replicas: number }; status: Record<string, number | undefined> }[];
-      };
-      for (const { metadata, spec, status } of items) {
-        const previous = seen[metadata.name] ?? { minAvailable: Infinity, maxPods: 0, desired: spec.replicas };
+      const { items } = JSON.parse(stdout) as { items: Listed[] };
+      const scheduled = new Map<string, number>();
+      for (const { kind, metadata, spec } of items) {
+        const owner = metadata.ownerReferences?.find((reference) => reference.kind === 'Deployment')?.name;
+        if (kind === 'ReplicaSet' && owner) scheduled.set(owner, (scheduled.get(owner) ?? 0) + spec.replicas);
+      }
+      for (const { kind, metadata, spec, status } of items) {
+        if (kind !== 'Deployment') continue;
+        const previous = seen[metadata.name] ?? { minAvailable: Infinity, maxScheduled: 0, maxReported: 0 };
         seen[metadata.name] = {
           minAvailable: Math.min(previous.minAvailable, status.availableReplicas ?? 0),
-          maxPods: Math.max(previous.maxPods, status.replicas ?? 0),
+          maxScheduled: Math.max(previous.maxScheduled, scheduled.get(metadata.name) ?? 0),
+          maxReported: Math.max(previous.maxReported, status.replicas ?? 0),
           desired: spec.replicas,
         };
       }
@@ -149,13 +172,13 @@ describe('helm upgrade under write load', () => {
     // Every pod was replaced, never more than one extra at a time, never fewer available than wanted.
     expect(Object.keys(availability)).toHaveLength(6);
     expect(podsAfter).toHaveLength(Object.values(availability).reduce((sum, { desired }) => sum + desired, 0));
-    for (const [deployment, { minAvailable, maxPods, desired }] of Object.entries(availability)) {
-      expect({ deployment, minAvailable, maxPods }).toEqual({
+    for (const [deployment, { minAvailable, maxScheduled, desired }] of Object.entries(availability)) {
+      expect({ deployment, minAvailable, maxScheduled }).toEqual({
         deployment,
         minAvailable: desired,
-        maxPods: expect.any(Number) as number,
+        // The new ReplicaSet did run (more than the desired count at some point), and never more than one extra.
+        maxScheduled: desired + 1,
       });
-      expect(maxPods).toBeLessThanOrEqual(desired + 1);
     }
 
     // No event lost: each write reached the read side (through Kafka) and the RSP's webhook (through the dispatcher).

@@ -6,7 +6,9 @@
 //   3. a token for that client, scope locations:read: admin clients hold only auth:admin and webhooks:admin, the
 //      reads below need locations:read
 //   4. GET /locations/statistics (statistics-projection): 200 with a numeric totalCount
-//   5. GET /locations/<random uuid> (location-query): 404 RESOURCE_NOT_FOUND
+//   5. GET /locations?limit=1 (location-query): 200 with a page; when it holds a location, GET /locations/<its id> must
+//      answer 200 with that location (a real read); then GET /locations/<random uuid>: 404 RESOURCE_NOT_FOUND. The
+//      smoke test writes nothing: it may run against a production release.
 const { randomUUID } = require('node:crypto');
 
 const env = (name) => {
@@ -105,6 +107,26 @@ async function main() {
     statistics,
     '200 with a numeric totalCount',
   );
+
+  const page = await call('GET /locations?limit=1', `${env('LOCATION_QUERY_URL')}/locations?limit=1`, bearer);
+  expect(
+    'GET /locations?limit=1',
+    page.status === 200 && Array.isArray(page.body?.locations) && typeof page.body?.pagination?.total === 'number',
+    page,
+    '200 with a page of locations',
+  );
+  const first = page.body.locations[0];
+  if (first === undefined) {
+    console.log('--   GET /locations/<id>: the release holds no location yet, no real read');
+  } else {
+    const read = await call('GET /locations/<id>', `${env('LOCATION_QUERY_URL')}/locations/${first.id}`, bearer);
+    expect(
+      'GET /locations/<id>',
+      read.status === 200 && read.body?.id === first.id,
+      read,
+      `200 with location ${first.id}`,
+    );
+  }
 
   const missing = await call(
     'GET /locations/<unknown id>',

@@ -212,6 +212,9 @@ map on top. Takes (dict "root" $ "service" "<name>" "values" <service block>); r
   "AUTH_JWKS_URL" (printf "%s/.well-known/jwks.json" $auth)
   "AUTH_ISSUER" (trimSuffix "/" $root.Values.publicBaseUrl)
 }}
+{{- with $root.Values.acceptedIssuers }}
+{{- $_ := set $env "AUTH_ACCEPTED_ISSUERS" (join "," .) }}
+{{- end }}
 {{- if eq .service "export-worker" }}
 {{- $storage := $root.Values.objectStorage }}
 {{- $_ := set $env "MINIO_ENDPOINT_URL" $storage.endpoint }}

@@ -1,4 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -59,9 +60,25 @@ export class PortTakenError extends Error {
 
 const DATABASE = 'lx';
 
-/** The error bodies nginx answers with in the stack, for the same situations. */
-function answer(response: ServerResponse, status: number, code: string, message: string, headers = {}): void {
-  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+/**
+ * The request id nginx puts on every reply (deploy/local/nginx/ingress.conf.template, `$lx_request_id`): the caller's
+ * X-Request-Id when it sent one, otherwise a new one in the form of nginx's `$request_id` (32 hexadecimal digits).
+ */
+function requestIdOf(request: IncomingMessage): string {
+  const incoming = request.headers['x-request-id'];
+  return typeof incoming === 'string' && incoming !== '' ? incoming : randomBytes(16).toString('hex');
+}
+
+/** The error replies nginx answers with in the stack, for the same situations: its body and its X-Request-Id. */
+function answer(
+  request: IncomingMessage,
+  response: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  headers = {},
+): void {
+  response.writeHead(status, { 'content-type': 'application/json', 'x-request-id': requestIdOf(request), ...headers });
   response.end(`${JSON.stringify({ error: { code, message } })}\n`);
 }
 
@@ -118,13 +135,15 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<RunningEm
     const mounts = new Map<string, (request: IncomingMessage, response: ServerResponse) => void>();
     const ingress = createServer((request, response) => {
       const path = (request.url ?? '/').split('?')[0]!;
-      if (request.method === 'TRACE') return answer(response, 405, 'METHOD_NOT_ALLOWED', 'This method is not allowed');
+      if (request.method === 'TRACE') {
+        return answer(request, response, 405, 'METHOD_NOT_ALLOWED', 'This method is not allowed');
+      }
       for (const [prefix, handler] of mounts) if (path.startsWith(prefix)) return handler(request, response);
       const service = serviceFor(routes, path);
-      if (service === undefined) return answer(response, 404, 'RESOURCE_NOT_FOUND', 'No route for this path');
+      if (service === undefined) return answer(request, response, 404, 'RESOURCE_NOT_FOUND', 'No route for this path');
       const app = apps.get(service);
       if (app === undefined) {
-        return answer(response, 503, 'SERVICE_UNAVAILABLE', 'The service for this path is not available', {
+        return answer(request, response, 503, 'SERVICE_UNAVAILABLE', 'The service for this path is not available', {
           'retry-after': '5',
         });
       }

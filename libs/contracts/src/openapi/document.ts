@@ -3,7 +3,16 @@ import { errorBody } from '../errors/error-body';
 import { ERROR_CODES, type ErrorCode } from '../errors/error-codes';
 import { ALL_SCOPES, type Scope } from '../auth/scopes';
 import { z } from './extend-zod';
-import { API_OPERATIONS, type ApiOperation, type Body, type Reply, SCHEMAS, WEBHOOKS } from './operations';
+import {
+  API_OPERATIONS,
+  type ApiOperation,
+  type Body,
+  mediaTypeOf,
+  type Reply,
+  requestBodies,
+  SCHEMAS,
+  WEBHOOKS,
+} from './operations';
 
 /** The OpenAPI document's type, as the generator returns it. */
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
@@ -59,15 +68,20 @@ const HEADERS: Record<HeaderName, HeaderSpec> = {
 const headerRefs = (names: readonly string[]) =>
   Object.fromEntries(['X-Request-Id', ...names].map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 
-function content(body: Body) {
-  return { [body.mediaType ?? 'application/json']: { schema: body.schema, example: body.example } };
+/** The `content` of a request or reply: each body under its media type, with its own schema and example. */
+function content(bodies: readonly Body[]) {
+  const entries = bodies.map((body) => [mediaTypeOf(body), { schema: body.schema, example: body.example }] as const);
+  const mediaTypes = entries.map(([mediaType]) => mediaType);
+  const repeated = mediaTypes.filter((mediaType, index) => mediaTypes.indexOf(mediaType) !== index);
+  if (repeated.length > 0) throw new Error(`a body media type repeats: ${repeated.join(', ')}`);
+  return Object.fromEntries(entries);
 }
 
 function successResponse(reply: Reply) {
   return {
     description: reply.description,
     headers: headerRefs(reply.headers ?? []),
-    ...(reply.body === undefined ? {} : { content: content(reply.body) }),
+    ...(reply.body === undefined ? {} : { content: content([reply.body]) }),
   };
 }
 
@@ -101,12 +115,13 @@ function errorResponses(codes: readonly ErrorCode[]) {
 function commonErrors(operation: ApiOperation): ErrorCode[] {
   const auth: ErrorCode[] = operation.scope === null ? [] : ['UNAUTHORIZED', 'FORBIDDEN'];
   const body: ErrorCode[] =
-    operation.request?.body === undefined ? [] : ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
+    requestBodies(operation).length === 0 ? [] : ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
   return [...auth, ...body, 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
 }
 
 function route(operation: ApiOperation): RouteConfig {
   const { request } = operation;
+  const bodies = requestBodies(operation);
   const errors = [...new Set([...(operation.errors ?? []), ...commonErrors(operation)])];
   const responses = {
     ...Object.fromEntries(
@@ -127,9 +142,9 @@ function route(operation: ApiOperation): RouteConfig {
       ...(request?.params === undefined ? {} : { params: request.params }),
       ...(request?.query === undefined ? {} : { query: request.query }),
       ...(request?.headers === undefined ? {} : { headers: request.headers }),
-      ...(request?.body === undefined
+      ...(bodies.length === 0
         ? {}
-        : { body: { required: request.body.required ?? true, content: content(request.body) } }),
+        : { body: { required: bodies.every((body) => body.required ?? true), content: content(bodies) } }),
     },
     responses,
   };

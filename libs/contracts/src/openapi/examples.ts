@@ -6,6 +6,7 @@ import type { ExportAccepted, ExportListReply, ExportNotification, ExportStatusR
 import type { AddressGroup, AddressGroupList, LocationGroup, LocationGroupList } from '../resources/groups';
 import type { ImportReport } from '../resources/imports';
 import type { Location, LocationInput } from '../resources/location';
+import { csvRecord, LOCATION_CSV_COLUMNS, locationCsvRecord } from '../resources/location-csv';
 import type { LocationList } from '../resources/read-queries';
 import type { StatisticsResponse } from '../resources/statistics';
 import type { Delivery, DeliveryDetail, DeliveryList, Endpoint } from '../resources/webhook-deliveries';
@@ -99,6 +100,15 @@ export const exampleStatistics: StatisticsResponse = {
   },
   queryTimestamp: '2024-03-01T09:00:00Z',
 };
+
+/** An NDJSON import file (application/x-ndjson): one Location per line. */
+export const exampleImportNdjson = `${JSON.stringify(exampleLocation)}\n`;
+
+/**
+ * A CSV import file (text/csv): the header the import checks (`LOCATION_CSV_COLUMNS`, as the CSV export writes it),
+ * then the example Location as the export writes it, CRLF line breaks.
+ */
+export const exampleImportCsv = csvRecord(LOCATION_CSV_COLUMNS) + locationCsvRecord(exampleLocation);
 
 export const exampleImportReport: ImportReport = {
   mode: 'merge',

@@ -61,6 +61,7 @@ export interface Body {
   schema: z.ZodTypeAny;
   example: unknown;
   mediaType?: string;
+  /** A request body is required unless it (or, with several media types, any of them) says `false`. */
   required?: boolean;
 }
 
@@ -86,12 +87,23 @@ export interface ApiOperation {
     params?: z.AnyZodObject;
     query?: z.AnyZodObject;
     headers?: z.AnyZodObject;
-    body?: Body;
+    /** The body; several when the operation takes more than one media type (one Body per media type). */
+    body?: Body | Body[];
   };
   /** Success replies (and 304) by status; and error replies not in the spec's error shape (the token endpoint's). */
   responses: Record<number, Reply>;
   /** Error codes beyond those every operation can answer (401/403 with a token, 413/415 with a body, 500, 503). */
   errors?: ErrorCode[];
+}
+
+/** The media type a body is sent in: JSON unless it says otherwise. */
+export const mediaTypeOf = (body: Body): string => body.mediaType ?? 'application/json';
+
+/** An operation's request bodies as a list, one per media type it accepts; empty without a body. */
+export function requestBodies(operation: ApiOperation): Body[] {
+  const body = operation.request?.body;
+  if (body === undefined) return [];
+  return Array.isArray(body) ? body : [body];
 }
 
 /** The schemas the document names under components.schemas; operations use these named copies. */
@@ -753,11 +765,22 @@ export const API_OPERATIONS: ApiOperation[] = [
       query: z.object({
         mode: z.enum(IMPORT_MODES).optional().openapi({ description: 'merge (default) or full-replace.' }),
       }),
-      body: {
-        schema: z.string(),
-        example: `${JSON.stringify(examples.exampleLocation)}\n`,
-        mediaType: IMPORT_MEDIA_TYPES.ndjson,
-      },
+      body: [
+        {
+          schema: z.string().openapi({ description: 'NDJSON: one Location per line, `id` required.' }),
+          example: examples.exampleImportNdjson,
+          mediaType: IMPORT_MEDIA_TYPES.ndjson,
+        },
+        {
+          schema: z.string().openapi({
+            description:
+              'CSV (RFC 4180): a header row naming the columns of the CSV export (`id` required, any others in any ' +
+              'order), then one location per record.',
+          }),
+          example: examples.exampleImportCsv,
+          mediaType: IMPORT_MEDIA_TYPES.csv,
+        },
+      ],
     },
     responses: { 200: reply('What the import did.', json(SCHEMAS.ImportReport, examples.exampleImportReport)) },
     errors: ['INVALID_REQUEST', 'VALIDATION_ERROR'],
@@ -899,7 +922,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     scope: 'webhooks:admin',
     request: { params: clientId },
     responses: { 200: reply('The endpoint.', json(SCHEMAS.Endpoint, examples.exampleEndpoint)) },
-    errors: ['RESOURCE_NOT_FOUND'],
+    errors: READ_ERRORS,
   },
   {
     method: 'post',
@@ -921,7 +944,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     scope: 'webhooks:admin',
     request: { params: clientId },
     responses: { 200: reply('The endpoint.', json(SCHEMAS.Endpoint, examples.exampleEndpoint)) },
-    errors: ['RESOURCE_NOT_FOUND'],
+    errors: READ_ERRORS,
   },
 ];
 

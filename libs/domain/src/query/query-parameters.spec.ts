@@ -135,6 +135,8 @@ describe('parseGroupListQuery', () => {
       fields: ['name'],
       messages: ['name must not contain the NUL character (U+0000)'],
     });
+    const result = parseGroupListQuery({ name: 'a\u0000b' }, 'OTHER');
+    expect(result.ok ? [] : result.error.details.issues.map((issue) => issue.rule)).toEqual(['noNulCharacter']);
   });
 
   it('given a limit with the NUL character, when parsed, then the code of that parameter', () => {

@@ -142,6 +142,20 @@ describe('toErrorResponse', () => {
     expect(toErrorResponse(exception).body.error).toEqual({ code: 'SERVICE_UNAVAILABLE', message: exception.message });
   });
 
+  it('given a 503 whose body has details but is not the report of @nestjs/terminus, then its own message is kept', () => {
+    const exception = new ServiceUnavailableException({ message: 'Maintenance', details: 'until 10:00 UTC' });
+    expect(toErrorResponse(exception).body.error).toEqual({ code: 'SERVICE_UNAVAILABLE', message: 'Maintenance' });
+  });
+
+  it('given an HTTP exception without a body (null), when mapped, then the code of its status and its own message', () => {
+    const exception = new HttpException(null as unknown as string, 503);
+    expect(toErrorResponse(exception)).toEqual({
+      status: 503,
+      body: { error: { code: 'SERVICE_UNAVAILABLE', message: exception.message } },
+      headers: {},
+    });
+  });
+
   it.each([
     ['a 404 whose message only mentions a route', new NotFoundException('Upstream said: Cannot GET /x')],
     ['another status saying "Cannot <METHOD>"', new ConflictException('Cannot PUT /locations/1 while it is imported')],

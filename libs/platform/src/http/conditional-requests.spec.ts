@@ -31,6 +31,7 @@ describe('assertIfMatch', () => {
   it.each([
     ['"3"', 3],
     ['"1", "3"', 3],
+    ['"12", "3", W/"456"', 3],
     ['*', 1],
   ])('given If-Match %s and version %d, when checked, then it passes', (ifMatch, version) => {
     expect(() => assertIfMatch(ifMatch, version)).not.toThrow();

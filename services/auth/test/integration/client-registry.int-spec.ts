@@ -271,7 +271,11 @@ describe('client registry: admin API, command-line tool, events', () => {
     it('answers a non-UUID id 400 INVALID_REQUEST and an unknown id 404 RESOURCE_NOT_FOUND', async () => {
       const bad = await admin('GET', '/admin/clients/acme');
       expect(bad.status).toBe(400);
-      expect(((await bad.json()) as any).error.code).toBe('INVALID_REQUEST');
+      expect(((await bad.json()) as any).error).toMatchObject({
+        code: 'INVALID_REQUEST',
+        message: 'clientId must be a UUID',
+        details: { issues: [{ field: 'clientId', rule: 'uuid' }] },
+      });
 
       const id = '0b8f3a55-3f5e-4c9a-8d61-2a9f6f1c0e77';
       const missing = await admin('PATCH', `/admin/clients/${id}`, { name: 'y' });

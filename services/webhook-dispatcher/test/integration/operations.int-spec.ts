@@ -227,6 +227,9 @@ describe('webhook operations', () => {
     ['GET', '/admin/webhooks/deliveries/not-a-uuid', ADMIN, 400],
     ['GET', `/admin/webhooks/deliveries/${randomUUID()}`, ADMIN, 404],
     ['GET', `/admin/webhooks/endpoints/${randomUUID()}`, ADMIN, 404],
+    ['GET', '/admin/webhooks/endpoints/not-a-uuid', ADMIN, 400],
+    ['POST', '/admin/webhooks/endpoints/not-a-uuid/enable', ADMIN, 400],
+    ['POST', '/admin/webhooks/endpoints/not-a-uuid/redrive', ADMIN, 400],
   ] as const)('answers %s %s as %j with %i in the spec error shape', async (method, url, as, status) => {
     const reply = await dispatcher.call(method, url, as as { scopes: string[] | null });
     expect(reply.status).toBe(status);

@@ -9,24 +9,16 @@ import {
   registerClientRequestSchema,
   SCOPES,
   updateClientRequestSchema,
-  uuidSchema,
   validate,
 } from '@lx/contracts';
-import { InvalidRequestError, ValidationFailedError } from '@lx/domain';
-import { RequireScope } from '@lx/platform';
+import { ValidationFailedError } from '@lx/domain';
+import { RequireScope, UuidParamPipe } from '@lx/platform';
 import { DisableClientHandler } from '../commands/disable-client/disable-client.handler';
 import { RegisterClientHandler } from '../commands/register-client/register-client.handler';
 import { RotateClientSecretHandler } from '../commands/rotate-client-secret/rotate-client-secret.handler';
 import { UpdateClientHandler } from '../commands/update-client/update-client.handler';
 import { GetClientHandler } from '../queries/get-client/get-client.handler';
 import { ListClientsHandler } from '../queries/list-clients/list-clients.handler';
-
-function clientIdOf(value: string): string {
-  if (!uuidSchema.safeParse(value).success) {
-    throw new InvalidRequestError('clientId must be a UUID', { field: 'clientId' });
-  }
-  return value;
-}
 
 function bodyOf<T>(schema: Parameters<typeof validate<T>>[0], body: unknown): T {
   const result = validate(schema, body ?? {});
@@ -89,18 +81,18 @@ export class ClientsController {
   }
 
   @Get(':clientId')
-  get(@Param('clientId') clientId: string): Promise<ClientView> {
-    return this.getClient.execute({ clientId: clientIdOf(clientId) });
+  get(@Param('clientId', UuidParamPipe) clientId: string): Promise<ClientView> {
+    return this.getClient.execute({ clientId: clientId });
   }
 
   @Patch(':clientId')
   update(
-    @Param('clientId') clientId: string,
+    @Param('clientId', UuidParamPipe) clientId: string,
     @Body() body: unknown,
     @Req() request: FastifyRequest,
   ): Promise<ClientView> {
     return this.updateClient.execute({
-      clientId: clientIdOf(clientId),
+      clientId: clientId,
       ...bodyOf(updateClientRequestSchema, body),
       correlationId: request.id,
     });
@@ -109,13 +101,13 @@ export class ClientsController {
   @Post(':clientId/rotate-secret')
   @HttpCode(200)
   @Header('cache-control', 'no-store')
-  rotate(@Param('clientId') clientId: string, @Req() request: FastifyRequest): Promise<ClientSecrets> {
-    return this.rotateSecret.execute({ clientId: clientIdOf(clientId), correlationId: request.id });
+  rotate(@Param('clientId', UuidParamPipe) clientId: string, @Req() request: FastifyRequest): Promise<ClientSecrets> {
+    return this.rotateSecret.execute({ clientId: clientId, correlationId: request.id });
   }
 
   @Post(':clientId/disable')
   @HttpCode(200)
-  disable(@Param('clientId') clientId: string, @Req() request: FastifyRequest): Promise<ClientView> {
-    return this.disableClient.execute({ clientId: clientIdOf(clientId), correlationId: request.id });
+  disable(@Param('clientId', UuidParamPipe) clientId: string, @Req() request: FastifyRequest): Promise<ClientView> {
+    return this.disableClient.execute({ clientId: clientId, correlationId: request.id });
   }
 }

@@ -44,19 +44,19 @@ export class WebhookAdminController {
   }
 
   @Get('endpoints/:clientId')
-  endpoint(@Param('clientId') clientId: string): Promise<Endpoint> {
+  endpoint(@Param('clientId', UuidParamPipe) clientId: string): Promise<Endpoint> {
     return this.getEndpoints.execute({ clientId });
   }
 
   @Post('endpoints/:clientId/redrive')
   @HttpCode(202)
-  redriveClient(@Param('clientId') clientId: string, @Body() body: unknown): Promise<RedriveReply> {
+  redriveClient(@Param('clientId', UuidParamPipe) clientId: string, @Body() body: unknown): Promise<RedriveReply> {
     return this.redriveDead.execute({ clientId, body });
   }
 
   @Post('endpoints/:clientId/enable')
   @HttpCode(200)
-  enable(@Param('clientId') clientId: string): Promise<Endpoint> {
+  enable(@Param('clientId', UuidParamPipe) clientId: string): Promise<Endpoint> {
     return this.enableEndpoint.execute({ clientId });
   }
 }
