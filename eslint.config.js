@@ -20,6 +20,34 @@ const PRODUCTION_DEPENDENCIES = {
   'type:host': ['type:contract', 'type:domain', 'type:platform', 'type:messaging', 'type:storage', 'type:service'],
 };
 
+/** The globals of a Node.js CommonJS module, for the plain .js scripts. */
+const NODE_GLOBALS = Object.fromEntries(
+  [
+    'require',
+    'module',
+    'exports',
+    '__dirname',
+    '__filename',
+    'process',
+    'console',
+    'Buffer',
+    'URL',
+    'URLSearchParams',
+    'setTimeout',
+    'clearTimeout',
+    'setInterval',
+    'clearInterval',
+    'setImmediate',
+    'fetch',
+    'AbortController',
+    'AbortSignal',
+    'TextEncoder',
+    'TextDecoder',
+    'structuredClone',
+    'queueMicrotask',
+  ].map((name) => [name, 'readonly']),
+);
+
 /** Tests and their helpers may also use the testing library; nothing else is relaxed. */
 const TEST_DEPENDENCIES = Object.fromEntries(
   Object.entries(PRODUCTION_DEPENDENCIES).map(([tag, allowed]) => [
@@ -98,18 +126,20 @@ const noRelativeImportOutsideProject = {
 
 module.exports = tseslint.config(
   {
-    ignores: [
-      '**/node_modules',
-      '**/dist',
-      '**/.nx',
-      '**/.infra',
-      '**/.lx-data',
-      '**/reports',
-      '**/.stryker-tmp',
-      '**/*.js',
-    ],
+    ignores: ['**/node_modules', '**/dist', '**/.nx', '**/.infra', '**/.lx-data', '**/reports', '**/.stryker-tmp'],
   },
   ...tseslint.configs.recommendedTypeChecked,
+  {
+    // The hand-written CommonJS scripts (deploy/, docker/lx.js, the chart's smoke test, jest configs): the
+    // recommended rules without type information, with Node's globals.
+    files: ['**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    files: ['**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: NODE_GLOBALS },
+    rules: { '@typescript-eslint/no-require-imports': 'off', 'no-undef': 'error' },
+  },
   {
     files: ['**/*.ts'],
     languageOptions: { parserOptions: { project: './tsconfig.json', tsconfigRootDir: __dirname } },

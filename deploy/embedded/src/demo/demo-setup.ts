@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClientView, Endpoint, ImportReport, RegisteredClient, StatisticsResponse } from '@lx/contracts';
+import { clientCredentialsToken } from '@lx/platform';
 import { demoGroupPlan, demoLocations } from './demo-data';
 
 /** A client of the demo, with the secret it was given at registration. */
@@ -34,21 +35,13 @@ async function call<T>(baseUrl: string, method: string, path: string, token: str
   return JSON.parse(text) as T;
 }
 
-export async function accessToken(baseUrl: string, client: DemoClient): Promise<string> {
-  const response = await fetch(`${baseUrl}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: client.clientId,
-      client_secret: client.clientSecret,
-    }),
+/** A token of a demo client, by the client-credentials grant at the public token endpoint. */
+function accessToken(baseUrl: string, client: DemoClient): Promise<string> {
+  return clientCredentialsToken({
+    tokenUrl: `${baseUrl}/oauth/token`,
+    clientId: client.clientId,
+    clientSecret: client.clientSecret,
   });
-  const body = (await response.json()) as { access_token?: string };
-  if (!response.ok || body.access_token === undefined) {
-    throw new Error(`no token for ${client.clientId}: ${response.status} ${JSON.stringify(body)}`);
-  }
-  return body.access_token;
 }
 
 /** What ensureDemo needs: the public port's base URL, the admin client, where the demo RSP's webhooks go now. */
