@@ -1,3 +1,4 @@
+export * from './contract-event';
 export * from './outbox';
 export * from './outbox-relay';
 export * from './outbox.module';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { type ClientData, eventSchema, type EventType, KAFKA_HEADERS, TOPICS, validate } from '@lx/contracts';
-import { Outbox } from '@lx/messaging';
+import { type ClientData, type EventType, KAFKA_HEADERS, TOPICS } from '@lx/contracts';
+import { contractEvent, Outbox } from '@lx/messaging';
 import type { EntityManager } from 'typeorm';
 import { Clock, SecretBox, WebhookSecretTransport } from '@lx/platform';
 import { type Client, hasWebhook } from '../domain/client';
@@ -37,22 +37,16 @@ export class ClientEventsPublisher {
     client: Client,
     context: ClientEventContext = {},
   ): Promise<void> {
-    const event = {
+    const event = contractEvent(type, {
       id: randomUUID(),
-      type,
       timestamp: this.clock.now().toISOString(),
       source: 'auth',
       data: this.dataOf(client),
-    };
-    const checked = validate(eventSchema(type), event);
-    if (!checked.ok) {
-      // A programming error, not bad input: the client was validated before it got here. Issues name fields, not values.
-      throw new Error(`${type} event does not match its contract: ${checked.issues.map((i) => i.message).join('; ')}`);
-    }
+    });
     const headers: Record<string, string> = { [KAFKA_HEADERS.aggregateVersion]: String(client.version) };
     if (context.correlationId !== undefined) headers[KAFKA_HEADERS.correlationId] = context.correlationId;
     await this.outbox.append(manager, [
-      { topic: TOPICS.clientEvents.name, key: client.id, value: JSON.stringify(checked.value), headers },
+      { topic: TOPICS.clientEvents.name, key: client.id, value: JSON.stringify(event), headers },
     ]);
   }
 

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { eventSchema, KAFKA_HEADERS, TOPICS, validate } from '@lx/contracts';
+import { KAFKA_HEADERS, TOPICS } from '@lx/contracts';
 import { type ExportRequest, exportNotificationOf } from '@lx/domain';
-import { Outbox } from '@lx/messaging';
+import { contractEvent, Outbox } from '@lx/messaging';
 import { Clock, IdGenerator } from '@lx/platform';
 
 /**
@@ -22,22 +22,17 @@ export class ExportEventsPublisher {
     const notification = exportNotificationOf(request);
     if (notification === undefined) throw new Error(`export ${request.id} has no outcome to publish`);
     const type = notification.status === 'COMPLETED' ? 'EXPORT_COMPLETED' : 'EXPORT_FAILED';
-    const event = {
+    const event = contractEvent(type, {
       id: this.ids.next(),
-      type,
       timestamp: this.clock.now().toISOString(),
       source: 'export-worker',
       data: { clientId: request.clientId, notification },
-    };
-    const checked = validate(eventSchema(type), event);
-    if (!checked.ok) {
-      throw new Error(`${type} event does not match its contract: ${checked.issues.map((i) => i.message).join('; ')}`);
-    }
+    });
     await this.outbox.append(manager, [
       {
         topic: TOPICS.exportEvents.name,
         key: request.id,
-        value: JSON.stringify(checked.value),
+        value: JSON.stringify(event),
         headers: { [KAFKA_HEADERS.aggregateVersion]: '1', [KAFKA_HEADERS.correlationId]: request.id },
       },
     ]);

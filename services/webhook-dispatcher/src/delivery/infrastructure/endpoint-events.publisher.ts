@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { eventSchema, KAFKA_HEADERS, TOPICS, validate, type WebhookEndpointDisabledData } from '@lx/contracts';
-import { Outbox, type OutboxExecutor } from '@lx/messaging';
+import { KAFKA_HEADERS, TOPICS, type WebhookEndpointDisabledData } from '@lx/contracts';
+import { contractEvent, Outbox, type OutboxExecutor } from '@lx/messaging';
 import { Clock, IdGenerator } from '@lx/platform';
 
 /** An endpoint disabled by a 410 reply, and the delivery whose attempt got it. */
@@ -22,27 +22,19 @@ export class EndpointEventsPublisher {
   ) {}
 
   async append(executor: OutboxExecutor, endpoints: readonly DisabledEndpoint[]): Promise<void> {
-    const messages = endpoints.map(({ deliveryId, ...data }) => {
-      const event = {
-        id: this.ids.next(),
-        type: 'WEBHOOK_ENDPOINT_DISABLED',
-        timestamp: this.clock.now().toISOString(),
-        source: 'webhook-dispatcher',
-        data,
-      };
-      const checked = validate(eventSchema('WEBHOOK_ENDPOINT_DISABLED'), event);
-      if (!checked.ok) {
-        throw new Error(
-          `WEBHOOK_ENDPOINT_DISABLED does not match its contract: ${checked.issues.map((i) => i.message).join('; ')}`,
-        );
-      }
-      return {
-        topic: TOPICS.webhookEvents.name,
-        key: data.clientId,
-        value: JSON.stringify(checked.value),
-        headers: { [KAFKA_HEADERS.correlationId]: deliveryId },
-      };
-    });
+    const messages = endpoints.map(({ deliveryId, ...data }) => ({
+      topic: TOPICS.webhookEvents.name,
+      key: data.clientId,
+      value: JSON.stringify(
+        contractEvent('WEBHOOK_ENDPOINT_DISABLED', {
+          id: this.ids.next(),
+          timestamp: this.clock.now().toISOString(),
+          source: 'webhook-dispatcher',
+          data,
+        }),
+      ),
+      headers: { [KAFKA_HEADERS.correlationId]: deliveryId },
+    }));
     await this.outbox.append(executor, messages);
   }
 }
