@@ -18,7 +18,8 @@ import { generateGroups, writeLocationDocuments, writeLocationsCsv } from './gen
  *      upload), and COPY of the same locations as one JSON document each into a plain (id, document) table;
  *   3. start the built service as its own process on a fresh schema, create the groups the rows reference;
  *   4. stream the file to POST /operator/imports: rows/s into the event store;
- *   5. wait until the relay has put every event into Kafka (topic high watermarks) and marked the outbox: events/s;
+ *   5. wait until the relay has put every event into Kafka (topic high watermarks) and moved its checkpoint past
+ *      them: events/s;
  *   6. import the same file again: every row unchanged, no event (idempotency at scale);
  *   7. peak RSS of the service process (VmHWM).
  * Usage: bash bench/location-command/run.sh [rows]   (default 1,000,000; loopback only, bounded by the row count)
@@ -105,8 +106,12 @@ async function main(): Promise<void> {
     const before = await topicEnd();
     const unpublished = async () =>
       Number(
-        (await db.query<{ n: string }>(`SELECT count(*) AS n FROM ${schema}.outbox WHERE published_at IS NULL`)).rows[0]
-          ?.n,
+        (
+          await db.query<{ n: string }>(
+            `SELECT count(*) AS n FROM ${schema}.events e, ${schema}.relay_checkpoint c
+              WHERE (e.tx_id, e.global_position) > (c.tx_id, c.position)`,
+          )
+        ).rows[0]?.n,
       );
 
     log('importing');
@@ -121,7 +126,7 @@ async function main(): Promise<void> {
     assertReport(first, { created: rows });
     log(`imported in ${importSeconds.toFixed(1)} s; waiting for Kafka`);
     await kafkaWatch;
-    await waitFor('every outbox row marked published', async () => (await unpublished()) === 0, 600_000);
+    await waitFor('the relay checkpoint past every event', async () => (await unpublished()) === 0, 600_000);
     const kafkaSeconds = ((kafkaDoneAt ?? performance.now()) - started) / 1000;
 
     log('importing the same file again');

@@ -9,6 +9,7 @@ import {
 } from '@lx/platform';
 import type { LocationCommandConfig } from './config/location-command.config';
 import { MIGRATIONS } from './database/migrations';
+import { EventLog } from './event-store/event-log';
 import { EventStoreModule } from './event-store/event-store.module';
 import { GroupModule } from './group/group.module';
 import { ImportModule } from './import/import.module';
@@ -26,7 +27,7 @@ export class AppModule {
         AuthenticationModule.forRoot({ config: config.auth }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
         MessagingModule.forRoot(config.kafka, adapters.eventBus),
-        OutboxModule.forRoot(config.outbox),
+        OutboxModule.forSource(EventLog, config.outbox),
         EventStoreModule.forRoot({ source: config.events.source }),
         HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck]),
         LocationModule,

@@ -2,3 +2,4 @@ export * from './contract-event';
 export * from './outbox';
 export * from './outbox-relay';
 export * from './outbox.module';
+export * from './relay-source';

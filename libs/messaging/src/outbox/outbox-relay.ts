@@ -4,7 +4,7 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { MetricsRegistry } from '@lx/platform';
 import { EventBus, type OutgoingMessage } from '../event-bus';
-import { Outbox } from './outbox';
+import { type RelayMessage, RelaySource } from './relay-source';
 
 export interface OutboxRelayOptions {
   /** Rows read and published per round. */
@@ -15,21 +15,13 @@ export interface OutboxRelayOptions {
 
 export const OUTBOX_RELAY_OPTIONS = Symbol('OUTBOX_RELAY_OPTIONS');
 
-interface OutboxRow {
-  position: string;
-  topic: string;
-  message_key: string;
-  value: string;
-  headers: Record<string, string>;
-  created_at: Date;
-}
-
 /**
- * Publishes outbox rows to the event bus in position order and marks them published.
+ * Publishes what its RelaySource has committed (the outbox rows of a service, or location-command's event log) to the
+ * event bus in the source's order, and records each batch as published.
  *
- * Invariants: a row is marked only after the bus acknowledged it, so a crash between the ack and
- * the mark re-publishes it on restart (at-least-once; consumers dedupe by event id) and never
- * loses it. Rows are published strictly in position order by one relay per schema (a Postgres
+ * Invariants: a batch is confirmed only after the bus acknowledged it, so a crash between the ack and
+ * the confirmation re-publishes it on restart (at-least-once; consumers dedupe by event id) and never
+ * loses it. Messages are published strictly in the source's order by one relay per source and schema (a Postgres
  * advisory lock held for the relay's session), and the producer is idempotent with one request in
  * flight, so messages of one key are never reordered.
  */
@@ -46,7 +38,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly bus: EventBus,
-    private readonly outbox: Outbox,
+    private readonly source: RelaySource,
     metrics: MetricsRegistry,
     @Inject(OUTBOX_RELAY_OPTIONS) private readonly options: OutboxRelayOptions,
   ) {
@@ -66,13 +58,13 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   onApplicationBootstrap(): void {
-    this.outbox.signals.on('appended', this.onAppended);
+    this.source.signals.on('appended', this.onAppended);
     this.running = this.run();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    this.outbox.signals.off('appended', this.onAppended);
+    this.source.signals.off('appended', this.onAppended);
     this.wake?.();
     await this.running;
   }
@@ -84,7 +76,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       try {
         await this.leadAndRelay();
       } catch (error) {
-        // Postgres or Kafka went away: start over (re-reading unmarked rows) once they are back.
+        // Postgres or Kafka went away, or another relay took over: start over (re-reading what was not confirmed) once
+        // they are back.
         this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'Outbox relay interrupted');
         await this.idle(1_000);
       }
@@ -94,28 +87,23 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private async leadAndRelay(): Promise<void> {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
-    const lockKey = `outbox-relay:${(this.dataSource.options as { schema?: string }).schema ?? 'public'}`;
+    const lockKey = this.source.leaderLock((this.dataSource.options as { schema?: string }).schema ?? 'public');
     try {
       if (!(await this.acquireLeadership(runner, lockKey))) return;
+      await this.source.resume(runner);
       while (!this.stopped) {
-        const rows = (await runner.query(
-          `SELECT position, topic, message_key, value, headers, created_at
-             FROM outbox WHERE published_at IS NULL ORDER BY position LIMIT $1`,
-          [this.options.batchSize],
-        )) as OutboxRow[];
-        const oldest = rows[0];
-        this.oldestAge.set(oldest ? Math.max(0, (Date.now() - oldest.created_at.getTime()) / 1000) : 0);
+        const batch = await this.source.read(runner, this.options.batchSize);
+        const oldest = batch.messages[0];
+        this.oldestAge.set(oldest ? Math.max(0, (Date.now() - oldest.createdAt.getTime()) / 1000) : 0);
         if (!oldest) {
           await this.idle(this.options.pollIntervalMs);
           continue;
         }
-        await this.publish(rows);
-        await runner.query(`UPDATE outbox SET published_at = clock_timestamp() WHERE position = ANY($1::bigint[])`, [
-          rows.map((row) => row.position),
-        ]);
+        await this.publish(batch.messages);
+        await this.source.confirm(runner, batch);
         const now = Date.now();
-        for (const row of rows) this.delay.observe((now - row.created_at.getTime()) / 1000);
-        this.published.inc(rows.length);
+        for (const message of batch.messages) this.delay.observe((now - message.createdAt.getTime()) / 1000);
+        this.published.inc(batch.messages.length);
       }
     } finally {
       await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [lockKey]).catch(() => undefined);
@@ -135,16 +123,16 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     return false;
   }
 
-  /** Publishes rows in order: consecutive rows of one topic go out as one acknowledged send. */
-  private async publish(rows: readonly OutboxRow[]): Promise<void> {
+  /** Publishes messages in order: consecutive messages of one topic go out as one acknowledged send. */
+  private async publish(batch: readonly RelayMessage[]): Promise<void> {
     let start = 0;
-    while (start < rows.length) {
-      const topic = rows[start]!.topic;
+    while (start < batch.length) {
+      const topic = batch[start]!.topic;
       let end = start;
-      while (end < rows.length && rows[end]!.topic === topic) end += 1;
-      const messages: OutgoingMessage[] = rows
+      while (end < batch.length && batch[end]!.topic === topic) end += 1;
+      const messages: OutgoingMessage[] = batch
         .slice(start, end)
-        .map((row) => ({ key: row.message_key, value: row.value, headers: row.headers }));
+        .map((message) => ({ key: message.key, value: message.value, headers: message.headers }));
       await this.bus.publish(topic, messages);
       start = end;
     }

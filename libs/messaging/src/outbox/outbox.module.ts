@@ -1,6 +1,9 @@
-import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { type DynamicModule, Global, Module, type Type } from '@nestjs/common';
 import { Outbox } from './outbox';
 import { OUTBOX_RELAY_OPTIONS, OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
+import { RelaySource } from './relay-source';
+
+const DEFAULT_RELAY_OPTIONS: OutboxRelayOptions = { batchSize: 500, pollIntervalMs: 50 };
 
 /**
  * The transactional outbox of a service: `Outbox.append` inside the write transaction, and a relay
@@ -12,12 +15,24 @@ export class OutboxModule {
   static forRoot(options: Partial<OutboxRelayOptions> = {}): DynamicModule {
     return {
       module: OutboxModule,
-      providers: [
-        Outbox,
-        OutboxRelay,
-        { provide: OUTBOX_RELAY_OPTIONS, useValue: { batchSize: 500, pollIntervalMs: 50, ...options } },
-      ],
+      providers: [Outbox, { provide: RelaySource, useExisting: Outbox }, ...relayProviders(options)],
       exports: [Outbox],
     };
   }
+
+  /**
+   * The relay alone, over a source of the service's own (a log that is its own outbox, as location-command's event
+   * log); the source is exported so the writers can signal their commits to it.
+   */
+  static forSource(source: Type<RelaySource>, options: Partial<OutboxRelayOptions> = {}): DynamicModule {
+    return {
+      module: OutboxModule,
+      providers: [source, { provide: RelaySource, useExisting: source }, ...relayProviders(options)],
+      exports: [source],
+    };
+  }
+}
+
+function relayProviders(options: Partial<OutboxRelayOptions>) {
+  return [OutboxRelay, { provide: OUTBOX_RELAY_OPTIONS, useValue: { ...DEFAULT_RELAY_OPTIONS, ...options } }];
 }

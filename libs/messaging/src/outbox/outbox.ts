@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { EventEmitter } from 'node:events';
 import type { EntityManager, QueryRunner } from 'typeorm';
+import { type RelayBatch, type RelayMessage, RelaySource } from './relay-source';
 
 /** A message to publish after the surrounding transaction commits. */
 export interface OutboxMessage {
@@ -38,15 +38,22 @@ export async function dropOutboxTable(queryRunner: QueryRunner): Promise<void> {
   await queryRunner.query(`DROP TABLE outbox`);
 }
 
+interface OutboxRow {
+  position: string;
+  topic: string;
+  message_key: string;
+  value: string;
+  headers: Record<string, string>;
+  created_at: Date;
+}
+
 /**
  * Writes messages into the outbox inside the caller's transaction, so they exist exactly when the
- * state change that produced them commits. OutboxRelay publishes them afterwards.
+ * state change that produced them commits. OutboxRelay publishes them afterwards: the outbox is its source, read in
+ * position order, each row marked once published.
  */
 @Injectable()
-export class Outbox {
-  /** Emits 'appended' so a relay in this process wakes at once instead of at its next poll. */
-  readonly signals = new EventEmitter();
-
+export class Outbox extends RelaySource {
   async append(executor: OutboxExecutor, messages: readonly OutboxMessage[]): Promise<void> {
     if (messages.length === 0) return;
     // unnest: one statement and four parameters whatever the batch size (Postgres caps a statement
@@ -74,5 +81,35 @@ export class Outbox {
   async appendSelected(manager: EntityManager, select: string, parameters: readonly unknown[] = []): Promise<void> {
     await manager.query(`INSERT INTO outbox (topic, message_key, value, headers) ${select}`, [...parameters]);
     this.signals.emit('appended');
+  }
+
+  leaderLock(schema: string): string {
+    return `outbox-relay:${schema}`;
+  }
+
+  async resume(): Promise<void> {
+    // The unpublished rows are the progress: nothing to load.
+  }
+
+  async read(runner: QueryRunner, limit: number): Promise<RelayBatch> {
+    const rows = (await runner.query(
+      `SELECT position, topic, message_key, value, headers, created_at
+         FROM outbox WHERE published_at IS NULL ORDER BY position LIMIT $1`,
+      [limit],
+    )) as OutboxRow[];
+    const messages: RelayMessage[] = rows.map((row) => ({
+      topic: row.topic,
+      key: row.message_key,
+      value: row.value,
+      headers: row.headers,
+      createdAt: row.created_at,
+    }));
+    return { messages, end: rows.map((row) => row.position) };
+  }
+
+  async confirm(runner: QueryRunner, batch: RelayBatch): Promise<void> {
+    await runner.query(`UPDATE outbox SET published_at = clock_timestamp() WHERE position = ANY($1::bigint[])`, [
+      batch.end,
+    ]);
   }
 }

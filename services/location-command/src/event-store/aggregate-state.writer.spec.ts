@@ -1,4 +1,5 @@
 import { AggregateStateWriter, aggregateStateParameters } from './aggregate-state.writer';
+import { StreamOrderConflictError } from './event-store.errors';
 import type { StreamAppend } from './event-store.types';
 import { scriptedManager } from './testing/test-doubles';
 
@@ -32,12 +33,13 @@ describe('aggregateStateParameters', () => {
 
 describe('AggregateStateWriter', () => {
   it('given appends, when written, then one upsert carries the column arrays and the timestamp', async () => {
-    const { manager, queries } = scriptedManager();
+    const { manager, queries } = scriptedManager([{ written: 2 }]);
 
     await new AggregateStateWriter().write(manager, appends, '2024-01-15T10:00:00Z');
 
     expect(queries).toHaveLength(1);
     expect(queries[0]!.sql).toMatch(/INSERT INTO aggregate_state[\s\S]*ON CONFLICT \(stream_id\) DO UPDATE/);
+    expect(queries[0]!.sql).toMatch(/WHERE aggregate_state.last_tx <= EXCLUDED.last_tx/);
     expect(queries[0]!.parameters).toEqual([
       ['location-a', 'group-1'],
       ['location', 'locationGroup'],
@@ -48,6 +50,14 @@ describe('AggregateStateWriter', () => {
       ['ACTIVE', null],
       '2024-01-15T10:00:00Z',
     ]);
+  });
+
+  it('given a row the transaction order guard refused, when written, then StreamOrderConflictError', async () => {
+    const { manager } = scriptedManager([{ written: 1 }]);
+
+    await expect(new AggregateStateWriter().write(manager, appends, '2024-01-15T10:00:00Z')).rejects.toBeInstanceOf(
+      StreamOrderConflictError,
+    );
   });
 
   it('given no stream with events, when written, then nothing is sent', async () => {

@@ -1,5 +1,4 @@
 import type { EntityManager } from 'typeorm';
-import type { Outbox } from '@lx/messaging';
 import { AggregateStateWriter } from './aggregate-state.writer';
 import { BulkEventAppender, copyRowOf } from './bulk-event.appender';
 import { EventEnvelopeFactory } from './event-envelope.factory';
@@ -18,7 +17,7 @@ function locationAppend(streamId: string, fromVersion: number, notes: string): S
   };
 }
 
-/** Fakes for the write: a pg client that accepts any COPY, a recording manager and outbox. */
+/** Fakes for the write: a pg client that accepts any COPY, and a recording manager whose upsert writes every row. */
 function writeFakes() {
   const log: string[] = [];
   const copied: string[] = [];
@@ -40,28 +39,18 @@ function writeFakes() {
   };
   const manager = {
     queryRunner: { databaseConnection: client },
-    query: (sql: string) => {
+    query: (sql: string, parameters: unknown[][]) => {
       log.push(sql.trim().split(/\s+/).slice(0, 3).join(' '));
-      return Promise.resolve([]);
+      return Promise.resolve([{ written: parameters[0]!.length }]);
     },
   } as unknown as EntityManager;
-  const selected: unknown[][] = [];
-  const outbox = {
-    appendSelected: (_manager: EntityManager, select: string, parameters: unknown[]) => {
-      log.push('outbox');
-      expect(select).toMatch(/FROM events WHERE event_id = ANY\(\$1::uuid\[\]\) ORDER BY global_position/);
-      selected.push(parameters);
-      return Promise.resolve();
-    },
-  } as unknown as Outbox;
-  return { manager, outbox, log, copied, selected };
+  return { manager, log, copied };
 }
 
-function appender(outbox = {} as Outbox): BulkEventAppender {
+function appender(): BulkEventAppender {
   return new BulkEventAppender(
     new EventEnvelopeFactory(new SequentialIds(), 'location-command'),
     new AggregateStateWriter(),
-    outbox,
   );
 }
 
@@ -80,23 +69,20 @@ describe('BulkEventAppender.prepare', () => {
       ['b', 'location', '4', 'event-2', 'LOCATION_UPDATED'],
     ]);
     expect(lines.map((line) => line.split('\t')[6]).slice(0, 2)).toEqual([timestamp, timestamp]);
+    expect(lines.map((line) => line.split('\t')[7]).slice(0, 2)).toEqual(['request-1', 'request-1']);
     expect(JSON.parse(lines[0]!.split('\t')[5]!)).toMatchObject({ id: 'event-1', data: { id: 'a', notes: 'one' } });
-    expect(bulk).toMatchObject({
-      topic: 'location.events.v1',
-      eventIds: ['event-1', 'event-2'],
-      correlation: '{"lx-correlation-id":"request-1"}',
-    });
+    expect(bulk.eventIds).toEqual(['event-1', 'event-2']);
   });
 
   it('given data with tabs, newlines and backslashes, when prepared, then the envelope is escaped and stays one line', () => {
     const bulk = appender().prepare([locationAppend('a', 0, 'tab\there\nnew line \\ slash')], { timestamp });
 
     expect(bulk.rows.split('\n')).toHaveLength(2);
-    expect(bulk.rows.split('\t')).toHaveLength(7);
-    expect(bulk.correlation).toBe('{}');
+    expect(bulk.rows.split('\t')).toHaveLength(8);
+    expect(bulk.rows.trimEnd().split('\t')[7]).toBe('\\N');
   });
 
-  it('given events for two topics, when prepared, then it refuses', () => {
+  it('given events of locations and groups, when prepared, then one batch holds them all', () => {
     const group: StreamAppend = {
       streamId: 'g',
       streamType: 'locationGroup',
@@ -105,13 +91,11 @@ describe('BulkEventAppender.prepare', () => {
       index: {},
     };
 
-    expect(() => appender().prepare([locationAppend('a', 0, 'x'), group], { timestamp })).toThrow(
-      'a bulk append publishes to exactly one topic',
-    );
+    expect(appender().prepare([locationAppend('a', 0, 'x'), group], { timestamp }).eventIds).toHaveLength(2);
   });
 
   it('given no events, when prepared, then the batch is empty', () => {
-    expect(appender().prepare([], { timestamp })).toMatchObject({ rows: '', eventIds: [], topic: '' });
+    expect(appender().prepare([], { timestamp })).toMatchObject({ rows: '', eventIds: [] });
   });
 });
 
@@ -119,31 +103,32 @@ describe('copyRowOf', () => {
   it('given an enveloped event, when encoded, then the columns are tab-separated in the events COPY order', () => {
     const append = locationAppend('a', 0, 'x');
     expect(
-      copyRowOf({ append, version: 1, id: 'e', type: 'LOCATION_CREATED', payload: '{"a":"b\\\\c"}' }, timestamp),
-    ).toBe(`a\tlocation\t1\te\tLOCATION_CREATED\t{"a":"b\\\\\\\\c"}\t${timestamp}`);
+      copyRowOf(
+        { append, version: 1, id: 'e', type: 'LOCATION_CREATED', payload: '{"a":"b\\\\c"}' },
+        { timestamp, correlationId: 'r\t1' },
+      ),
+    ).toBe(`a\tlocation\t1\te\tLOCATION_CREATED\t{"a":"b\\\\\\\\c"}\t${timestamp}\tr\\t1`);
   });
 });
 
 describe('BulkEventAppender.write', () => {
-  it('given a prepared batch, when written, then it copies the events, upserts the states, then selects the outbox rows', async () => {
+  it('given a prepared batch, when written, then it copies the events, then upserts the states', async () => {
     const fakes = writeFakes();
-    const bulkAppender = appender(fakes.outbox);
+    const bulkAppender = appender();
     const bulk = bulkAppender.prepare([locationAppend('a', 0, 'x')], { timestamp, correlationId: 'request-1' });
 
     await bulkAppender.write(fakes.manager, bulk);
 
     expect(fakes.log).toEqual([
-      'COPY events (stream_id, stream_type, stream_version, event_id, event_type, payload, recorded_at) FROM STDIN',
-      'INSERT INTO aggregate_state',
-      'outbox',
+      'COPY events (stream_id, stream_type, stream_version, event_id, event_type, payload, recorded_at, correlation_id) FROM STDIN',
+      'WITH written AS',
     ]);
     expect(fakes.copied.join('')).toBe(bulk.rows);
-    expect(fakes.selected).toEqual([[['event-1'], 'location.events.v1', '{"lx-correlation-id":"request-1"}']]);
   });
 
   it('given an empty batch, when written, then nothing is sent', async () => {
     const fakes = writeFakes();
-    const bulkAppender = appender(fakes.outbox);
+    const bulkAppender = appender();
 
     await bulkAppender.write(fakes.manager, bulkAppender.prepare([], { timestamp }));
 

@@ -23,6 +23,20 @@ export function isStreamVersionConflict(error: unknown): boolean {
   return (code === UNIQUE_VIOLATION && constraint === STREAM_VERSION_KEY) || code === DEADLOCK_DETECTED;
 }
 
+/**
+ * A stream was last written by a transaction with a higher id than the one appending to it now (see
+ * AggregateStateWriter.write): retried from the start, like a lost version race, under a new transaction id.
+ */
+export class StreamOrderConflictError extends Error {
+  constructor() {
+    super('a stream was last written by a later transaction; the write runs again in a new one');
+    this.name = 'StreamOrderConflictError';
+  }
+}
+
+/** Postgres SQLSTATE of the events_after_fence trigger: the write's time is not after the watermark fence. */
+const FENCED_WRITE = 'LXW01';
+
 /** Longest pause before retrying a fenced write: beyond it the clocks disagree and the retry just tries its luck. */
 const MAX_FENCE_DELAY_MS = 1_000;
 
@@ -52,7 +66,24 @@ export class FencedWriteError extends Error {
   }
 }
 
-/** Whether a failed write transaction may be run again from the start: a lost version race, a deadlock, a fence. */
+/**
+ * The FencedWriteError of a refusal by the events_after_fence trigger (its detail: `{"timestamp", "fencedAt"}` as
+ * JSON), or undefined for any other error.
+ */
+export function fencedWriteOf(error: unknown): FencedWriteError | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, detail } = error as { code?: unknown; detail?: unknown };
+  if (code !== FENCED_WRITE || typeof detail !== 'string') return undefined;
+  const { timestamp, fencedAt } = JSON.parse(detail) as { timestamp: string; fencedAt: string };
+  return new FencedWriteError(timestamp, new Date(fencedAt));
+}
+
+/**
+ * Whether a failed write transaction may be run again from the start: a lost version race, a deadlock, a stream
+ * last written by a later transaction, a fence.
+ */
 export function isRetryableWrite(error: unknown): boolean {
-  return error instanceof FencedWriteError || isStreamVersionConflict(error);
+  return (
+    error instanceof FencedWriteError || error instanceof StreamOrderConflictError || isStreamVersionConflict(error)
+  );
 }

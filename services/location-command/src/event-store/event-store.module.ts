@@ -8,7 +8,7 @@ import { EventStore } from './event-store';
 
 /**
  * The event store, its bulk appender for imports, and the ports every write needs: clock and id generator. Needs
- * DatabaseModule and OutboxModule.
+ * DatabaseModule, and OutboxModule.forSource(EventLog): the relay that publishes the log.
  */
 @Global()
 @Module({})

@@ -1,8 +1,9 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import type { BulkEventAppender } from './bulk-event.appender';
 import type { EventAppender } from './event.appender';
+import type { EventLog } from './event-log';
 import { EventStore } from './event-store';
-import { ConcurrentWriteError, FencedWriteError } from './event-store.errors';
+import { ConcurrentWriteError, FencedWriteError, StreamOrderConflictError } from './event-store.errors';
 import { EventStoreTransaction } from './event-store.transaction';
 
 const versionConflict = Object.assign(new Error('duplicate key'), {
@@ -17,6 +18,7 @@ const versionConflict = Object.assign(new Error('duplicate key'), {
 function fakeDataSource(failures: Error[] = [], rows: unknown[] = []) {
   const calls = {
     transactions: 0,
+    wakes: 0,
     queries: [] as { sql: string; parameters: unknown[] }[],
     transactionQueries: [] as { sql: string; parameters: unknown[] }[],
   };
@@ -42,18 +44,28 @@ function fakeDataSource(failures: Error[] = [], rows: unknown[] = []) {
       return Promise.resolve(rows);
     },
   } as unknown as DataSource;
-  return { dataSource, manager, calls };
+  const log = { appended: () => (calls.wakes += 1) } as unknown as EventLog;
+  return { dataSource, manager, calls, log };
 }
 
-function storeOn(dataSource: DataSource): EventStore {
-  return new EventStore(dataSource, {} as EventAppender, {} as BulkEventAppender);
+function storeOn(fake: { dataSource: DataSource; log: EventLog }, appender = {} as EventAppender): EventStore {
+  return new EventStore(fake.dataSource, appender, {} as BulkEventAppender, fake.log);
+}
+
+/** What the events_after_fence trigger raises for a write timed at `timestamp` against the fence `fencedAt`. */
+function refusedByFence(timestamp: string, fencedAt: string): Error {
+  return Object.assign(new Error('the write is not after the watermark fence'), {
+    code: 'LXW01',
+    detail: JSON.stringify({ timestamp, fencedAt }),
+  });
 }
 
 describe('EventStore.transaction', () => {
   it('given work, when run, then it gets a transaction on the transaction manager and its result is returned', async () => {
-    const { dataSource, manager } = fakeDataSource();
+    const fake = fakeDataSource();
+    const { manager } = fake;
 
-    const result = await storeOn(dataSource).transaction((transaction) => {
+    const result = await storeOn(fake).transaction((transaction) => {
       expect(transaction).toBeInstanceOf(EventStoreTransaction);
       expect(transaction.manager).toBe(manager);
       return Promise.resolve('done');
@@ -63,21 +75,21 @@ describe('EventStore.transaction', () => {
   });
 
   it('given a lost stream version race, when run, then the work runs again', async () => {
-    const { dataSource, calls } = fakeDataSource([versionConflict]);
+    const fake = fakeDataSource([versionConflict]);
 
-    await expect(storeOn(dataSource).transaction(() => Promise.resolve('second'))).resolves.toBe('second');
-    expect(calls.transactions).toBe(2);
+    await expect(storeOn(fake).transaction(() => Promise.resolve('second'))).resolves.toBe('second');
+    expect(fake.calls.transactions).toBe(2);
   });
 
   it('given a race lost on every attempt, when run, then it gives up with ConcurrentWriteError', async () => {
-    const { dataSource, calls } = fakeDataSource([versionConflict, versionConflict, versionConflict]);
+    const fake = fakeDataSource([versionConflict, versionConflict, versionConflict]);
 
-    await expect(storeOn(dataSource).transaction(() => Promise.resolve())).rejects.toBeInstanceOf(ConcurrentWriteError);
-    expect(calls.transactions).toBe(3);
+    await expect(storeOn(fake).transaction(() => Promise.resolve())).rejects.toBeInstanceOf(ConcurrentWriteError);
+    expect(fake.calls.transactions).toBe(3);
   });
 
   it('given a limit of one attempt, when the race is lost, then it gives up at once', async () => {
-    const { dataSource, calls } = fakeDataSource([versionConflict]);
+    const fake = fakeDataSource([versionConflict]);
     const runner = {
       manager: { query: () => Promise.resolve([]) },
       startTransaction: () => Promise.resolve(),
@@ -85,24 +97,24 @@ describe('EventStore.transaction', () => {
       rollbackTransaction: () => Promise.resolve(),
     } as unknown as QueryRunner;
 
-    await expect(storeOn(dataSource).transaction(() => Promise.resolve(), runner, 1)).rejects.toBeInstanceOf(
+    await expect(storeOn(fake).transaction(() => Promise.resolve(), runner, 1)).rejects.toBeInstanceOf(
       ConcurrentWriteError,
     );
-    expect(calls.transactions).toBe(0);
+    expect(fake.calls.transactions).toBe(0);
   });
 
   it('given another error, when run, then it is thrown without a retry', async () => {
-    const { dataSource, calls } = fakeDataSource([new Error('connection lost')]);
+    const fake = fakeDataSource([new Error('connection lost')]);
 
-    await expect(storeOn(dataSource).transaction(() => Promise.resolve())).rejects.toThrow('connection lost');
-    expect(calls.transactions).toBe(1);
+    await expect(storeOn(fake).transaction(() => Promise.resolve())).rejects.toThrow('connection lost');
+    expect(fake.calls.transactions).toBe(1);
   });
 
   it('given a query runner, when the work succeeds or fails, then the transaction is committed or rolled back on it', async () => {
-    const { dataSource } = fakeDataSource();
+    const fake = fakeDataSource();
     const steps: string[] = [];
     const runnerManager = {
-      query: (sql: string) => Promise.resolve(steps.push(sql.startsWith('SELECT pg_advisory') ? 'lock' : sql)),
+      query: (sql: string) => Promise.resolve(steps.push(sql)),
     } as unknown as EntityManager;
     const runner = {
       manager: runnerManager,
@@ -110,7 +122,7 @@ describe('EventStore.transaction', () => {
       commitTransaction: () => Promise.resolve(steps.push('commit')),
       rollbackTransaction: () => Promise.resolve(steps.push('rollback')),
     } as unknown as QueryRunner;
-    const store = storeOn(dataSource);
+    const store = storeOn(fake);
 
     await store.transaction(
       (transaction) => Promise.resolve(steps.push(transaction.manager === runnerManager ? 'work on runner' : 'work')),
@@ -118,61 +130,59 @@ describe('EventStore.transaction', () => {
     );
     await expect(store.transaction(() => Promise.reject(new Error('refused')), runner)).rejects.toThrow('refused');
 
-    expect(steps).toEqual(['start', 'lock', 'work on runner', 'commit', 'start', 'lock', 'rollback']);
+    expect(steps).toEqual(['start', 'work on runner', 'commit', 'start', 'rollback']);
   });
 
-  it('given work, when run, then the first statement of its transaction takes the fence lock of the schema shared', async () => {
-    const { dataSource, calls } = fakeDataSource();
+  it('given work, when committed, then the relay is woken; when it fails, then not', async () => {
+    const fake = fakeDataSource([new Error('connection lost')]);
+    const store = storeOn(fake);
 
-    await storeOn(dataSource).transaction(() => Promise.resolve());
+    await expect(store.transaction(() => Promise.resolve())).rejects.toThrow('connection lost');
+    expect(fake.calls.wakes).toBe(0);
+    await store.transaction(() => Promise.resolve());
 
-    expect(calls.transactionQueries).toEqual([
-      {
-        sql: expect.stringMatching(/^SELECT pg_advisory_xact_lock_shared\(\d+, hashtext\(\$1\)\)$/),
-        parameters: ['watermark-fence:lc'],
-      },
-    ]);
+    expect(fake.calls.wakes).toBe(1);
+    expect(fake.calls.transactionQueries).toEqual([]);
   });
 
-  it('given work that appends, when run, then the append checks its time against the fence under the lock', async () => {
-    const { dataSource, calls } = fakeDataSource();
-    const appender = { append: () => Promise.resolve() } as unknown as EventAppender;
-    const store = new EventStore(dataSource, appender, {} as BulkEventAppender);
-    const append = { streamId: 'a', streamType: 'location', fromVersion: 0, events: [{}], index: {} } as never;
+  it('given the database refusing the events as fenced, when run, then it runs again after the clock passed the fence', async () => {
+    const fake = fakeDataSource([refusedByFence('2024-01-15T10:00:00.000+00:00', '2024-01-15T10:00:00.020+00:00')]);
+    const started = Date.now();
 
-    // The fake manager answers no row: a fence table without its row is an error, never an open fence.
-    await expect(
-      store.transaction((transaction) => transaction.append([append], { timestamp: '2024-01-15T10:00:00.000Z' })),
-    ).rejects.toThrow(/watermark_fence has no row/);
+    await expect(storeOn(fake).transaction(() => Promise.resolve('later'))).resolves.toBe('later');
 
-    expect(calls.transactionQueries.map((query) => query.parameters)).toEqual([
-      ['watermark-fence:lc'],
-      ['2024-01-15T10:00:00.000Z'],
-    ]);
-    expect(calls.transactionQueries[1]!.sql).toMatch(/^SELECT \$1::timestamptz > fenced_at/);
+    expect(fake.calls.transactions).toBe(2);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(20);
+  });
+
+  it('given a stream last written by a later transaction, when run, then the work runs again', async () => {
+    const fake = fakeDataSource([new StreamOrderConflictError()]);
+
+    await expect(storeOn(fake).transaction(() => Promise.resolve('again'))).resolves.toBe('again');
+    expect(fake.calls.transactions).toBe(2);
   });
 
   it('given a write fenced out, when run, then it runs again after the clock passed the fence', async () => {
     const fenced = new FencedWriteError('2024-01-15T10:00:00.000Z', new Date('2024-01-15T10:00:00.020Z'));
-    const { dataSource, calls } = fakeDataSource([fenced]);
+    const fake = fakeDataSource([fenced]);
     const started = Date.now();
 
-    await expect(storeOn(dataSource).transaction(() => Promise.resolve('later'))).resolves.toBe('later');
+    await expect(storeOn(fake).transaction(() => Promise.resolve('later'))).resolves.toBe('later');
 
-    expect(calls.transactions).toBe(2);
+    expect(fake.calls.transactions).toBe(2);
     expect(Date.now() - started).toBeGreaterThanOrEqual(20);
   });
 
   it('given a write fenced out on its last attempt, when run, then ConcurrentWriteError once the fence is passed', async () => {
     const fenced = new FencedWriteError('2024-01-15T10:00:00.000Z', new Date('2024-01-15T10:00:00.020Z'));
-    const { dataSource, calls } = fakeDataSource([fenced]);
+    const fake = fakeDataSource([fenced]);
     const started = Date.now();
 
-    await expect(storeOn(dataSource).transaction(() => Promise.resolve(), undefined, 1)).rejects.toBeInstanceOf(
+    await expect(storeOn(fake).transaction(() => Promise.resolve(), undefined, 1)).rejects.toBeInstanceOf(
       ConcurrentWriteError,
     );
 
-    expect(calls.transactions).toBe(1);
+    expect(fake.calls.transactions).toBe(1);
     expect(Date.now() - started).toBeGreaterThanOrEqual(20);
   });
 });
@@ -186,27 +196,27 @@ describe('EventStore.find and reader', () => {
       deleted: false,
       payload: JSON.stringify({ id: 'e', data: { id: 'a', notes: 'x' } }),
     };
-    const { dataSource, calls } = fakeDataSource([], [row]);
+    const fake = fakeDataSource([], [row]);
 
-    expect(await storeOn(dataSource).find('a')).toEqual({
+    expect(await storeOn(fake).find('a')).toEqual({
       streamId: 'a',
       streamType: 'location',
       version: 3,
       deleted: false,
       data: { id: 'a', notes: 'x' },
     });
-    expect(calls.queries[0]!.sql).toMatch(/FROM aggregate_state s JOIN events e[\s\S]*WHERE s.stream_id = \$1$/);
+    expect(fake.calls.queries[0]!.sql).toMatch(/FROM aggregate_state s JOIN events e[\s\S]*WHERE s.stream_id = \$1$/);
   });
 
   it('given no stream, when found, then it is undefined', async () => {
-    const { dataSource } = fakeDataSource([], []);
+    const fake = fakeDataSource([], []);
 
-    expect(await storeOn(dataSource).find('a')).toBeUndefined();
+    expect(await storeOn(fake).find('a')).toBeUndefined();
   });
 
   it('reads outside any transaction on the data source manager', () => {
-    const { dataSource } = fakeDataSource();
+    const fake = fakeDataSource();
 
-    expect(storeOn(dataSource).reader().manager).toBe(dataSource.manager);
+    expect(storeOn(fake).reader().manager).toBe(fake.dataSource.manager);
   });
 });

@@ -1,8 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { BulkAppend, BulkEventAppender } from './bulk-event.appender';
 import type { EventAppender } from './event.appender';
-import { FencedWriteError } from './event-store.errors';
-import { EventStoreTransaction, type FenceCheck } from './event-store.transaction';
+import { EventStoreTransaction } from './event-store.transaction';
 import type { StreamAppend } from './event-store.types';
 import { scriptedManager } from './testing/test-doubles';
 
@@ -20,9 +19,9 @@ function transactionOn(
   manager: EntityManager,
   appender = {} as EventAppender,
   bulk = {} as BulkEventAppender,
-  fence?: FenceCheck,
+  writable = true,
 ) {
-  return new EventStoreTransaction(manager, appender, bulk, fence);
+  return new EventStoreTransaction(manager, appender, bulk, writable);
 }
 
 /** Appenders that record what they were handed. */
@@ -35,18 +34,6 @@ function recordingAppenders() {
     appender: appender as unknown as EventAppender,
     bulkAppender: bulkAppender as unknown as BulkEventAppender,
   };
-}
-
-/** A fence check that records the times it was asked about and refuses those at or before `fencedAt`. */
-function fenceAt(fencedAt: string) {
-  const checked: string[] = [];
-  const check: FenceCheck = (timestamp) => {
-    checked.push(timestamp);
-    return Date.parse(timestamp) > Date.parse(fencedAt)
-      ? Promise.resolve()
-      : Promise.reject(new FencedWriteError(timestamp, new Date(fencedAt)));
-  };
-  return { checked, check };
 }
 
 const anAppend: StreamAppend = {
@@ -178,55 +165,16 @@ describe('EventStoreTransaction appends', () => {
     ]);
   });
 
-  it('given events timed after the fence, when appended, then the time is checked first and once per time', async () => {
+  it('given a reader (no transaction), when events are appended, then it refuses and nothing is written', async () => {
     const { manager } = scriptedManager();
     const { calls, appender, bulkAppender } = recordingAppenders();
-    const fence = fenceAt('2024-01-15T09:00:00.000Z');
-    const transaction = transactionOn(manager, appender, bulkAppender, fence.check);
-    const context = { timestamp: '2024-01-15T10:00:00.000Z' };
-    const bulk = { eventIds: ['e1'], context: { timestamp: '2024-01-15T10:00:00.001Z' } } as unknown as BulkAppend;
+    const reader = transactionOn(manager, appender, bulkAppender, false);
+    const bulk = { eventIds: ['e1'], context: { timestamp: '2024-01-15T10:00:00.000Z' } } as unknown as BulkAppend;
 
-    await transaction.append([anAppend], context);
-    await transaction.append([anAppend], context);
-    await transaction.appendBulk(bulk);
-
-    expect(fence.checked).toEqual(['2024-01-15T10:00:00.000Z', '2024-01-15T10:00:00.001Z']);
-    expect(calls.map(([kind]) => kind)).toEqual(['append', 'append', 'bulk']);
-  });
-
-  it.each([
-    ['at the fence', '2024-01-15T10:00:00.000Z'],
-    ['before the fence', '2024-01-15T09:59:59.999Z'],
-  ])('given events timed %s, when appended, then FencedWriteError and nothing is written', async (_name, time) => {
-    const { manager } = scriptedManager();
-    const { calls, appender, bulkAppender } = recordingAppenders();
-    const transaction = transactionOn(manager, appender, bulkAppender, fenceAt('2024-01-15T10:00:00.000Z').check);
-    const bulk = { eventIds: ['e1'], context: { timestamp: time } } as unknown as BulkAppend;
-
-    await expect(transaction.append([anAppend], { timestamp: time })).rejects.toBeInstanceOf(FencedWriteError);
-    await expect(transaction.appendBulk(bulk)).rejects.toBeInstanceOf(FencedWriteError);
-    expect(calls).toEqual([]);
-  });
-
-  it('given no events, when appended, then the fence is not asked (a write that changed nothing)', async () => {
-    const { manager } = scriptedManager();
-    const { appender, bulkAppender } = recordingAppenders();
-    const fence = fenceAt('2024-01-15T10:00:00.000Z');
-    const transaction = transactionOn(manager, appender, bulkAppender, fence.check);
-
-    await transaction.append([{ ...anAppend, events: [] }], { timestamp: '2024-01-15T09:00:00.000Z' });
-    await transaction.appendBulk({ eventIds: [], context: { timestamp: '2024-01-15T09:00:00.000Z' } } as never);
-
-    expect(fence.checked).toEqual([]);
-  });
-
-  it('given a transaction without fence check (a reader), when events are appended, then it refuses', async () => {
-    const { manager } = scriptedManager();
-    const { calls, appender, bulkAppender } = recordingAppenders();
-
-    await expect(
-      transactionOn(manager, appender, bulkAppender).append([anAppend], { timestamp: '2024-01-15T10:00:00.000Z' }),
-    ).rejects.toThrow(/EventStore.transaction/);
+    await expect(reader.append([anAppend], { timestamp: '2024-01-15T10:00:00.000Z' })).rejects.toThrow(
+      /EventStore.transaction/,
+    );
+    await expect(reader.appendBulk(bulk)).rejects.toThrow(/EventStore.transaction/);
     expect(calls).toEqual([]);
   });
 });

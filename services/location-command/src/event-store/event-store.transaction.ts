@@ -5,25 +5,17 @@ import type { EventAppender } from './event.appender';
 import type { AppendContext, StoredStream, StreamAppend, StreamType } from './event-store.types';
 import { STORED_STREAMS, type StoredStreamRow, storedStreamOf } from './stored-stream.mapper';
 
-/**
- * Checks, before events timed `timestamp` are appended, that the time is after the watermark fence; throws
- * FencedWriteError when it is not. `EventStore.transaction` gives the check of its lock; reads outside a transaction
- * get one that refuses every append.
- */
-export type FenceCheck = (timestamp: string) => Promise<void>;
-
-const READ_ONLY: FenceCheck = () => Promise.reject(new Error('appends need a transaction of EventStore.transaction'));
-
 /** One transaction of the event store: read what a decision needs, then append what it decided. */
 export class EventStoreTransaction {
-  /** The last timestamp found after the fence: the fence cannot move while the transaction runs, so it stays so. */
-  private clearedTimestamp?: string;
-
+  /**
+   * @param writable false for reads outside a transaction (`EventStore.reader`), which refuse every append. Events
+   * timed at or before the watermark fence are refused by the database itself (the events_after_fence trigger).
+   */
   constructor(
     readonly manager: EntityManager,
     private readonly appender: EventAppender,
     private readonly bulkAppender: BulkEventAppender,
-    private readonly fence: FenceCheck = READ_ONLY,
+    private readonly writable = true,
   ) {}
 
   /**
@@ -93,23 +85,21 @@ export class EventStoreTransaction {
   }
 
   /**
-   * Appends the events with their envelopes, the state rows and the outbox messages; nothing for streams without events.
-   * Events timed at or before the watermark fence are refused (FencedWriteError, retried by the event store).
+   * Appends the events with their envelopes and the state rows; nothing for streams without events. Events timed at
+   * or before the watermark fence are refused (FencedWriteError, retried by the event store).
    */
   async append(appends: readonly StreamAppend[], context: AppendContext): Promise<void> {
-    if (appends.some((append) => append.events.length > 0)) await this.assertAfterFence(context.timestamp);
+    this.assertWritable();
     await this.appender.append(this.manager, appends, context);
   }
 
-  /** `append` for large batches of one topic (imports), serialized beforehand by `BulkEventAppender.prepare`. */
+  /** `append` for large batches (imports), serialized beforehand by `BulkEventAppender.prepare`. */
   async appendBulk(bulk: BulkAppend): Promise<void> {
-    if (bulk.eventIds.length > 0) await this.assertAfterFence(bulk.context.timestamp);
+    this.assertWritable();
     await this.bulkAppender.write(this.manager, bulk);
   }
 
-  private async assertAfterFence(timestamp: string): Promise<void> {
-    if (timestamp === this.clearedTimestamp) return;
-    await this.fence(timestamp);
-    this.clearedTimestamp = timestamp;
+  private assertWritable(): void {
+    if (!this.writable) throw new Error('appends need a transaction of EventStore.transaction');
   }
 }

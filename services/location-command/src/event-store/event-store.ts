@@ -4,39 +4,36 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { BulkEventAppender } from './bulk-event.appender';
 import { EventAppender } from './event.appender';
-import { ConcurrentWriteError, FencedWriteError, isRetryableWrite } from './event-store.errors';
+import { EventLog } from './event-log';
+import { ConcurrentWriteError, FencedWriteError, fencedWriteOf, isRetryableWrite } from './event-store.errors';
 import { EventStoreTransaction } from './event-store.transaction';
 import type { StoredStream } from './event-store.types';
 import { STORED_STREAMS, type StoredStreamRow, storedStreamOf } from './stored-stream.mapper';
-import { assertAfterFence, LOCK_SHARED_FOR_WRITE, watermarkFenceLockKey } from './watermark-fence';
 
 const MAX_ATTEMPTS = 3;
 
 /**
- * The event store: appends events, the aggregate's new state row and the outbox messages in one transaction, so the
- * log, the state writes are validated against, and what reaches Kafka never disagree.
+ * The event store: appends events and the aggregate's new state row in one transaction, so the log and the state
+ * writes are validated against never disagree. The log is the outbox: the relay (EventLog) publishes it to Kafka.
  *
  * Concurrency: a single write locks the state rows of the aggregates it changes (FOR UPDATE) and of the groups it
  * references (FOR SHARE) before deciding, in id order so writers never deadlock. Writers that do not lock (imports),
  * and two writers creating the same new aggregate, collide on the unique (stream_id, stream_version) key instead:
  * one wins, the other is retried from the start and then sees the winner's state.
  *
- * Watermark fence: every transaction first takes the fence lock shared (LOCK_SHARED_FOR_WRITE), and events are
- * appended only with a time after the stored fence, checked under that lock. A write timed at or before it is retried
- * from the start, with a later time, once the clock has passed the fence. So once a fence (FenceWatermarkHandler) has
- * committed watermark W, no change timed at or before W can commit any more.
+ * Watermark fence: the database refuses events timed at or before the stored fence (the events_after_fence trigger,
+ * checked after the transaction got its id); such a write is retried from the start, with a later time, once the
+ * clock has passed the fence. Writers take no lock for it: FenceWatermarkHandler waits for the transactions in flight
+ * instead.
  */
 @Injectable()
 export class EventStore {
-  private readonly fenceLockKey: string;
-
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly appender: EventAppender,
     private readonly bulkAppender: BulkEventAppender,
-  ) {
-    this.fenceLockKey = watermarkFenceLockKey(dataSource);
-  }
+    private readonly log: EventLog,
+  ) {}
 
   /**
    * Runs `work` in a transaction, on `runner`'s connection when given (an import keeps one connection). `work` may run
@@ -49,10 +46,14 @@ export class EventStore {
   ): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return runner === undefined
-          ? await this.dataSource.transaction(async (manager) => work(await this.open(manager)))
-          : await this.onRunner(runner, work);
-      } catch (error) {
+        const result =
+          runner === undefined
+            ? await this.dataSource.transaction((manager) => work(this.open(manager)))
+            : await this.onRunner(runner, work);
+        this.log.appended();
+        return result;
+      } catch (caught) {
+        const error = fencedWriteOf(caught) ?? caught;
         if (!isRetryableWrite(error)) throw error;
         // Also before giving up: a caller that decides again on ConcurrentWriteError (an import batch) reads a fresh
         // time, which must then be past the fence.
@@ -72,21 +73,17 @@ export class EventStore {
 
   /** Reads outside any transaction, without locks: for a bulk writer deciding ahead of its write. Cannot append. */
   reader(): EventStoreTransaction {
-    return new EventStoreTransaction(this.dataSource.manager, this.appender, this.bulkAppender);
+    return new EventStoreTransaction(this.dataSource.manager, this.appender, this.bulkAppender, false);
   }
 
-  /** Starts the work of a transaction just begun on `manager`: the fence lock, as its first statement. */
-  private async open(manager: EntityManager): Promise<EventStoreTransaction> {
-    await manager.query(LOCK_SHARED_FOR_WRITE, [this.fenceLockKey]);
-    return new EventStoreTransaction(manager, this.appender, this.bulkAppender, (timestamp) =>
-      assertAfterFence(manager, timestamp),
-    );
+  private open(manager: EntityManager): EventStoreTransaction {
+    return new EventStoreTransaction(manager, this.appender, this.bulkAppender);
   }
 
   private async onRunner<T>(runner: QueryRunner, work: (transaction: EventStoreTransaction) => Promise<T>): Promise<T> {
     await runner.startTransaction();
     try {
-      const result = await work(await this.open(runner.manager));
+      const result = await work(this.open(runner.manager));
       await runner.commitTransaction();
       return result;
     } catch (error) {

@@ -1,7 +1,6 @@
-import type { EntityManager } from 'typeorm';
-import type { Outbox, OutboxMessage } from '@lx/messaging';
 import { AggregateStateWriter } from './aggregate-state.writer';
 import { EventAppender, eventInsertOf } from './event.appender';
+import { StreamOrderConflictError } from './event-store.errors';
 import { EventEnvelopeFactory } from './event-envelope.factory';
 import type { StreamAppend } from './event-store.types';
 import { scriptedManager, SequentialIds } from './testing/test-doubles';
@@ -22,32 +21,23 @@ const group: StreamAppend = {
 };
 const context = { timestamp: '2024-01-15T10:00:00.000Z', correlationId: 'request-1' };
 
-function appenderWithFakes() {
-  const { manager, queries } = scriptedManager();
-  const outboxed: OutboxMessage[][] = [];
-  const outbox = {
-    append: (_manager: EntityManager, messages: readonly OutboxMessage[]) => {
-      outboxed.push([...messages]);
-      return Promise.resolve();
-    },
-  } as unknown as Outbox;
+/** An appender on a manager whose state upsert reports `written` rows (by default every row). */
+function appenderWithFakes(written = 2) {
+  const { manager, queries } = scriptedManager([], [{ written }]);
   const appender = new EventAppender(
     new EventEnvelopeFactory(new SequentialIds(), 'location-command'),
     new AggregateStateWriter(),
-    outbox,
   );
-  return { appender, manager, queries, outboxed };
+  return { appender, manager, queries };
 }
 
 describe('eventInsertOf', () => {
-  it('given enveloped events, when built, then the column arrays and the outbox messages follow the event order', () => {
+  it('given enveloped events, when built, then the column arrays follow the event order, with time and correlation', () => {
     const events = [
       ...new EventEnvelopeFactory(new SequentialIds(), 'lc').envelopes([location, group], context.timestamp),
     ];
 
-    const { parameters, messages } = eventInsertOf(events, context);
-
-    expect(parameters).toEqual([
+    expect(eventInsertOf(events, context)).toEqual([
       ['location-a', 'group-1'],
       ['location', 'locationGroup'],
       [2, 1],
@@ -55,45 +45,43 @@ describe('eventInsertOf', () => {
       ['LOCATION_UPDATED', 'LOCATION_GROUP_CREATED'],
       [events[0]!.payload, events[1]!.payload],
       context.timestamp,
+      'request-1',
     ]);
-    expect(messages).toEqual([
-      {
-        topic: 'location.events.v1',
-        key: 'location-a',
-        value: events[0]!.payload,
-        headers: { 'lx-aggregate-version': '2', 'lx-correlation-id': 'request-1' },
-      },
-      {
-        topic: 'location-group.events.v1',
-        key: 'group-1',
-        value: events[1]!.payload,
-        headers: { 'lx-aggregate-version': '1', 'lx-correlation-id': 'request-1' },
-      },
-    ]);
+  });
+
+  it('given a write without a correlation id, when built, then the column is null', () => {
+    const events = [...new EventEnvelopeFactory(new SequentialIds(), 'lc').envelopes([group], context.timestamp)];
+
+    expect(eventInsertOf(events, { timestamp: context.timestamp }).at(-1)).toBeNull();
   });
 });
 
 describe('EventAppender', () => {
-  it('given appends, when appended, then events, state rows and outbox messages are written in that order', async () => {
-    const { appender, manager, queries, outboxed } = appenderWithFakes();
+  it('given appends, when appended, then events and state rows are written in that order', async () => {
+    const { appender, manager, queries } = appenderWithFakes();
 
     await appender.append(manager, [location, group], context);
 
     expect(queries.map((query) => query.sql.trim().split(/\s+/).slice(0, 3).join(' '))).toEqual([
       'INSERT INTO events',
-      'INSERT INTO aggregate_state',
+      'WITH written AS',
     ]);
     expect(queries[0]!.parameters[3]).toEqual(['event-1', 'event-2']);
+    expect(queries[0]!.sql).toContain('correlation_id');
     expect(queries[1]!.parameters[2]).toEqual([2, 1]);
-    expect(outboxed.map((messages) => messages.map((message) => message.key))).toEqual([['location-a', 'group-1']]);
+  });
+
+  it('given a stream last written by a later transaction, when appended, then StreamOrderConflictError', async () => {
+    const { appender, manager } = appenderWithFakes(1);
+
+    await expect(appender.append(manager, [location, group], context)).rejects.toBeInstanceOf(StreamOrderConflictError);
   });
 
   it('given streams without events, when appended, then nothing is written', async () => {
-    const { appender, manager, queries, outboxed } = appenderWithFakes();
+    const { appender, manager, queries } = appenderWithFakes();
 
     await appender.append(manager, [{ ...location, events: [] }], context);
 
     expect(queries).toEqual([]);
-    expect(outboxed).toEqual([]);
   });
 });

@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { waitFor } from '@lx/testing';
+import { AggregateStateWriter } from '../../src/event-store/aggregate-state.writer';
+import { StreamOrderConflictError } from '../../src/event-store/event-store.errors';
+import { gate, unpublishedEvents } from '../support/gate';
 import { aLocationBody, type LocationCommandHarness, startLocationCommand } from '../support/location-command-harness';
 
-/** The event store, its outbox and the relay to Kafka, on real Postgres and Kafka. */
+/** The event store, its log (which is the outbox) and the relay to Kafka, on real Postgres and Kafka. */
 describe('event store and relay', () => {
   let service: LocationCommandHarness;
 
@@ -15,14 +19,18 @@ describe('event store and relay', () => {
   const put = (id: string, body: unknown) => service.request('PUT', `/operator/locations/${id}`, { body });
   const patch = (id: string, body: unknown) => service.request('PATCH', `/operator/locations/${id}`, { body });
 
-  it('commits the events, the aggregate state and the outbox message of a write together, in one global order', async () => {
+  it('commits the events and the aggregate state of a write together; the relay publishes each payload as stored', async () => {
     const id = randomUUID();
-    await put(id, aLocationBody());
+    const requestId = `trace-${id}`;
+    await service.request('PUT', `/operator/locations/${id}`, {
+      body: aLocationBody(),
+      headers: { 'x-request-id': requestId },
+    });
     await patch(id, { notes: 'second' });
     await patch(id, { notes: 'third' });
 
     const { rows: events } = await service.db.query(
-      `SELECT global_position, stream_version, event_id, event_type, payload::text AS payload
+      `SELECT global_position, stream_version, event_id, event_type, payload::text AS payload, correlation_id
          FROM events WHERE stream_id = $1 ORDER BY global_position`,
       [id],
     );
@@ -31,14 +39,16 @@ describe('event store and relay', () => {
       [2, 'LOCATION_UPDATED'],
       [3, 'LOCATION_UPDATED'],
     ]);
-    const { rows: outbox } = await service.db.query(
-      `SELECT position, topic, value, headers FROM outbox WHERE message_key = $1 ORDER BY position`,
-      [id],
-    );
-    expect(outbox.map((row) => JSON.parse(row.value))).toEqual(events.map((event) => JSON.parse(event.payload)));
-    expect(outbox.map((row) => row.headers['lx-aggregate-version'])).toEqual(['1', '2', '3']);
-    expect(outbox.every((row) => row.topic === 'location.events.v1')).toBe(true);
+    expect(events[0]!.correlation_id).toBe(requestId);
     expect(events.map((event) => JSON.parse(event.payload).id)).toEqual(events.map((event) => event.event_id));
+    // One copy of each payload: nothing goes to the outbox table any more.
+    expect((await service.db.query('SELECT 1 FROM outbox')).rowCount).toBe(0);
+
+    const published = await service.events.waitFor(3, [id]);
+    expect(published.map((message) => message.event)).toEqual(events.map((event) => JSON.parse(event.payload)));
+    expect(published.map((message) => message.headers['lx-aggregate-version'])).toEqual(['1', '2', '3']);
+    expect(published[0]!.headers['lx-correlation-id']).toBe(requestId);
+    expect(published.every((message) => message.topic === 'location.events.v1')).toBe(true);
 
     const { rows: state } = await service.db.query(
       `SELECT version, deleted, serviceability_status FROM aggregate_state WHERE stream_id = $1`,
@@ -49,16 +59,16 @@ describe('event store and relay', () => {
     expect(current.body).toEqual(JSON.parse(events[2]!.payload).data);
   });
 
-  it('leaves no event, state or outbox row behind when any part of the write fails', async () => {
+  it('leaves no event or state row behind when any part of the write fails', async () => {
     const id = randomUUID();
     await service.db.query(`
-      CREATE FUNCTION fail_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
+      CREATE FUNCTION fail_state() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF NEW.message_key = '${id}' THEN RAISE EXCEPTION 'outbox unavailable'; END IF;
+        IF NEW.stream_id = '${id}' THEN RAISE EXCEPTION 'state unavailable'; END IF;
         RETURN NEW;
       END $$`);
     await service.db.query(
-      `CREATE TRIGGER fail_outbox BEFORE INSERT ON outbox FOR EACH ROW EXECUTE FUNCTION fail_outbox()`,
+      `CREATE TRIGGER fail_state BEFORE INSERT ON aggregate_state FOR EACH ROW EXECUTE FUNCTION fail_state()`,
     );
     try {
       const reply = await put(id, aLocationBody());
@@ -69,7 +79,7 @@ describe('event store and relay', () => {
         details: { errorId: expect.any(String) },
       });
     } finally {
-      await service.db.query(`DROP TRIGGER fail_outbox ON outbox; DROP FUNCTION fail_outbox()`);
+      await service.db.query(`DROP TRIGGER fail_state ON aggregate_state; DROP FUNCTION fail_state()`);
     }
     expect(await service.storedEvents(id)).toEqual([]);
     expect((await service.db.query(`SELECT 1 FROM aggregate_state WHERE stream_id = $1`, [id])).rowCount).toBe(0);
@@ -95,21 +105,83 @@ describe('event store and relay', () => {
       }),
     );
 
+    await waitFor('the relay to publish every event', async () => (await unpublishedEvents(service.db)) === 0);
     const messages = await service.events.waitFor(ids.length * (updates + 1), ids, 60_000);
-    expect(messages).toHaveLength(ids.length * (updates + 1));
+    // Exactly once: the checkpoint passed every event before this look, and a marker write published after them
+    // arrives behind them on its partition.
+    const marker = ids[0]!;
+    await patch(marker, { notes: 'marker' });
+    await service.events.waitFor(ids.length * (updates + 1) + 1, ids, 60_000);
+    expect(service.events.of(...ids)).toHaveLength(ids.length * (updates + 1) + 1);
     for (const id of ids) {
       const own = messages.filter((message) => message.key === id);
       expect(own.map((message) => message.version)).toEqual(Array.from({ length: updates + 1 }, (_, i) => i + 1));
+      expect(new Set(own.map((message) => message.event.id)).size).toBe(updates + 1);
       expect(own.map((message) => message.event.data.notes ?? null)).toEqual([
         null,
         ...Array.from({ length: updates }, (_, i) => `update ${i + 1}`),
       ]);
       expect(new Set(own.map((message) => message.partition)).size).toBe(1);
     }
-    await waitFor(
-      'every outbox row marked published',
-      async () => (await service.db.query('SELECT 1 FROM outbox WHERE published_at IS NULL')).rowCount === 0,
+  });
+
+  it('publishes a transaction that commits after a later one: the relay never skips it (no gap)', async () => {
+    const [first, second] = [randomUUID(), randomUUID()];
+    // The first write has appended its event (its transaction id and position are drawn) and waits at its state row.
+    const held = await gate(service.db, { table: 'aggregate_state', event: 'INSERT', column: 'stream_id', key: first });
+    try {
+      const firstWrite = put(first, aLocationBody());
+      await waitFor('the first write to be held', () => held.held('INSERT INTO aggregate_state'), 10_000);
+      // The second write starts later, so it draws a later transaction id and position, and commits first.
+      expect((await put(second, aLocationBody())).status).toBe(201);
+      await held.open();
+      expect((await firstWrite).status).toBe(201);
+    } finally {
+      await held.remove();
+    }
+
+    const { rows } = await service.db.query<{ stream_id: string; tx: string; position: string }>(
+      `SELECT stream_id, tx_id::text AS tx, global_position::text AS position FROM events
+        WHERE stream_id = ANY($1::uuid[])`,
+      [[first, second]],
     );
+    const of = (id: string) => rows.find((row) => row.stream_id === id)!;
+    expect(BigInt(of(first).tx)).toBeLessThan(BigInt(of(second).tx));
+    expect(BigInt(of(first).position)).toBeLessThan(BigInt(of(second).position));
+
+    const published = await service.events.waitFor(2, [first, second]);
+    expect(published.map((message) => message.key).sort()).toEqual([first, second].sort());
+    await waitFor('the relay to pass both', async () => (await unpublishedEvents(service.db)) === 0);
+  });
+
+  it('refuses to append a stream under a transaction id below that of its last writer, so the relay keeps key order', async () => {
+    const id = randomUUID();
+    await put(id, aLocationBody());
+    const runner = service.app.get(DataSource).createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.startTransaction();
+      // This transaction draws its id first (as one that wrote something else would), then another writer commits
+      // version 2 of the stream, and this one, having seen it, would append version 3 under the lower id.
+      await runner.query('SELECT pg_current_xact_id()');
+      expect((await patch(id, { notes: 'second' })).status).toBe(200);
+      const append = {
+        streamId: id,
+        streamType: 'location' as const,
+        fromVersion: 2,
+        events: [{}] as never,
+        index: {},
+      };
+
+      await expect(
+        new AggregateStateWriter().write(runner.manager, [append], new Date().toISOString()),
+      ).rejects.toBeInstanceOf(StreamOrderConflictError);
+    } finally {
+      await runner.rollbackTransaction().catch(() => undefined);
+      await runner.release();
+    }
+    const { rows } = await service.db.query('SELECT version FROM aggregate_state WHERE stream_id = $1', [id]);
+    expect(rows).toEqual([{ version: 2 }]);
   });
 
   it('exposes the relay lag and throughput as Prometheus metrics', async () => {

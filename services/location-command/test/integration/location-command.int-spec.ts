@@ -16,6 +16,7 @@ describeServiceSmoke({
       'address_group_id uuid',
       'serviceability_status text',
       'updated_at timestamp with time zone not null',
+      'last_tx xid8 not null',
     ],
     events: [
       'global_position bigint not null',
@@ -26,8 +27,17 @@ describeServiceSmoke({
       'event_type text not null',
       'payload json not null',
       'recorded_at timestamp with time zone not null',
+      'tx_id xid8 not null',
+      'correlation_id text',
     ],
+    // No longer written: kept for one release, for the pods of the previous one during a rolling upgrade.
     outbox: OUTBOX_COLUMNS,
+    relay_checkpoint: [
+      'singleton boolean not null',
+      'tx_id xid8 not null',
+      'position bigint not null',
+      'updated_at timestamp with time zone not null',
+    ],
     watermark_fence: ['singleton boolean not null', 'fenced_at timestamp with time zone not null'],
   },
   readiness: ['database', 'kafka'],

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
+import { TOPICS } from '@lx/contracts';
 import {
   freePort,
   type ReceivedMessage,
@@ -11,27 +13,47 @@ import {
   uniqueSuffix,
   waitFor,
 } from '@lx/testing';
+import { unpublishedEvents } from '../support/gate';
 import { aLocationBody, type LocationCommandHarness, startLocationCommand } from '../support/location-command-harness';
 
 /**
- * Holds the outbox relay's leader lock of a schema (the relay elects its leader with this advisory lock), so no relay
- * publishes until the test lets go: events pile up committed but unpublished.
+ * Holds the event log relay's leader lock of a schema (the relay elects its leader with this advisory lock), so no
+ * relay publishes until the test lets go: events pile up committed but unpublished.
  */
 async function holdRelayLock(schema: string): Promise<{ release(): Promise<void> }> {
   const client = new Client({ connectionString: requireEnv('DATABASE_URL') });
   await client.connect();
-  await client.query('SELECT pg_advisory_lock(hashtext($1))', [`outbox-relay:${schema}`]);
+  await client.query('SELECT pg_advisory_lock(hashtext($1))', [`event-log-relay:${schema}`]);
   return { release: () => client.end() };
 }
 
-/** Every event of the schema's store by id, and how many outbox rows are not marked published. */
+/** Every event of the schema's store by id, and how many are behind the relay's checkpoint. */
 async function storeOf(service: LocationCommandHarness) {
   const { rows } = await service.db.query<{ event_id: string; stream_id: string; stream_version: number }>(
     'SELECT event_id, stream_id, stream_version FROM events ORDER BY global_position',
   );
-  const unpublished = async () =>
-    Number((await service.db.query('SELECT count(*) AS n FROM outbox WHERE published_at IS NULL')).rows[0].n);
-  return { events: rows, unpublished };
+  return { events: rows, unpublished: () => unpublishedEvents(service.db) };
+}
+
+/**
+ * Waits until the test consumer has read, in every partition where `received` holds a message, up to the end the
+ * partition has now: a message published before this call (a duplicate included) has then been received.
+ */
+async function drained(received: () => ReceivedMessage[]): Promise<void> {
+  const kafka = new Kafka({ brokers: requireEnv('KAFKA_BROKERS').split(','), logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  const ends = await admin.fetchTopicOffsets(TOPICS.locationEvents.name).finally(() => admin.disconnect());
+  const partitions = new Set(received().map((message) => message.partition));
+  await waitFor('the test consumer to read to the end of every partition', () =>
+    Promise.resolve(
+      ends
+        .filter(({ partition }) => partitions.has(partition))
+        .every(({ partition, high }) =>
+          received().some((message) => message.partition === partition && BigInt(message.offset) >= BigInt(high) - 1n),
+        ),
+    ),
+  );
 }
 
 /** Asserts at-least-once and per-key order the way a consumer sees it: deduplicated by event id, keeping first arrivals. */
@@ -55,15 +77,15 @@ function expectEveryEventOnceInOrder(
   return { duplicates: received.length - firstArrivals.size };
 }
 
-/** Crashes of the process holding the relay, against real Kafka and Postgres. */
-describe('outbox relay crash', () => {
+/** Crashes of the process holding the relay, and two relays, against real Kafka and Postgres. */
+describe('event log relay crash', () => {
   const brokers = requireEnv('KAFKA_BROKERS');
   const children: TsProcess[] = [];
   afterEach(() => {
     for (const child of children.splice(0)) child.process.kill('SIGKILL');
   });
 
-  it('re-publishes the batch Kafka acknowledged but the relay did not mark when it crashed in between, losing nothing', async () => {
+  it('re-publishes the batch Kafka acknowledged but the relay did not checkpoint when it crashed in between, losing nothing', async () => {
     const schema = `lc_it_crash_${uniqueSuffix()}`;
     const lock = await holdRelayLock(schema);
     const service = await startLocationCommand({ DATABASE_SCHEMA: schema });
@@ -88,13 +110,13 @@ describe('outbox relay crash', () => {
       const exit = await crashing.exited;
       expect({ exit, output: crashing.output() }).toMatchObject({ exit: { signal: 'SIGKILL' } });
 
-      // Batch 2 reached Kafka but was never marked: it is still in the outbox, and a consumer has it.
+      // Batch 2 reached Kafka but was never checkpointed: it is still ahead of the relay, and a consumer has it.
       await service.events.waitFor(20, ids);
       expect(await store.unpublished()).toBe(30);
 
       const restarted = spawnTs(relayFile, relayEnv);
       children.push(restarted);
-      await waitFor('the restarted relay to drain the outbox', async () => (await store.unpublished()) === 0, 90_000);
+      await waitFor('the restarted relay to drain the log', async () => (await store.unpublished()) === 0, 90_000);
       const received = await service.events.waitFor(50, ids);
 
       const { duplicates } = expectEveryEventOnceInOrder(received, store.events);
@@ -153,12 +175,53 @@ describe('outbox relay crash', () => {
       expect(left).toBeGreaterThan(0);
 
       await startService();
-      await waitFor('the restarted service to drain the outbox', async () => (await store.unpublished()) === 0, 60_000);
+      await waitFor('the restarted service to drain the log', async () => (await store.unpublished()) === 0, 60_000);
       const received = await observer.events.waitFor(2_000, ids, 60_000);
       expectEveryEventOnceInOrder(received, store.events);
     } finally {
       await lock.release().catch(() => undefined);
       await observer.close();
+    }
+  }, 300_000);
+
+  it('publishes every event exactly once and each key in order when two relays (two replicas) run side by side', async () => {
+    const schema = `lc_it_crash_${uniqueSuffix()}`;
+    const lock = await holdRelayLock(schema);
+    const service = await startLocationCommand({ DATABASE_SCHEMA: schema });
+    try {
+      const ids = Array.from({ length: 10 }, () => randomUUID());
+      await Promise.all(
+        ids.map(async (id) => {
+          await service.request('PUT', `/operator/locations/${id}`, { body: aLocationBody({ status: 'PLANNED' }) });
+          for (const notes of ['a', 'b', 'c', 'd', 'e']) {
+            await service.request('PATCH', `/operator/locations/${id}`, { body: { notes } });
+          }
+        }),
+      );
+      await service.stopApp();
+      const store = await storeOf(service);
+      expect(store.events).toHaveLength(60);
+
+      const relayEnv = { ...process.env, DATABASE_SCHEMA: schema, KAFKA_BROKERS: brokers, RELAY_BATCH_SIZE: '7' };
+      const relayFile = join(__dirname, '..', 'support', 'relay-process.ts');
+      const relays = [spawnTs(relayFile, relayEnv), spawnTs(relayFile, relayEnv)];
+      children.push(...relays);
+      await waitFor('both relays to start', () =>
+        Promise.resolve(relays.every((relay) => relay.output().includes('relay started'))),
+      );
+      await lock.release();
+      await waitFor('the relays to drain the log', async () => (await store.unpublished()) === 0, 90_000);
+      for (const relay of relays) relay.process.kill('SIGTERM');
+      await Promise.all(relays.map((relay) => relay.exited));
+
+      await service.events.waitFor(60, ids);
+      await drained(() => service.events.received);
+      const received = service.events.of(...ids);
+      const { duplicates } = expectEveryEventOnceInOrder(received, store.events);
+      expect(duplicates).toBe(0);
+    } finally {
+      await lock.release().catch(() => undefined);
+      await service.close();
     }
   }, 300_000);
 });

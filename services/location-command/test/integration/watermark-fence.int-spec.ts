@@ -4,7 +4,7 @@ import { Client } from 'pg';
 import { validate, WATERMARK_FENCE, watermarkReplySchema } from '@lx/contracts';
 import { Clock } from '@lx/platform';
 import { requireEnv, waitFor } from '@lx/testing';
-import { LOCK_SHARED_FOR_WRITE } from '../../src/event-store/watermark-fence';
+import { gate } from '../support/gate';
 import {
   aLocationBody,
   type LocationCommandHarness,
@@ -17,50 +17,6 @@ const MILLISECOND_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /** How long a fence that must be waiting is given to (wrongly) return. */
 const STILL_WAITING_MS = 600;
 
-/**
- * A gate a statement of the service waits at, row by row, until the test opens it: a trigger `timing` `event` on
- * `table` that, for rows whose `column` is `key`, sleeps until the gate table has a row (at most 30 s, so a failed
- * test never leaves a connection stuck). `held()` tells whether a statement is waiting at it.
- */
-async function gate(db: Client, options: { table: string; event: string; column: string; key: string }) {
-  const name = `gate_${randomUUID().replace(/-/g, '')}`;
-  await db.query(`CREATE TABLE ${name}_open (opened boolean)`);
-  await db.query(`
-    CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF NEW.${options.column}::text = '${options.key}' THEN
-        FOR i IN 1..3000 LOOP
-          EXIT WHEN EXISTS (SELECT 1 FROM ${name}_open);
-          PERFORM pg_sleep(0.01);
-        END LOOP;
-      END IF;
-      RETURN NEW;
-    END $$`);
-  await db.query(
-    `CREATE TRIGGER ${name} BEFORE ${options.event} ON ${options.table} FOR EACH ROW EXECUTE FUNCTION ${name}()`,
-  );
-  return {
-    /** Whether a statement of `statement`'s text is waiting at a gate now. */
-    async held(statement: string): Promise<boolean> {
-      const { rows } = await db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM pg_stat_activity
-          WHERE datname = current_database() AND wait_event = 'PgSleep' AND query LIKE $1`,
-        [`%${statement}%`],
-      );
-      return rows[0]!.n > 0;
-    },
-    async open(): Promise<void> {
-      await db.query(`INSERT INTO ${name}_open VALUES (true)`);
-    },
-    async remove(): Promise<void> {
-      await db.query(`INSERT INTO ${name}_open VALUES (true)`).catch(() => undefined);
-      await db.query(`DROP TRIGGER IF EXISTS ${name} ON ${options.table}`);
-      await db.query(`DROP FUNCTION IF EXISTS ${name}()`);
-      await db.query(`DROP TABLE IF EXISTS ${name}_open`);
-    },
-  };
-}
-
 /** A request in flight, and whether it has answered yet. */
 function inFlight(request: Promise<Reply>) {
   const state = { answered: false };
@@ -68,6 +24,38 @@ function inFlight(request: Promise<Reply>) {
     state.answered = true;
   });
   return { reply, state };
+}
+
+/** Whether the relay's checkpoint has passed every event of the stream. */
+async function published(db: Client, streamId: string): Promise<boolean> {
+  const { rows } = await db.query<{ behind: boolean }>(
+    `SELECT bool_and((e.tx_id, e.global_position) <= (c.tx_id, c.position)) AS behind
+       FROM events e, relay_checkpoint c WHERE e.stream_id = $1`,
+    [streamId],
+  );
+  return rows[0]!.behind === true;
+}
+
+/**
+ * Holds the relay after it sent a batch to Kafka and before it moves its checkpoint: a table lock (which draws no
+ * transaction id, so the fence's wait for the transactions in flight does not see it) that its UPDATE waits for.
+ */
+async function holdCheckpoint(schema: string): Promise<{ held(): Promise<boolean>; release(): Promise<void> }> {
+  const client = new Client({ connectionString: requireEnv('DATABASE_URL') });
+  await client.connect();
+  await client.query('BEGIN');
+  await client.query(`LOCK TABLE ${schema}.relay_checkpoint IN EXCLUSIVE MODE`);
+  let released: Promise<void> | undefined;
+  return {
+    async held() {
+      const { rows } = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_locks
+          WHERE relation = '${schema}.relay_checkpoint'::regclass AND NOT granted`,
+      );
+      return rows[0]!.n > 0;
+    },
+    release: () => (released ??= client.end()),
+  };
 }
 
 /** The watermark fence of location-command, against real Postgres and Kafka (the relay publishes for real). */
@@ -116,13 +104,14 @@ describe(`POST ${WATERMARK_FENCE.path}`, () => {
     expect(second.body.watermark).toBe(first.body.watermark);
   });
 
-  it('waits for a write transaction in flight, and that write is below the watermark and published', async () => {
+  it('waits for a write in flight that passed its fence check, and that write is below the watermark and published', async () => {
     const id = randomUUID();
-    // The write holds its transaction open at its events insert: after its shared fence lock and its fence check.
-    const held = await gate(service.db, { table: 'events', event: 'INSERT', column: 'stream_id', key: id });
+    // The write has appended its event (checked against the fence, its transaction id drawn) and holds its
+    // transaction open at its state row.
+    const held = await gate(service.db, { table: 'aggregate_state', event: 'INSERT', column: 'stream_id', key: id });
     try {
       const write = inFlight(put(id));
-      await waitFor('the write to be held', () => held.held('INSERT INTO events'), 10_000);
+      await waitFor('the write to be held', () => held.held('INSERT INTO aggregate_state'), 10_000);
 
       const fencing = inFlight(fence());
       await sleep(STILL_WAITING_MS);
@@ -135,31 +124,55 @@ describe(`POST ${WATERMARK_FENCE.path}`, () => {
       expect(written.status).toBe(201);
       expect(fenced.status).toBe(200);
       expect(Date.parse(written.body.updatedAt)).toBeLessThanOrEqual(Date.parse(fenced.body.watermark));
-      const { rows } = await service.db.query('SELECT published_at FROM outbox WHERE message_key = $1', [id]);
-      expect(rows).toEqual([{ published_at: expect.any(Date) }]);
+      expect(await published(service.db, id)).toBe(true);
     } finally {
       await held.remove();
     }
   });
 
-  it('answers only once the relay has published every outbox row up to the fence', async () => {
+  it('lets a write that checks the fence after it commit only with a time after the watermark', async () => {
     const id = randomUUID();
-    // The relay sends the write's event to Kafka, then waits at the gate while marking it published.
-    const marking = await gate(service.db, { table: 'outbox', event: 'UPDATE', column: 'message_key', key: id });
+    // The write is held before its event is appended, so its fence check comes after the fence is stored.
+    const held = await gate(service.db, { table: 'events', event: 'INSERT', column: 'stream_id', key: id });
+    try {
+      const write = inFlight(put(id));
+      await waitFor('the write to be held', () => held.held('INSERT INTO events'), 10_000);
+      const stored = await storedFence();
+
+      // The fence may wait for the write (when its transaction already has an id), so the write goes on once the
+      // fence is stored.
+      const fencing = inFlight(fence());
+      await waitFor('the fence to be stored', async () => (await storedFence()).getTime() > stored.getTime(), 10_000);
+      await held.open();
+
+      const written = await write.reply;
+      const fenced = await fencing.reply;
+      expect(written.status).toBe(201);
+      expect(fenced.status).toBe(200);
+      expect(Date.parse(written.body.updatedAt)).toBeGreaterThan(Date.parse(fenced.body.watermark));
+      expect(await service.storedEvents(id)).toHaveLength(1);
+    } finally {
+      await held.remove();
+    }
+  });
+
+  it('answers only once the relay has published every event up to the fence', async () => {
+    const id = randomUUID();
+    // The relay sends the write's event to Kafka, then waits for the table lock to move its checkpoint.
+    const checkpoint = await holdCheckpoint(service.schema);
     try {
       expect((await put(id)).status).toBe(201);
-      await waitFor('the relay to be held', () => marking.held('UPDATE outbox SET published_at'), 10_000);
+      await waitFor('the relay to be held', () => checkpoint.held(), 10_000);
 
       const fencing = inFlight(fence());
       await sleep(STILL_WAITING_MS);
       expect(fencing.state.answered).toBe(false);
 
-      await marking.open();
+      await checkpoint.release();
       expect((await fencing.reply).status).toBe(200);
-      const { rows } = await service.db.query('SELECT published_at FROM outbox WHERE message_key = $1', [id]);
-      expect(rows).toEqual([{ published_at: expect.any(Date) }]);
+      expect(await published(service.db, id)).toBe(true);
     } finally {
-      await marking.remove();
+      await checkpoint.release();
     }
   });
 
@@ -215,13 +228,13 @@ describe(`POST ${WATERMARK_FENCE.path} when it cannot finish in time`, () => {
 
   const fence = () => service.request('POST', WATERMARK_FENCE.path, { token: readToken });
 
-  it('answers 503 SERVICE_UNAVAILABLE when writes in flight hold the fence lock too long, and moves no fence', async () => {
+  it('answers 503 SERVICE_UNAVAILABLE when a transaction in flight does not end in time', async () => {
     const before = await fence();
     const writer = new Client({ connectionString: requireEnv('DATABASE_URL') });
     await writer.connect();
     try {
       await writer.query('BEGIN');
-      await writer.query(LOCK_SHARED_FOR_WRITE, [`watermark-fence:${service.schema}`]);
+      await writer.query('SELECT pg_current_xact_id()');
 
       const reply = await fence();
 
@@ -235,28 +248,30 @@ describe(`POST ${WATERMARK_FENCE.path} when it cannot finish in time`, () => {
       await writer.query('ROLLBACK');
       await writer.end();
     }
+    // The fence stored before the wait stays (writes after it are timed after it anyway); no watermark was handed out.
     const { rows } = await service.db.query<{ fenced_at: Date }>('SELECT fenced_at FROM watermark_fence');
-    expect(rows[0]!.fenced_at.toISOString()).toBe(before.body.watermark);
-    expect((await fence()).status).toBe(200);
+    expect(rows[0]!.fenced_at.getTime()).toBeGreaterThanOrEqual(Date.parse(before.body.watermark));
+    // Other tests share the database: a transaction of theirs may be in flight too, so the next fence is given time.
+    await waitFor('a fence to succeed again', async () => (await fence()).status === 200, 10_000);
   });
 
   it('answers 503 SERVICE_UNAVAILABLE when the relay does not publish up to the fence in time', async () => {
     const id = randomUUID();
-    const marking = await gate(service.db, { table: 'outbox', event: 'UPDATE', column: 'message_key', key: id });
+    const checkpoint = await holdCheckpoint(service.schema);
     try {
       await service.request('PUT', `/operator/locations/${id}`, { body: aLocationBody() });
-      await waitFor('the relay to be held', () => marking.held('UPDATE outbox SET published_at'), 10_000);
+      await waitFor('the relay to be held', () => checkpoint.held(), 10_000);
 
       const reply = await fence();
 
       expect(reply.status).toBe(503);
       expect(reply.body.error).toEqual({
         code: 'SERVICE_UNAVAILABLE',
-        message: 'the outbox was not published up to the watermark fence within 500 ms; retry later',
+        message: 'the event log was not published up to the watermark fence within 500 ms; retry later',
         details: { step: 'publication', timeoutMs: 500 },
       });
     } finally {
-      await marking.remove();
+      await checkpoint.release();
     }
     await waitFor('the relay to go on', async () => (await fence()).status === 200, 10_000);
   });

@@ -1,8 +1,8 @@
 /**
- * A process that runs nothing but location-command's outbox relay (OutboxModule of @lx/messaging, as the service
- * wires it) against a given schema, so a test can kill it for real. With CRASH_AFTER_PUBLISHES=n it SIGKILLs itself
- * right after the n-th batch was acknowledged by Kafka and before the relay marks it published: the one instant where
- * a crash must lead to a re-publish and never to a loss.
+ * A process that runs nothing but location-command's relay of its event log (OutboxModule.forSource(EventLog), as the
+ * service wires it) against a given schema, so a test can kill it for real. With CRASH_AFTER_PUBLISHES=n it SIGKILLs
+ * itself right after the n-th batch was acknowledged by Kafka and before the relay moves its checkpoint: the one
+ * instant where a crash must lead to a re-publish and never to a loss. It prints `published <n>` per batch sent.
  *
  * Env: DATABASE_URL, DATABASE_SCHEMA, KAFKA_BROKERS, RELAY_BATCH_SIZE, CRASH_AFTER_PUBLISHES (optional).
  * Run with: node -r ./libs/testing/register-swc.js <this file>
@@ -12,6 +12,7 @@ import { Global, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { EventBus, KafkaEventBus, type OutgoingMessage, OutboxModule } from '@lx/messaging';
 import { DatabaseModule, type KafkaConfig, MetricsModule } from '@lx/platform';
+import { EventLog } from '../../src/event-store/event-log';
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -58,7 +59,7 @@ async function main(): Promise<void> {
         migrations: [],
       }),
       CrashableMessagingModule,
-      OutboxModule.forRoot({ batchSize: Number(env('RELAY_BATCH_SIZE')), pollIntervalMs: 20 }),
+      OutboxModule.forSource(EventLog, { batchSize: Number(env('RELAY_BATCH_SIZE')), pollIntervalMs: 20 }),
     ],
   })
   class RelayProcessModule {}

@@ -1,5 +1,10 @@
 import { CreateEventStoreAndOutbox1795824000000 } from './1795824000000-CreateEventStoreAndOutbox';
 import { CreateWatermarkFence1795996800000 } from './1795996800000-CreateWatermarkFence';
+import { EventLogIsTheOutbox1796428800000 } from './1796428800000-EventLogIsTheOutbox';
 
 /** Every migration of this service, oldest first. */
-export const MIGRATIONS = [CreateEventStoreAndOutbox1795824000000, CreateWatermarkFence1795996800000];
+export const MIGRATIONS = [
+  CreateEventStoreAndOutbox1795824000000,
+  CreateWatermarkFence1795996800000,
+  EventLogIsTheOutbox1796428800000,
+];

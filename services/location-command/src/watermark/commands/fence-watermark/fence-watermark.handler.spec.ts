@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { Clock, MetricsRegistry } from '@lx/platform';
 import { WatermarkFenceTimeoutError } from '../../watermark.errors';
 import { FenceWatermarkHandler } from './fence-watermark.handler';
@@ -12,28 +12,24 @@ class FixedClock extends Clock {
 }
 
 /**
- * A data source on schema `lc` whose fence transaction answers `fence` (or fails its lock with `lockError`) and whose
- * outbox looks pending for the first `pendingLooks` looks. Every statement is recorded.
+ * A data source whose fence update answers `fence`, whose next transaction id is 42, and on which the transactions
+ * in flight end after `runningLooks` looks and the relay has published after `pendingLooks` more. Every statement is
+ * recorded; `error` fails the first one.
  */
-function fakeDataSource(options: { lockError?: Error; pendingLooks?: number; fence?: unknown[] } = {}) {
+function fakeDataSource(
+  options: { error?: Error; runningLooks?: number; pendingLooks?: number; fence?: unknown[] } = {},
+) {
   const statements: { sql: string; parameters: unknown[] }[] = [];
+  let runningLooks = options.runningLooks ?? 0;
   let pendingLooks = options.pendingLooks ?? 0;
-  const manager = {
-    query: (sql: string, parameters: unknown[]) => {
-      statements.push({ sql, parameters });
-      if (sql.includes('pg_advisory_xact_lock(') && options.lockError) return Promise.reject(options.lockError);
-      if (sql.includes('UPDATE watermark_fence'))
-        return Promise.resolve(options.fence ?? [{ watermark: NOW, position: '42' }]);
-      return Promise.resolve([]);
-    },
-  } as unknown as EntityManager;
   const dataSource = {
-    options: { schema: 'lc' },
-    transaction: <T>(work: (manager: EntityManager) => Promise<T>) => work(manager),
-    query: (sql: string, parameters: unknown[]) => {
+    query: (sql: string, parameters: unknown[] = []) => {
       statements.push({ sql, parameters });
-      pendingLooks -= 1;
-      return Promise.resolve([{ pending: pendingLooks >= 0 }]);
+      if (options.error) return Promise.reject(options.error);
+      if (sql.includes('UPDATE watermark_fence')) return Promise.resolve(options.fence ?? [{ fenced_at: NOW }]);
+      if (sql.includes('pg_snapshot_xmax')) return Promise.resolve([{ next: '42' }]);
+      if (sql.includes('pg_snapshot_xmin')) return Promise.resolve([{ done: runningLooks-- <= 0 }]);
+      return Promise.resolve([{ done: pendingLooks-- <= 0 }]);
     },
   } as unknown as DataSource;
   return { dataSource, statements };
@@ -54,32 +50,33 @@ async function fenceOutcomes(metrics: MetricsRegistry): Promise<Record<string, n
 }
 
 describe('FenceWatermarkHandler', () => {
-  it('given a quiet service, when fenced, then lock timeout, exclusive lock, fence move and outbox look, in order', async () => {
+  it('given a quiet service, when fenced, then fence move, next transaction id, ended and published looks, in order', async () => {
     const { dataSource, statements } = fakeDataSource();
 
     await expect(handlerOn(dataSource).execute()).resolves.toEqual(NOW);
 
     expect(
-      statements.map(({ sql, parameters }) => [sql.trim().split(/\s+/).slice(0, 3).join(' '), parameters]),
+      statements.map(({ sql, parameters }) => [sql.trim().split(/\s+/).slice(0, 4).join(' '), parameters]),
     ).toEqual([
-      ["SELECT set_config('lock_timeout', $1,", ['250ms']],
-      ['SELECT pg_advisory_xact_lock(1279787347, hashtext($1))', ['watermark-fence:lc']],
-      ['WITH fence AS', [NOW]],
-      ['SELECT EXISTS (SELECT', ['42']],
+      ['WITH moved AS (UPDATE', [NOW]],
+      ['SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS next', []],
+      ['SELECT pg_snapshot_xmin(pg_current_snapshot()) >= $1::xid8', ['42']],
+      ['SELECT NOT EXISTS (', ['42']],
     ]);
   });
 
-  it('given outbox rows up to the fence not yet published, when fenced, then it answers once they are', async () => {
-    const { dataSource, statements } = fakeDataSource({ pendingLooks: 3 });
+  it('given transactions in flight and events not yet published, when fenced, then it answers once both are done', async () => {
+    const { dataSource, statements } = fakeDataSource({ runningLooks: 2, pendingLooks: 3 });
     const metrics = new MetricsRegistry();
 
     await expect(handlerOn(dataSource, metrics).execute()).resolves.toEqual(NOW);
 
-    expect(statements.filter(({ sql }) => sql.includes('published_at IS NULL'))).toHaveLength(4);
+    expect(statements.filter(({ sql }) => sql.includes('pg_snapshot_xmin'))).toHaveLength(3);
+    expect(statements.filter(({ sql }) => sql.includes('relay_checkpoint'))).toHaveLength(4);
     expect(await fenceOutcomes(metrics)).toEqual({ fenced: 1 });
   });
 
-  it('given an outbox never published, when fenced, then WatermarkFenceTimeoutError for the publication', async () => {
+  it('given a log never published, when fenced, then WatermarkFenceTimeoutError for the publication', async () => {
     const { dataSource } = fakeDataSource({ pendingLooks: Number.MAX_SAFE_INTEGER });
     const metrics = new MetricsRegistry();
 
@@ -92,19 +89,18 @@ describe('FenceWatermarkHandler', () => {
     expect(await fenceOutcomes(metrics)).toEqual({ timeout: 1 });
   });
 
-  it('given writes holding the lock past the lock timeout, when fenced, then WatermarkFenceTimeoutError for them', async () => {
-    const lockTimeout = Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' });
-    const { dataSource, statements } = fakeDataSource({ lockError: lockTimeout });
+  it('given a transaction in flight past the timeout, when fenced, then WatermarkFenceTimeoutError for the writes', async () => {
+    const { dataSource, statements } = fakeDataSource({ runningLooks: Number.MAX_SAFE_INTEGER });
 
     await expect(handlerOn(dataSource).execute()).rejects.toMatchObject({
       code: 'SERVICE_UNAVAILABLE',
       details: { step: 'writes', timeoutMs: 250 },
     });
-    expect(statements.some(({ sql }) => sql.includes('watermark_fence'))).toBe(false);
+    expect(statements.some(({ sql }) => sql.includes('relay_checkpoint'))).toBe(false);
   });
 
-  it('given another database failure, when fenced, then it is thrown as it is and counted as an error', async () => {
-    const { dataSource } = fakeDataSource({ lockError: new Error('connection lost') });
+  it('given a database failure, when fenced, then it is thrown as it is and counted as an error', async () => {
+    const { dataSource } = fakeDataSource({ error: new Error('connection lost') });
     const metrics = new MetricsRegistry();
 
     await expect(handlerOn(dataSource, metrics).execute()).rejects.toThrow('connection lost');

@@ -2,49 +2,49 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Histogram } from 'prom-client';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { Clock, MetricsRegistry } from '@lx/platform';
-import { LOCK_EXCLUSIVE_FOR_FENCE, watermarkFenceLockKey } from '../../../event-store/watermark-fence';
-import { WatermarkFenceTimeoutError } from '../../watermark.errors';
+import { type FenceStep, WatermarkFenceTimeoutError } from '../../watermark.errors';
 import { WATERMARK_OPTIONS, type WatermarkOptions } from '../../watermark-options';
 
-/** Postgres SQLSTATE lock_not_available: the lock_timeout of the fence ran out. */
-const LOCK_NOT_AVAILABLE = '55P03';
-
 /**
- * $1 the clock's time. Moves the fence to the later of it and the stored fence (watermarks never go back, even when
- * clocks do), and reads the last outbox position. Its own statement after the lock, so both see every write that
- * committed before the lock was granted.
+ * $1 the clock's time. Moves the fence to the later of it and the stored fence: watermarks never go back. (A SELECT
+ * around the UPDATE, so the driver answers rows rather than rows and a count.)
  */
 const MOVE_FENCE = `
-  WITH fence AS (
-    UPDATE watermark_fence SET fenced_at = greatest(fenced_at, $1::timestamptz) RETURNING fenced_at
-  )
-  SELECT fence.fenced_at AS watermark, (SELECT coalesce(max(position), 0) FROM outbox)::text AS position FROM fence`;
+  WITH moved AS (UPDATE watermark_fence SET fenced_at = greatest(fenced_at, $1::timestamptz) RETURNING fenced_at)
+  SELECT fenced_at FROM moved`;
 
-/** $1 an outbox position: whether a row at or before it is still unpublished (the relay's partial index). */
-const UNPUBLISHED_UP_TO = `SELECT EXISTS (SELECT 1 FROM outbox WHERE published_at IS NULL AND position <= $1) AS pending`;
+/** The first transaction id not yet handed out: every transaction below it has its id already. */
+const NEXT_TRANSACTION = `SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS next`;
+
+/** $1 a transaction id: whether every transaction below it has ended. */
+const ENDED_BELOW = `SELECT pg_snapshot_xmin(pg_current_snapshot()) >= $1::xid8 AS done`;
+
+/** $1 a transaction id: whether every event of a transaction below it has been published (is behind the checkpoint). */
+const PUBLISHED_BELOW = `
+  SELECT NOT EXISTS (
+    SELECT 1 FROM events e, relay_checkpoint c
+     WHERE (e.tx_id, e.global_position) > (c.tx_id, c.position) AND e.tx_id < $1::xid8
+  ) AS done`;
 
 /**
  * Hands out a watermark W for chained incremental exports: every location change with updatedAt ≤ W has been
  * published to Kafka when this returns, and every change committed afterwards has updatedAt > W. An export that
  * then reads a read model caught up with the topic's end offsets contains every change up to W, so the next export
- * of the chain, asking for updatedAt > W, misses none.
+ * of the chain, asking for updatedAt > W, misses none. Writers take no lock for it.
  *
- * How: in one transaction, take the fence lock exclusively (it waits until every write transaction, which holds it
- * shared from its first statement, has committed or aborted, and holds new ones back), set W to the clock's time
- * (never below the stored fence), read P, the last outbox position, store W as the fence, commit. Then wait until no
- * outbox row at or before P is unpublished.
+ * How: store W as the fence (the clock's time, never below the stored fence) and commit; then read X, the first
+ * transaction id not yet handed out; wait until every transaction below X has ended, then until the relay has
+ * published every event of a transaction below X.
  *
- * Why it is correct: a write whose transaction took the shared lock before the fence has committed when the fence
- * gets its lock, so its outbox rows are at positions ≤ P. A write that takes the shared lock after the fence
- * committed reads fenced_at = W under its lock and commits only events timed after W (EventStore retries it with a
- * later time otherwise). So every change with updatedAt ≤ W is in the outbox at a position ≤ P, and all of those
- * are published (acknowledged by Kafka, which the relay waits for before marking a row) when this returns.
+ * Why it is correct: the database refuses events timed at or before the stored fence (the events_after_fence trigger
+ * of the events table), and that check's query takes its snapshot after the writing transaction got its id. So a
+ * write timed at or before W that commits saw the fence before W was stored: its id was handed out before that, so it
+ * is below X. Every such write has ended when the first wait is over, and is published when the second is.
  */
 @Injectable()
 export class FenceWatermarkHandler {
-  private readonly lockKey: string;
   private readonly duration: Histogram<'outcome'>;
 
   constructor(
@@ -53,10 +53,9 @@ export class FenceWatermarkHandler {
     @Inject(WATERMARK_OPTIONS) private readonly options: WatermarkOptions,
     metrics: MetricsRegistry,
   ) {
-    this.lockKey = watermarkFenceLockKey(dataSource);
     this.duration = new Histogram({
       name: 'watermark_fence_duration_seconds',
-      help: 'Time a watermark fence took, waits for writes in flight and for the outbox relay included, by outcome',
+      help: 'Time a watermark fence took, waits for writes in flight and for the relay included, by outcome',
       labelNames: ['outcome'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: [metrics.registry],
@@ -67,40 +66,27 @@ export class FenceWatermarkHandler {
   async execute(): Promise<Date> {
     const done = this.duration.startTimer();
     try {
-      const { watermark, position } = await this.dataSource.transaction((manager) => this.fence(manager));
-      await this.published(position);
+      const [fence] = await this.dataSource.query<{ fenced_at: Date }[]>(MOVE_FENCE, [this.clock.now()]);
+      if (fence === undefined)
+        throw new Error('watermark_fence has no row: the migrations seed it, it must not be deleted');
+      const [next] = await this.dataSource.query<{ next: string }[]>(NEXT_TRANSACTION);
+      await this.waitFor('writes', ENDED_BELOW, next!.next, this.options.lockTimeoutMs);
+      await this.waitFor('publication', PUBLISHED_BELOW, next!.next, this.options.publishTimeoutMs);
       done({ outcome: 'fenced' });
-      return watermark;
+      return fence.fenced_at;
     } catch (error) {
       done({ outcome: error instanceof WatermarkFenceTimeoutError ? 'timeout' : 'error' });
       throw error;
     }
   }
 
-  private async fence(manager: EntityManager): Promise<{ watermark: Date; position: string }> {
-    // Only this transaction's lock waits are bounded; writers keep the server's setting.
-    await manager.query(`SELECT set_config('lock_timeout', $1, true)`, [`${this.options.lockTimeoutMs}ms`]);
-    try {
-      await manager.query(LOCK_EXCLUSIVE_FOR_FENCE, [this.lockKey]);
-    } catch (error) {
-      if ((error as { code?: unknown }).code === LOCK_NOT_AVAILABLE) {
-        throw new WatermarkFenceTimeoutError('writes', this.options.lockTimeoutMs);
-      }
-      throw error;
-    }
-    const [row] = await manager.query<{ watermark: Date; position: string }[]>(MOVE_FENCE, [this.clock.now()]);
-    if (row === undefined)
-      throw new Error('watermark_fence has no row: the migrations seed it, it must not be deleted');
-    return row;
-  }
-
-  /** Resolves once every outbox row at or before `position` is published. */
-  private async published(position: string): Promise<void> {
-    const deadline = Date.now() + this.options.publishTimeoutMs;
+  /** Resolves once `condition` holds for transaction id `next`; WatermarkFenceTimeoutError after `timeoutMs`. */
+  private async waitFor(step: FenceStep, condition: string, next: string, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const [row] = await this.dataSource.query<{ pending: boolean }[]>(UNPUBLISHED_UP_TO, [position]);
-      if (row?.pending !== true) return;
-      if (Date.now() >= deadline) throw new WatermarkFenceTimeoutError('publication', this.options.publishTimeoutMs);
+      const [row] = await this.dataSource.query<{ done: boolean }[]>(condition, [next]);
+      if (row?.done === true) return;
+      if (Date.now() >= deadline) throw new WatermarkFenceTimeoutError(step, timeoutMs);
       await sleep(this.options.pollIntervalMs);
     }
   }
