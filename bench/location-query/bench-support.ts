@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { type Agent, request } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
@@ -11,6 +12,60 @@ import { waitFor } from '../../libs/testing/src/wait-for';
 
 export function log(message: string): void {
   process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+/** A reply as the benchmarks read it. */
+export interface Reply {
+  status: number;
+  etag: string | undefined;
+  body: string;
+}
+
+/** One HTTP request on `agent` (keep-alive sockets), with a bearer token and a JSON body when given. */
+export function call(
+  agent: Agent,
+  url: string,
+  method: string,
+  token: string,
+  body?: unknown,
+  contentType = 'application/json',
+): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const outgoing = request(
+      url,
+      {
+        method,
+        agent,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(payload === undefined
+            ? {}
+            : { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) }),
+        },
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, etag: response.headers.etag, body: text }),
+        );
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(payload);
+  });
+}
+
+/** A small valid location body for write benchmarks; `label` names the benchmark in its locality. */
+export function aWriteBody(label: string, n: number) {
+  return {
+    geography: { country: 'US', region: 'CO', locality: `${label} ${n % 50}`, postalCode: String(80_000 + (n % 500)) },
+    address: { streetNumber: String(n), streetName: 'Main', streetType: 'ST' },
+    coordinates: { latitude: 39.7, longitude: -104.9 },
+    fiberAccessDetails: { serviceability: { status: 'PLANNED' } },
+  };
 }
 
 /** A process serving HTTP on loopback, stopped at the end of the benchmark. */

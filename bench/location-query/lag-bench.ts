@@ -17,14 +17,25 @@
  * measures the read side alone at the given rate.
  */
 import { randomUUID } from 'node:crypto';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { KAFKA_HEADERS, TOPICS } from '@lx/contracts';
 import { KafkaEventBus } from '@lx/messaging';
 import { loadInfraEnv, REPO_ROOT, requireEnv } from '../../libs/testing/src/infra-env';
 import { startTestTokenIssuer } from '../../libs/testing/src/token-issuer';
-import { loadAverage, log, percentile, positionAtLogEnd, run, type Server, startServer, table } from './bench-support';
+import {
+  aWriteBody,
+  call as callOn,
+  loadAverage,
+  log,
+  percentile,
+  positionAtLogEnd,
+  run,
+  type Server,
+  startServer,
+  table,
+} from './bench-support';
 
 const RATE = Number(process.env['BENCH_RATE'] ?? 1_000);
 /** `command`: writes through location-command's API (the real path); `kafka`: events published straight to the topic. */
@@ -38,58 +49,12 @@ const dist = (service: string, file: string) =>
 
 const agent = new Agent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT });
 
-interface Reply {
-  status: number;
-  etag: string | undefined;
-  body: string;
-}
-
-function call(
-  url: string,
-  method: string,
-  token: string,
-  body?: unknown,
-  contentType = 'application/json',
-): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const outgoing = request(
-      url,
-      {
-        method,
-        agent,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(payload === undefined
-            ? {}
-            : { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) }),
-        },
-      },
-      (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (text += chunk));
-        response.on('end', () => {
-          const etag = response.headers.etag;
-          resolve({ status: response.statusCode ?? 0, etag, body: text });
-        });
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(payload);
-  });
-}
+const call = (url: string, method: string, token: string, body?: unknown, contentType?: string) =>
+  callOn(agent, url, method, token, body, contentType);
 
 const versionOf = (etag: string | undefined) => Number((etag ?? '"0"').replace(/"/g, ''));
 
-function aBody(n: number) {
-  return {
-    geography: { country: 'US', region: 'CO', locality: `Lag ${n % 50}`, postalCode: String(80_000 + (n % 500)) },
-    address: { streetNumber: String(n), streetName: 'Main', streetType: 'ST' },
-    coordinates: { latitude: 39.7, longitude: -104.9 },
-    fiberAccessDetails: { serviceability: { status: 'PLANNED' } },
-  };
-}
+const aBody = (n: number) => aWriteBody('Lag', n);
 
 /** A write waiting to be seen: the version its 2xx named, and when the 2xx arrived. */
 interface Pending {

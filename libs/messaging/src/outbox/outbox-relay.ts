@@ -93,9 +93,9 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       await this.source.resume(runner);
       while (!this.stopped) {
         const batch = await this.source.read(runner, this.options.batchSize);
-        const oldest = batch.messages[0];
-        this.oldestAge.set(oldest ? Math.max(0, (Date.now() - oldest.createdAt.getTime()) / 1000) : 0);
-        if (!oldest) {
+        const oldest = batch.messages[0]?.createdAt ?? batch.oldestWaiting;
+        this.oldestAge.set(oldest ? Math.max(0, (Date.now() - oldest.getTime()) / 1000) : 0);
+        if (batch.messages.length === 0) {
           await this.idle(this.options.pollIntervalMs);
           continue;
         }

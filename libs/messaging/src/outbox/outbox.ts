@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager, QueryRunner } from 'typeorm';
+import type { QueryRunner } from 'typeorm';
 import { type RelayBatch, type RelayMessage, RelaySource } from './relay-source';
 
 /** A message to publish after the surrounding transaction commits. */
@@ -68,18 +68,6 @@ export class Outbox extends RelaySource {
         messages.map((message) => JSON.stringify(message.headers ?? {})),
       ],
     );
-    this.signals.emit('appended');
-  }
-
-  /**
-   * Appends the messages a query yields, inside the caller's transaction, for bulk writers whose rows are already in
-   * the database (e.g. a staging table filled by COPY): one INSERT … SELECT instead of sending every value to the
-   * server a second time as an array parameter, whose quoting costs more than the insert itself at import scale.
-   * `select` must return the columns topic, message_key, value and headers (jsonb), ordered as they are to be
-   * published.
-   */
-  async appendSelected(manager: EntityManager, select: string, parameters: readonly unknown[] = []): Promise<void> {
-    await manager.query(`INSERT INTO outbox (topic, message_key, value, headers) ${select}`, [...parameters]);
     this.signals.emit('appended');
   }
 

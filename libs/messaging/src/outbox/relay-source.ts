@@ -12,6 +12,11 @@ export interface RelayBatch {
   readonly messages: readonly RelayMessage[];
   /** What `confirm` needs to record the batch as published (positions, a checkpoint): the source's own business. */
   readonly end: unknown;
+  /**
+   * With no message to publish yet: when the oldest committed message that must still wait was written (a log whose
+   * order makes later commits wait for earlier transactions), so the relay's lag shows it.
+   */
+  readonly oldestWaiting?: Date;
 }
 
 /**

@@ -41,11 +41,12 @@ const schema = z
       /** Rejections listed one by one in an import report; further ones are only counted, so memory stays flat. */
       maxReportedRejections: env.IMPORT_MAX_REPORTED_REJECTIONS,
     },
+    /** The relay of the event log (the service's outbox): events per round, longest idle wait. */
     outbox: { batchSize: env.OUTBOX_BATCH_SIZE, pollIntervalMs: env.OUTBOX_POLL_INTERVAL_MS },
     watermark: {
-      /** Longest wait of a fence for the write transactions in flight (writes wait behind it meanwhile). */
+      /** Longest wait of a fence for the transactions in flight when it was stored to end (writes never wait). */
       lockTimeoutMs: env.WATERMARK_LOCK_TIMEOUT_MS,
-      /** Longest wait of a fence, once committed, for the relay to publish the outbox up to it. */
+      /** Longest wait of a fence, once those have ended, for the relay to publish the event log up to it. */
       publishTimeoutMs: env.WATERMARK_PUBLISH_TIMEOUT_MS,
     },
   }));

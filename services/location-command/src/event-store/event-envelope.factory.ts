@@ -13,7 +13,7 @@ export interface EnvelopedEvent {
   version: number;
   id: string;
   type: EventType;
-  /** The envelope as JSON: the events table stores it and the outbox publishes it byte for byte. */
+  /** The envelope as JSON: the events table stores it and the relay publishes it byte for byte. */
   payload: string;
 }
 

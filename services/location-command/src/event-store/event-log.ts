@@ -26,6 +26,26 @@ const EVENTS_AFTER = `
    LIMIT $3`;
 
 /**
+ * $1, $2 the checkpoint. When the first event after it that has committed, if any, was recorded: with none to
+ * publish, one that waits for an older transaction still running (anywhere on the cluster) shows as relay lag.
+ */
+const OLDEST_WAITING = `
+  SELECT e.recorded_at FROM events e
+   WHERE (e.tx_id, e.global_position) > ($1::xid8, $2::bigint)
+   ORDER BY e.tx_id, e.global_position
+   LIMIT 1`;
+
+/**
+ * The checkpoint, and whether it is ahead of the transaction ids this cluster hands out: transaction ids are local to
+ * a PostgreSQL cluster, and after a restore into another one new events would sort behind the checkpoint and never be
+ * published.
+ */
+const CHECKPOINT = `
+  SELECT tx_id::text AS "txId", position::text AS position,
+         tx_id >= pg_snapshot_xmax(pg_current_snapshot()) AS ahead
+    FROM relay_checkpoint`;
+
+/**
  * $1, $2 the checkpoint read at resume; $3, $4 the new one. Moves the checkpoint only from where this leader left it:
  * when another relay has moved it meanwhile (this one lost its leader lock without noticing), nothing is updated.
  */
@@ -57,19 +77,27 @@ export class EventLog extends RelaySource {
   }
 
   async resume(runner: QueryRunner): Promise<void> {
-    const [row] = (await runner.query(
-      'SELECT tx_id::text AS "txId", position::text AS position FROM relay_checkpoint',
-    )) as LogPosition[];
+    const [row] = (await runner.query(CHECKPOINT)) as (LogPosition & { ahead: boolean })[];
     if (row === undefined)
       throw new Error('relay_checkpoint has no row: the migrations seed it, it must not be deleted');
-    this.checkpoint = row;
+    if (row.ahead) {
+      throw new Error(
+        `relay_checkpoint (transaction ${row.txId}) is ahead of this PostgreSQL cluster's transaction ids: the database ` +
+          'was restored into another cluster; see "Restoring into another cluster" in docs/location-command.md',
+      );
+    }
+    this.checkpoint = { txId: row.txId, position: row.position };
   }
 
   async read(runner: QueryRunner, limit: number): Promise<RelayBatch> {
     const from = this.resumed();
     const rows = (await runner.query(EVENTS_AFTER, [from.txId, from.position, limit])) as EventRow[];
+    if (rows.length === 0) {
+      const [waiting] = (await runner.query(OLDEST_WAITING, [from.txId, from.position])) as { recorded_at: Date }[];
+      return { messages: [], end: undefined, oldestWaiting: waiting?.recorded_at };
+    }
     const messages: RelayMessage[] = rows.map((row) => ({
-      topic: EVENT_CATALOG[row.event_type].topic,
+      topic: topicOf(row),
       key: row.stream_id,
       value: row.payload,
       headers: kafkaHeadersOf(row.stream_version, row.correlation_id ?? undefined),
@@ -104,4 +132,15 @@ export class EventLog extends RelaySource {
     if (this.checkpoint === undefined) throw new Error('the event log relay reads only after resume');
     return this.checkpoint;
   }
+}
+
+/** The topic of an event; a type without one stops the relay with a message that names the event. */
+function topicOf(row: EventRow): string {
+  const entry = EVENT_CATALOG[row.event_type] as (typeof EVENT_CATALOG)[EventType] | undefined;
+  if (entry === undefined) {
+    throw new Error(
+      `event at position ${row.position} (stream ${row.stream_id}) has type ${row.event_type}, which has no topic`,
+    );
+  }
+  return entry.topic;
 }

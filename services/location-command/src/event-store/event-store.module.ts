@@ -2,6 +2,7 @@ import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { Clock, IdGenerator, SystemClock, TimeOrderedUuidGenerator } from '@lx/platform';
 import { AggregateStateWriter } from './aggregate-state.writer';
 import { BulkEventAppender } from './bulk-event.appender';
+import { DeciderCommandHandler } from './decider-command.handler';
 import { EventAppender } from './event.appender';
 import { EVENT_SOURCE, EventEnvelopeFactory } from './event-envelope.factory';
 import { EventStore } from './event-store';
@@ -18,6 +19,7 @@ export class EventStoreModule {
       module: EventStoreModule,
       providers: [
         EventStore,
+        DeciderCommandHandler,
         EventAppender,
         BulkEventAppender,
         AggregateStateWriter,
@@ -26,7 +28,7 @@ export class EventStoreModule {
         { provide: Clock, useClass: SystemClock },
         { provide: IdGenerator, useClass: TimeOrderedUuidGenerator },
       ],
-      exports: [EventStore, BulkEventAppender, Clock, IdGenerator],
+      exports: [EventStore, DeciderCommandHandler, BulkEventAppender, Clock, IdGenerator],
     };
   }
 }

@@ -1,9 +1,10 @@
 import type { EntityManager } from 'typeorm';
-import type { ExistingGroups, GroupIds } from '@lx/domain';
+import { type ExistingGroups, type GroupIds, referencedGroupIds } from '@lx/domain';
 import type { BulkAppend, BulkEventAppender } from './bulk-event.appender';
+import type { WriteRead } from './decider';
 import type { EventAppender } from './event.appender';
 import type { AppendContext, StoredStream, StreamAppend, StreamType } from './event-store.types';
-import { STORED_STREAMS, type StoredStreamRow, storedStreamOf } from './stored-stream.mapper';
+import { existingGroupsOf, STORED_STREAMS, type StoredStreamRow, storedStreamOf } from './stored-stream.mapper';
 
 /** One transaction of the event store: read what a decision needs, then append what it decided. */
 export class EventStoreTransaction {
@@ -69,9 +70,28 @@ export class EventStoreTransaction {
               ORDER BY stream_id ${options.lock === false ? '' : 'FOR SHARE'}`,
             [all],
           );
-    const ofType = (type: StreamType) =>
-      new Set(rows.filter((row) => row.stream_type === type).map((row) => row.stream_id));
-    return { locationGroups: ofType('locationGroup'), addressGroups: ofType('addressGroup') };
+    return existingGroupsOf(rows.map((row) => [row.stream_id, row.stream_type]));
+  }
+
+  /**
+   * What a single write is decided on, locked: the stream's state row (FOR UPDATE), the groups named and referenced
+   * by the current state (FOR SHARE), and with `countReferences` the locations referencing the stream (a group),
+   * counted after its row is locked.
+   */
+  async readForWrite(
+    streamId: string,
+    namedGroups: GroupIds,
+    options: { countReferences?: 'locationGroup' | 'addressGroup' } = {},
+  ): Promise<WriteRead> {
+    const stream = (await this.load([streamId])).get(streamId);
+    const current = referencedGroupIds(stream?.data);
+    const existingGroups = await this.existingGroups({
+      locationGroupIds: [...namedGroups.locationGroupIds, ...current.locationGroupIds],
+      addressGroupIds: [...namedGroups.addressGroupIds, ...current.addressGroupIds],
+    });
+    const referencingLocations =
+      options.countReferences === undefined ? 0 : await this.referencingLocations(options.countReferences, streamId);
+    return { stream, existingGroups, referencingLocations };
   }
 
   /** How many locations reference the group, counting writes committed before the group's row was locked. */

@@ -2,13 +2,29 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import type { GroupIds } from '@lx/domain';
 import { BulkEventAppender } from './bulk-event.appender';
 import { EventAppender } from './event.appender';
 import { EventLog } from './event-log';
 import { ConcurrentWriteError, FencedWriteError, fencedWriteOf, isRetryableWrite } from './event-store.errors';
 import { EventStoreTransaction } from './event-store.transaction';
-import type { StoredStream } from './event-store.types';
-import { STORED_STREAMS, type StoredStreamRow, storedStreamOf } from './stored-stream.mapper';
+import type { WriteRead } from './decider';
+import type { AppendContext, StoredStream, StreamAppend } from './event-store.types';
+import { existingGroupsOf, STORED_STREAMS, type StoredStreamRow, storedStreamOf } from './stored-stream.mapper';
+
+/**
+ * $1 a stream id, $2 group ids a write names. The stream with its last event, and the groups that exist among those
+ * named and those the stream's state row references: what a write is decided on, in one round trip, without locks.
+ */
+const READ_FOR_WRITE = `
+  SELECT s.stream_id, s.stream_type, s.version, s.deleted, e.payload::text AS payload,
+         (SELECT coalesce(json_agg(json_build_array(g.stream_id, g.stream_type)), '[]'::json)
+            FROM aggregate_state g
+           WHERE g.stream_id = ANY($2::uuid[] || ARRAY[s.location_group_id, s.address_group_id])
+             AND g.stream_type IN ('locationGroup', 'addressGroup') AND NOT g.deleted) AS groups
+    FROM (SELECT $1::uuid AS id) wanted
+    LEFT JOIN aggregate_state s ON s.stream_id = wanted.id
+    LEFT JOIN events e ON e.stream_id = s.stream_id AND e.stream_version = s.version`;
 
 const MAX_ATTEMPTS = 3;
 
@@ -60,6 +76,35 @@ export class EventStore {
         if (error instanceof FencedWriteError) await sleep(error.retryDelayMs);
         if (attempt >= attempts) throw new ConcurrentWriteError();
       }
+    }
+  }
+
+  /**
+   * The stream and the groups a single write is decided on (see READ_FOR_WRITE), read without locks: the append
+   * (`appendIfCurrent`) checks that they still hold.
+   */
+  async readForWrite(streamId: string, namedGroups: GroupIds): Promise<WriteRead> {
+    const [row] = await this.dataSource.query<(Partial<StoredStreamRow> & { groups: [string, string][] })[]>(
+      READ_FOR_WRITE,
+      [streamId, [...namedGroups.locationGroupIds, ...namedGroups.addressGroupIds]],
+    );
+    const stream = row?.stream_id === null || row === undefined ? undefined : storedStreamOf(row as StoredStreamRow);
+    return { stream, existingGroups: existingGroupsOf(row?.groups ?? []), referencingLocations: 0 };
+  }
+
+  /**
+   * Appends one stream's events in one statement, its own transaction, if the stream is still at the version they
+   * were decided on and the `required` groups still exist: false, with nothing written, when not. A write timed at or
+   * before the watermark fence throws FencedWriteError; a lost race on the stream version may throw its database error
+   * instead of answering false (both `isRetryableWrite`).
+   */
+  async appendIfCurrent(append: StreamAppend, context: AppendContext, required: GroupIds): Promise<boolean> {
+    try {
+      const appended = await this.appender.appendIfCurrent(this.dataSource.manager, append, context, required);
+      if (appended) this.log.appended();
+      return appended;
+    } catch (error) {
+      throw fencedWriteOf(error) ?? error;
     }
   }
 

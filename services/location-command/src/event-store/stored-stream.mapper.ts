@@ -1,3 +1,4 @@
+import type { ExistingGroups } from '@lx/domain';
 import type { StoredStream, StreamType } from './event-store.types';
 
 /**
@@ -29,4 +30,10 @@ export function storedStreamOf(row: StoredStreamRow): StoredStream {
     deleted: row.deleted,
     data: event.data,
   };
+}
+
+/** The existing groups of `[id, stream type]` pairs (rows of aggregate_state), by kind. */
+export function existingGroupsOf(rows: readonly (readonly [string, string])[]): ExistingGroups {
+  const ofType = (type: StreamType) => new Set(rows.filter(([, rowType]) => rowType === type).map(([id]) => id));
+  return { locationGroups: ofType('locationGroup'), addressGroups: ofType('addressGroup') };
 }

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { CreateLocationHandler } from './commands/create-location/create-location.handler';
-import { LocationWriter } from './commands/location-writer';
 import { ReplaceLocationHandler } from './commands/replace-location/replace-location.handler';
 import { UpdateLocationHandler } from './commands/update-location/update-location.handler';
 import { LocationController } from './http/location.controller';
@@ -9,6 +8,6 @@ import { GetLocationHandler } from './queries/get-location/get-location.handler'
 /** Single-location writes of the operator API. */
 @Module({
   controllers: [LocationController],
-  providers: [LocationWriter, CreateLocationHandler, ReplaceLocationHandler, UpdateLocationHandler, GetLocationHandler],
+  providers: [CreateLocationHandler, ReplaceLocationHandler, UpdateLocationHandler, GetLocationHandler],
 })
 export class LocationModule {}

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { waitFor } from '@lx/testing';
+import { requireEnv, waitFor } from '@lx/testing';
 import { AggregateStateWriter } from '../../src/event-store/aggregate-state.writer';
+import { EventLog } from '../../src/event-store/event-log';
 import { StreamOrderConflictError } from '../../src/event-store/event-store.errors';
 import { gate, unpublishedEvents } from '../support/gate';
 import { aLocationBody, type LocationCommandHarness, startLocationCommand } from '../support/location-command-harness';
@@ -127,16 +129,33 @@ describe('event store and relay', () => {
 
   it('publishes a transaction that commits after a later one: the relay never skips it (no gap)', async () => {
     const [first, second] = [randomUUID(), randomUUID()];
-    // The first write has appended its event (its transaction id and position are drawn) and waits at its state row.
-    const held = await gate(service.db, { table: 'aggregate_state', event: 'INSERT', column: 'stream_id', key: first });
+    const relay = service.app.get(EventLog);
+    const reads = jest.spyOn(relay, 'read');
+    // The first write has appended its event (its transaction id and position are drawn) and waits after its fence
+    // check, its transaction open.
+    const held = await gate(service.db, {
+      table: 'events',
+      event: 'INSERT',
+      column: 'stream_id',
+      key: first,
+      after: 'statement',
+    });
     try {
       const firstWrite = put(first, aLocationBody());
-      await waitFor('the first write to be held', () => held.held('INSERT INTO aggregate_state'), 10_000);
+      await waitFor('the first write to be held', () => held.held(), 10_000);
       // The second write starts later, so it draws a later transaction id and position, and commits first.
       expect((await put(second, aLocationBody())).status).toBe(201);
+      // A relay round that began after that commit publishes nothing: the second event waits for the first.
+      const afterCommit = reads.mock.calls.length;
+      await waitFor('a relay round after the second commit', () =>
+        Promise.resolve(reads.mock.results.length > afterCommit),
+      );
+      const round = (await reads.mock.results[afterCommit]!.value) as { messages: { key: string }[] };
+      expect(round.messages.map((message) => message.key)).not.toContain(second);
       await held.open();
       expect((await firstWrite).status).toBe(201);
     } finally {
+      reads.mockRestore();
       await held.remove();
     }
 
@@ -152,6 +171,27 @@ describe('event store and relay', () => {
     const published = await service.events.waitFor(2, [first, second]);
     expect(published.map((message) => message.key).sort()).toEqual([first, second].sort());
     await waitFor('the relay to pass both', async () => (await unpublishedEvents(service.db)) === 0);
+  });
+
+  it('refuses events appended under REPEATABLE READ, where the fence check could not see a fence committed meanwhile', async () => {
+    const client = new Client({
+      connectionString: requireEnv('DATABASE_URL'),
+      options: `-c search_path=${service.schema}`,
+    });
+    await client.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      await expect(
+        client.query(
+          `INSERT INTO events (stream_id, stream_type, stream_version, event_id, event_type, payload, recorded_at)
+           VALUES ($1, 'location', 1, $2, 'LOCATION_CREATED', '{}', now())`,
+          [randomUUID(), randomUUID()],
+        ),
+      ).rejects.toMatchObject({ code: 'LXW03' });
+    } finally {
+      await client.query('ROLLBACK');
+      await client.end();
+    }
   });
 
   it('refuses to append a stream under a transaction id below that of its last writer, so the relay keeps key order', async () => {

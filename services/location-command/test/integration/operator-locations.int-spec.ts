@@ -102,7 +102,7 @@ describe('operator location API', () => {
       const roundTrip = await put(id, created.body);
       expect(roundTrip.headers['etag']).toBe('"1"');
       expect(await service.storedEvents(id)).toHaveLength(1);
-      // A marker write of the same location follows the replays on its partition (same key, outbox in commit order):
+      // A marker write of the same location follows the replays on its partition (same key, the relay keeps key order):
       // once the marker arrived, anything the replays had published would have arrived before it.
       expect((await patch(id, { notes: 'marker' })).headers['etag']).toBe('"2"');
       await waitFor('the marker event', () =>

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { Client } from 'pg';
 import { TOPICS } from '@lx/contracts';
 import {
   freePort,
@@ -13,19 +12,8 @@ import {
   uniqueSuffix,
   waitFor,
 } from '@lx/testing';
-import { unpublishedEvents } from '../support/gate';
+import { holdRelayLock, unpublishedEvents } from '../support/gate';
 import { aLocationBody, type LocationCommandHarness, startLocationCommand } from '../support/location-command-harness';
-
-/**
- * Holds the event log relay's leader lock of a schema (the relay elects its leader with this advisory lock), so no
- * relay publishes until the test lets go: events pile up committed but unpublished.
- */
-async function holdRelayLock(schema: string): Promise<{ release(): Promise<void> }> {
-  const client = new Client({ connectionString: requireEnv('DATABASE_URL') });
-  await client.connect();
-  await client.query('SELECT pg_advisory_lock(hashtext($1))', [`event-log-relay:${schema}`]);
-  return { release: () => client.end() };
-}
 
 /** Every event of the schema's store by id, and how many are behind the relay's checkpoint. */
 async function storeOf(service: LocationCommandHarness) {

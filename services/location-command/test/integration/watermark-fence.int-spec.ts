@@ -74,6 +74,13 @@ describe(`POST ${WATERMARK_FENCE.path}`, () => {
 
   const fence = () => service.request('POST', WATERMARK_FENCE.path, { token: readToken });
   const put = (id: string) => service.request('PUT', `/operator/locations/${id}`, { body: aLocationBody() });
+  /** The write succeeded at or before the watermark the fence answered, and the relay has published it. */
+  const expectBelowWatermarkAndPublished = async (id: string, written: Reply, fenced: Reply) => {
+    expect(written.status).toBe(201);
+    expect(fenced.status).toBe(200);
+    expect(Date.parse(written.body.updatedAt)).toBeLessThanOrEqual(Date.parse(fenced.body.watermark));
+    expect(await published(service.db, id)).toBe(true);
+  };
   const storedFence = async () =>
     (await service.db.query<{ fenced_at: Date }>('SELECT fenced_at FROM watermark_fence')).rows[0]!.fenced_at;
 
@@ -106,12 +113,17 @@ describe(`POST ${WATERMARK_FENCE.path}`, () => {
 
   it('waits for a write in flight that passed its fence check, and that write is below the watermark and published', async () => {
     const id = randomUUID();
-    // The write has appended its event (checked against the fence, its transaction id drawn) and holds its
-    // transaction open at its state row.
-    const held = await gate(service.db, { table: 'aggregate_state', event: 'INSERT', column: 'stream_id', key: id });
+    // The write has appended its event, checked against the fence, and holds its transaction open after that check.
+    const held = await gate(service.db, {
+      table: 'events',
+      event: 'INSERT',
+      column: 'stream_id',
+      key: id,
+      after: 'statement',
+    });
     try {
       const write = inFlight(put(id));
-      await waitFor('the write to be held', () => held.held('INSERT INTO aggregate_state'), 10_000);
+      await waitFor('the write to be held', () => held.held(), 10_000);
 
       const fencing = inFlight(fence());
       await sleep(STILL_WAITING_MS);
@@ -119,15 +131,56 @@ describe(`POST ${WATERMARK_FENCE.path}`, () => {
       expect(write.state.answered).toBe(false);
 
       await held.open();
-      const fenced = await fencing.reply;
-      const written = await write.reply;
-      expect(written.status).toBe(201);
-      expect(fenced.status).toBe(200);
-      expect(Date.parse(written.body.updatedAt)).toBeLessThanOrEqual(Date.parse(fenced.body.watermark));
-      expect(await published(service.db, id)).toBe(true);
+      await expectBelowWatermarkAndPublished(id, await write.reply, await fencing.reply);
     } finally {
       await held.remove();
     }
+  });
+
+  it('waits for a write timed before the fence that drew its transaction id after the fence did', async () => {
+    const id = randomUUID();
+    const previous = await storedFence();
+    // The fence has read the clock and written W (its transaction has its id); it waits before its commit.
+    const fenceCommit = await gate(service.db, {
+      table: 'watermark_fence',
+      event: 'UPDATE',
+      column: 'singleton',
+      key: 'true',
+      after: 'row',
+    });
+    // The write, once it has appended and passed its fence check, waits with its transaction open.
+    const afterCheck = await gate(service.db, {
+      table: 'events',
+      event: 'INSERT',
+      column: 'stream_id',
+      key: id,
+      after: 'statement',
+    });
+    try {
+      const fencing = inFlight(fence());
+      await waitFor('the fence to be held before its commit', () => fenceCommit.held(), 10_000);
+      // The write was timed before the fence read the clock (after the previous fence), and draws its transaction id
+      // only now, above the fence's; W is not committed, so its check lets it through.
+      jest.spyOn(service.app.get(Clock), 'now').mockReturnValue(new Date(previous.getTime() + 1));
+      const write = inFlight(put(id));
+      await waitFor('the write to be held after its fence check', () => afterCheck.held(), 10_000);
+
+      await fenceCommit.open();
+      await sleep(STILL_WAITING_MS);
+      expect(fencing.state.answered).toBe(false);
+
+      await afterCheck.open();
+      await expectBelowWatermarkAndPublished(id, await write.reply, await fencing.reply);
+    } finally {
+      await afterCheck.remove();
+      await fenceCommit.remove();
+    }
+  });
+
+  it('refuses to move the fence other than through move_watermark_fence (a fence of the previous version fails)', async () => {
+    await expect(service.db.query(`UPDATE watermark_fence SET fenced_at = now()`)).rejects.toThrow(
+      /moved by move_watermark_fence\(\) only/,
+    );
   });
 
   it('lets a write that checks the fence after it commit only with a time after the watermark', async () => {
@@ -136,7 +189,7 @@ describe(`POST ${WATERMARK_FENCE.path}`, () => {
     const held = await gate(service.db, { table: 'events', event: 'INSERT', column: 'stream_id', key: id });
     try {
       const write = inFlight(put(id));
-      await waitFor('the write to be held', () => held.held('INSERT INTO events'), 10_000);
+      await waitFor('the write to be held', () => held.held(), 10_000);
       const stored = await storedFence();
 
       // The fence may wait for the write (when its transaction already has an id), so the write goes on once the

@@ -26,6 +26,9 @@ export class EventLogIsTheOutbox1796428800000 implements MigrationInterface {
   name = 'EventLogIsTheOutbox1796428800000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
+    // Both tables at once and in the writers' order (state rows, then events), so live writers cannot deadlock with
+    // the ALTERs below.
+    await queryRunner.query(`LOCK TABLE aggregate_state, events IN ACCESS EXCLUSIVE MODE`);
     // A constant default first (no rewrite of a large table), then the transaction id for every new row.
     await queryRunner.query(`ALTER TABLE events ADD COLUMN tx_id xid8 NOT NULL DEFAULT '0'`);
     await queryRunner.query(`ALTER TABLE events ALTER COLUMN tx_id SET DEFAULT pg_current_xact_id()`);
@@ -56,6 +59,10 @@ export class EventLogIsTheOutbox1796428800000 implements MigrationInterface {
         earliest timestamptz;
         fence timestamptz;
       BEGIN
+        IF current_setting('transaction_isolation') <> 'read committed' THEN
+          RAISE EXCEPTION 'events are appended under READ COMMITTED only: the watermark fence check needs a snapshot taken after the transaction got its id'
+            USING ERRCODE = 'LXW03';
+        END IF;
         SELECT min(recorded_at) INTO earliest FROM appended;
         SELECT fenced_at INTO fence FROM watermark_fence;
         IF earliest <= fence THEN
@@ -70,9 +77,38 @@ export class EventLogIsTheOutbox1796428800000 implements MigrationInterface {
       CREATE TRIGGER events_after_fence_trg AFTER INSERT ON events
       REFERENCING NEW TABLE AS appended FOR EACH STATEMENT EXECUTE FUNCTION events_after_fence()
     `);
+    await queryRunner.query(`
+      CREATE FUNCTION move_watermark_fence(requested timestamptz) RETURNS timestamptz LANGUAGE plpgsql
+      SET search_path FROM CURRENT AS $$
+      DECLARE
+        moved timestamptz;
+      BEGIN
+        PERFORM set_config('lx.watermark_fence', 'event-log', true);
+        UPDATE watermark_fence SET fenced_at = greatest(fenced_at, requested) RETURNING fenced_at INTO moved;
+        RETURN moved;
+      END
+      $$
+    `);
+    await queryRunner.query(`
+      CREATE FUNCTION watermark_fence_moved_by_function() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF current_setting('lx.watermark_fence', true) IS DISTINCT FROM 'event-log' THEN
+          RAISE EXCEPTION 'the watermark fence is moved by move_watermark_fence() only' USING ERRCODE = 'LXW02';
+        END IF;
+        RETURN NEW;
+      END
+      $$
+    `);
+    await queryRunner.query(`
+      CREATE TRIGGER watermark_fence_moved_trg BEFORE UPDATE ON watermark_fence
+      FOR EACH ROW EXECUTE FUNCTION watermark_fence_moved_by_function()
+    `);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP TRIGGER watermark_fence_moved_trg ON watermark_fence`);
+    await queryRunner.query(`DROP FUNCTION watermark_fence_moved_by_function()`);
+    await queryRunner.query(`DROP FUNCTION move_watermark_fence(timestamptz)`);
     await queryRunner.query(`DROP TRIGGER events_after_fence_trg ON events`);
     await queryRunner.query(`DROP FUNCTION events_after_fence()`);
     await queryRunner.query(`DROP TABLE relay_checkpoint`);

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Location, SCOPES } from '@lx/contracts';
 import { etagOf, RequireScope, UuidParamPipe } from '@lx/platform';
 import { CreateLocationHandler } from '../commands/create-location/create-location.handler';
-import type { LocationWriteResult } from '../commands/location-writer';
+import type { LocationWriteResult } from '../domain/location.decider';
 import { ReplaceLocationHandler } from '../commands/replace-location/replace-location.handler';
 import { UpdateLocationHandler } from '../commands/update-location/update-location.handler';
 import { GetLocationHandler } from '../queries/get-location/get-location.handler';

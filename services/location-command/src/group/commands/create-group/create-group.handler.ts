@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { GroupKind } from '@lx/domain';
 import { IdGenerator } from '@lx/platform';
-import { GroupWriter, type GroupWriteResult } from '../group-writer';
+import { DeciderCommandHandler } from '../../../event-store/decider-command.handler';
+import { groupDecider, type GroupWriteResult, groupWriteResultOf } from '../../domain/group.decider';
 
 export interface CreateGroupCommand {
   kind: GroupKind;
@@ -13,17 +14,17 @@ export interface CreateGroupCommand {
 @Injectable()
 export class CreateGroupHandler {
   constructor(
-    private readonly writer: GroupWriter,
+    private readonly handler: DeciderCommandHandler,
     private readonly ids: IdGenerator,
   ) {}
 
-  execute(command: CreateGroupCommand): Promise<GroupWriteResult> {
+  async execute(command: CreateGroupCommand): Promise<GroupWriteResult> {
     const groupId = this.ids.next();
-    return this.writer.write(command.kind, groupId, command, () => ({
-      type: 'CreateGroup',
-      kind: command.kind,
-      groupId,
-      body: command.body,
-    }));
+    const outcome = await this.handler.execute(groupDecider(command.kind), {
+      streamId: groupId,
+      correlationId: command.correlationId,
+      command: () => ({ type: 'CreateGroup' as const, kind: command.kind, groupId, body: command.body }),
+    });
+    return groupWriteResultOf(outcome, command.kind, groupId);
   }
 }

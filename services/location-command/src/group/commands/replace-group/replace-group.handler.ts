@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { GroupKind } from '@lx/domain';
-import { GroupWriter, type GroupWriteResult } from '../group-writer';
+import { DeciderCommandHandler } from '../../../event-store/decider-command.handler';
+import { groupDecider, type GroupWriteResult, groupWriteResultOf } from '../../domain/group.decider';
 
 export interface ReplaceGroupCommand {
   kind: GroupKind;
@@ -13,14 +14,20 @@ export interface ReplaceGroupCommand {
 /** PUT /operator/{location|address}-groups/{id}: create or replace under the operator's id; replaying changes nothing. */
 @Injectable()
 export class ReplaceGroupHandler {
-  constructor(private readonly writer: GroupWriter) {}
+  constructor(private readonly handler: DeciderCommandHandler) {}
 
-  execute(command: ReplaceGroupCommand): Promise<GroupWriteResult> {
-    return this.writer.write(command.kind, command.groupId, command, () => ({
-      type: 'ReplaceGroup',
-      kind: command.kind,
-      groupId: command.groupId,
-      body: command.body,
-    }));
+  async execute(command: ReplaceGroupCommand): Promise<GroupWriteResult> {
+    const outcome = await this.handler.execute(groupDecider(command.kind), {
+      streamId: command.groupId,
+      ifMatch: command.ifMatch,
+      correlationId: command.correlationId,
+      command: () => ({
+        type: 'ReplaceGroup' as const,
+        kind: command.kind,
+        groupId: command.groupId,
+        body: command.body,
+      }),
+    });
+    return groupWriteResultOf(outcome, command.kind, command.groupId);
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { GroupKind } from '@lx/domain';
-import { GroupWriter, type GroupWriteResult } from '../group-writer';
+import { DeciderCommandHandler } from '../../../event-store/decider-command.handler';
+import { groupDecider, type GroupWriteResult, groupWriteResultOf } from '../../domain/group.decider';
 
 export interface UpdateGroupCommand {
   kind: GroupKind;
@@ -14,14 +15,20 @@ export interface UpdateGroupCommand {
 /** PATCH /operator/{location|address}-groups/{id}: a partial update as a JSON Merge Patch. */
 @Injectable()
 export class UpdateGroupHandler {
-  constructor(private readonly writer: GroupWriter) {}
+  constructor(private readonly handler: DeciderCommandHandler) {}
 
-  execute(command: UpdateGroupCommand): Promise<GroupWriteResult> {
-    return this.writer.write(command.kind, command.groupId, command, () => ({
-      type: 'PatchGroup',
-      kind: command.kind,
-      groupId: command.groupId,
-      patch: command.patch,
-    }));
+  async execute(command: UpdateGroupCommand): Promise<GroupWriteResult> {
+    const outcome = await this.handler.execute(groupDecider(command.kind), {
+      streamId: command.groupId,
+      ifMatch: command.ifMatch,
+      correlationId: command.correlationId,
+      command: () => ({
+        type: 'PatchGroup' as const,
+        kind: command.kind,
+        groupId: command.groupId,
+        patch: command.patch,
+      }),
+    });
+    return groupWriteResultOf(outcome, command.kind, command.groupId);
   }
 }

@@ -14,7 +14,7 @@ import { Clock } from '@lx/platform';
 import { type BulkAppend, BulkEventAppender } from '../../../event-store/bulk-event.appender';
 import { EventStore } from '../../../event-store/event-store';
 import type { StoredStream, StreamAppend } from '../../../event-store/event-store.types';
-import { locationIndex } from '../../../location/commands/location-writer';
+import { locationIndex } from '../../../location/domain/location.decider';
 import type { ImportRow } from '../../infrastructure/import-row';
 import type { BatchOutcome, ImportRejection } from './import-report';
 

@@ -6,7 +6,7 @@ import { BulkEventAppender } from '../../../event-store/bulk-event.appender';
 import { EventStore } from '../../../event-store/event-store';
 import type { EventStoreTransaction } from '../../../event-store/event-store.transaction';
 import type { StoredStream, StreamAppend } from '../../../event-store/event-store.types';
-import { locationIndex } from '../../../location/commands/location-writer';
+import { locationIndex } from '../../../location/domain/location.decider';
 import { IMPORT_OPTIONS, type ImportOptions } from '../../import-options';
 import { ImportRowsMetrics } from './import-rows.metrics';
 

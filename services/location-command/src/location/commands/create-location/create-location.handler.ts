@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { referencedGroupIds } from '@lx/domain';
 import { IdGenerator } from '@lx/platform';
-import { LocationWriter, type LocationWriteResult } from '../location-writer';
+import { DeciderCommandHandler } from '../../../event-store/decider-command.handler';
+import { LOCATION_DECIDER, type LocationWriteResult, locationWriteResultOf } from '../../domain/location.decider';
 
 export interface CreateLocationCommand {
   body: unknown;
@@ -11,18 +13,24 @@ export interface CreateLocationCommand {
 @Injectable()
 export class CreateLocationHandler {
   constructor(
-    private readonly writer: LocationWriter,
+    private readonly handler: DeciderCommandHandler,
     private readonly ids: IdGenerator,
   ) {}
 
-  execute(command: CreateLocationCommand): Promise<LocationWriteResult> {
+  async execute(command: CreateLocationCommand): Promise<LocationWriteResult> {
     const locationId = this.ids.next();
-    return this.writer.write(locationId, command, command.body, ({ now, existingGroups }) => ({
-      type: 'CreateLocation',
-      locationId,
-      body: command.body,
-      now,
-      existingGroups,
-    }));
+    const outcome = await this.handler.execute(LOCATION_DECIDER, {
+      streamId: locationId,
+      correlationId: command.correlationId,
+      namedGroups: referencedGroupIds(command.body),
+      command: ({ now, existingGroups }) => ({
+        type: 'CreateLocation' as const,
+        locationId,
+        body: command.body,
+        now,
+        existingGroups,
+      }),
+    });
+    return locationWriteResultOf(outcome, locationId);
   }
 }

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { LocationWriter, type LocationWriteResult } from '../location-writer';
+import { referencedGroupIds } from '@lx/domain';
+import { DeciderCommandHandler } from '../../../event-store/decider-command.handler';
+import { LOCATION_DECIDER, type LocationWriteResult, locationWriteResultOf } from '../../domain/location.decider';
 
 export interface UpdateLocationCommand {
   /** Lower-case UUID of an existing location. */
@@ -13,15 +15,22 @@ export interface UpdateLocationCommand {
 /** PATCH /operator/locations/{id}: a partial update as a JSON Merge Patch. */
 @Injectable()
 export class UpdateLocationHandler {
-  constructor(private readonly writer: LocationWriter) {}
+  constructor(private readonly handler: DeciderCommandHandler) {}
 
-  execute(command: UpdateLocationCommand): Promise<LocationWriteResult> {
-    return this.writer.write(command.locationId, command, command.patch, ({ now, existingGroups }) => ({
-      type: 'PatchLocation',
-      locationId: command.locationId,
-      patch: command.patch,
-      now,
-      existingGroups,
-    }));
+  async execute(command: UpdateLocationCommand): Promise<LocationWriteResult> {
+    const outcome = await this.handler.execute(LOCATION_DECIDER, {
+      streamId: command.locationId,
+      ifMatch: command.ifMatch,
+      correlationId: command.correlationId,
+      namedGroups: referencedGroupIds(command.patch),
+      command: ({ now, existingGroups }) => ({
+        type: 'PatchLocation' as const,
+        locationId: command.locationId,
+        patch: command.patch,
+        now,
+        existingGroups,
+      }),
+    });
+    return locationWriteResultOf(outcome, command.locationId);
   }
 }

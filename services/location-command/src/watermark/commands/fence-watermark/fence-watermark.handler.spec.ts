@@ -26,8 +26,8 @@ function fakeDataSource(
     query: (sql: string, parameters: unknown[] = []) => {
       statements.push({ sql, parameters });
       if (options.error) return Promise.reject(options.error);
-      if (sql.includes('UPDATE watermark_fence')) return Promise.resolve(options.fence ?? [{ fenced_at: NOW }]);
-      if (sql.includes('pg_snapshot_xmax')) return Promise.resolve([{ next: '42' }]);
+      if (sql.includes('move_watermark_fence')) return Promise.resolve(options.fence ?? [{ fenced_at: NOW }]);
+      if (sql.includes('pg_current_xact_id')) return Promise.resolve([{ next: '42' }]);
       if (sql.includes('pg_snapshot_xmin')) return Promise.resolve([{ done: runningLooks-- <= 0 }]);
       return Promise.resolve([{ done: pendingLooks-- <= 0 }]);
     },
@@ -58,8 +58,8 @@ describe('FenceWatermarkHandler', () => {
     expect(
       statements.map(({ sql, parameters }) => [sql.trim().split(/\s+/).slice(0, 4).join(' '), parameters]),
     ).toEqual([
-      ['WITH moved AS (UPDATE', [NOW]],
-      ['SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS next', []],
+      ['SELECT move_watermark_fence($1::timestamptz) AS fenced_at', [NOW]],
+      ['SELECT pg_current_xact_id()::text AS next', []],
       ['SELECT pg_snapshot_xmin(pg_current_snapshot()) >= $1::xid8', ['42']],
       ['SELECT NOT EXISTS (', ['42']],
     ]);
@@ -108,7 +108,7 @@ describe('FenceWatermarkHandler', () => {
   });
 
   it('given a fence table without its row, when fenced, then it fails instead of handing out a watermark', async () => {
-    const { dataSource } = fakeDataSource({ fence: [] });
+    const { dataSource } = fakeDataSource({ fence: [{ fenced_at: null }] });
 
     await expect(handlerOn(dataSource).execute()).rejects.toThrow(/watermark_fence has no row/);
   });

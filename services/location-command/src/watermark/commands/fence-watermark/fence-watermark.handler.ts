@@ -8,15 +8,17 @@ import { type FenceStep, WatermarkFenceTimeoutError } from '../../watermark.erro
 import { WATERMARK_OPTIONS, type WatermarkOptions } from '../../watermark-options';
 
 /**
- * $1 the clock's time. Moves the fence to the later of it and the stored fence: watermarks never go back. (A SELECT
- * around the UPDATE, so the driver answers rows rather than rows and a count.)
+ * $1 the clock's time. Moves the fence to the later of it and the stored fence (watermarks never go back), through the
+ * function that alone may move it, in its own transaction.
  */
-const MOVE_FENCE = `
-  WITH moved AS (UPDATE watermark_fence SET fenced_at = greatest(fenced_at, $1::timestamptz) RETURNING fenced_at)
-  SELECT fenced_at FROM moved`;
+const MOVE_FENCE = `SELECT move_watermark_fence($1::timestamptz) AS fenced_at`;
 
-/** The first transaction id not yet handed out: every transaction below it has its id already. */
-const NEXT_TRANSACTION = `SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS next`;
+/**
+ * A transaction id drawn after the fence was committed: every transaction that could still miss the fence has a lower
+ * one. (pg_snapshot_xmax would not do: it is one past the latest *completed* transaction, and a running transaction
+ * may hold a higher id.)
+ */
+const NEXT_TRANSACTION = `SELECT pg_current_xact_id()::text AS next`;
 
 /** $1 a transaction id: whether every transaction below it has ended. */
 const ENDED_BELOW = `SELECT pg_snapshot_xmin(pg_current_snapshot()) >= $1::xid8 AS done`;
@@ -34,14 +36,15 @@ const PUBLISHED_BELOW = `
  * then reads a read model caught up with the topic's end offsets contains every change up to W, so the next export
  * of the chain, asking for updatedAt > W, misses none. Writers take no lock for it.
  *
- * How: store W as the fence (the clock's time, never below the stored fence) and commit; then read X, the first
- * transaction id not yet handed out; wait until every transaction below X has ended, then until the relay has
- * published every event of a transaction below X.
+ * How: store W as the fence (the clock's time, never below the stored fence) and commit; then draw a transaction id X
+ * in a statement of its own; wait until every transaction below X has ended, then until the relay has published every
+ * event of a transaction below X.
  *
  * Why it is correct: the database refuses events timed at or before the stored fence (the events_after_fence trigger
  * of the events table), and that check's query takes its snapshot after the writing transaction got its id. So a
- * write timed at or before W that commits saw the fence before W was stored: its id was handed out before that, so it
- * is below X. Every such write has ended when the first wait is over, and is published when the second is.
+ * write timed at or before W that commits took that snapshot before W was committed: its id was handed out before
+ * that, and X after it, so its id is below X. Every such write has ended when the first wait is over, and is
+ * published when the second is.
  */
 @Injectable()
 export class FenceWatermarkHandler {
@@ -66,8 +69,8 @@ export class FenceWatermarkHandler {
   async execute(): Promise<Date> {
     const done = this.duration.startTimer();
     try {
-      const [fence] = await this.dataSource.query<{ fenced_at: Date }[]>(MOVE_FENCE, [this.clock.now()]);
-      if (fence === undefined)
+      const [fence] = await this.dataSource.query<{ fenced_at: Date | null }[]>(MOVE_FENCE, [this.clock.now()]);
+      if (fence?.fenced_at == null)
         throw new Error('watermark_fence has no row: the migrations seed it, it must not be deleted');
       const [next] = await this.dataSource.query<{ next: string }[]>(NEXT_TRANSACTION);
       await this.waitFor('writes', ENDED_BELOW, next!.next, this.options.lockTimeoutMs);
