@@ -153,6 +153,90 @@ export async function writeLocationDocuments(
   await once(file, 'finish');
 }
 
+/** Writes the locations of `seed` as NDJSON, one Location object per line: the input of the NDJSON import. */
+export async function writeLocationsNdjson(
+  path: string,
+  rows: number,
+  seed: number,
+  groups: GeneratedGroups,
+): Promise<void> {
+  const next = seededRandom(seed);
+  const now = new Date().toISOString();
+  const file = createWriteStream(path);
+  for (let n = 0; n < rows; n += 1) {
+    const { createdAt: _created, updatedAt: _updated, ...input } = generateLocation(next, groups, now);
+    if (!file.write(`${JSON.stringify(input)}\n`)) await once(file, 'drain');
+  }
+  file.end();
+  await once(file, 'finish');
+}
+
+/** The columns of `writeSameWorkRows`' files, in their order. */
+export const SAME_WORK_COLUMNS = {
+  events: ['stream_id', 'stream_type', 'stream_version', 'event_id', 'event_type', 'payload', 'recorded_at'],
+  states: [
+    'stream_id',
+    'stream_type',
+    'version',
+    'deleted',
+    'location_group_id',
+    'address_group_id',
+    'serviceability_status',
+    'updated_at',
+  ],
+};
+
+/**
+ * Writes, for the locations of `seed`, the rows an event-sourced writer must store in the end, already built: each
+ * LOCATION_CREATED event with its envelope (COPY text rows of the events table) and each state row (of
+ * aggregate_state). COPYing them into tables with the same indexes and constraints is the floor of any such writer.
+ */
+export async function writeSameWorkRows(
+  eventsPath: string,
+  statesPath: string,
+  rows: number,
+  seed: number,
+  groups: GeneratedGroups,
+): Promise<void> {
+  const next = seededRandom(seed);
+  const ids = seededRandom(seed ^ 0xe7e);
+  const now = new Date().toISOString();
+  const events = createWriteStream(eventsPath);
+  const states = createWriteStream(statesPath);
+  const nullable = (value: string | undefined) => value ?? '\\N';
+  for (let n = 0; n < rows; n += 1) {
+    const location = generateLocation(next, groups, now);
+    const eventId = uuidFrom(ids);
+    const envelope = {
+      id: eventId,
+      type: 'LOCATION_CREATED',
+      timestamp: now,
+      source: 'location-command',
+      data: location,
+    };
+    // JSON text has no raw tab or line break; only its backslashes need escaping for COPY text format.
+    const payload = JSON.stringify(envelope).replaceAll('\\', '\\\\');
+    const status = location.fiberAccessDetails?.serviceability?.status;
+    const event = `${location.id}\tlocation\t1\t${eventId}\tLOCATION_CREATED\t${payload}\t${now}\n`;
+    const state = [
+      location.id,
+      'location',
+      '1',
+      'f',
+      nullable(location.locationGroupId),
+      nullable(location.address?.addressGroupId),
+      nullable(status),
+      now,
+    ].join('\t');
+    const eventsReady = events.write(event);
+    if (!states.write(`${state}\n`)) await once(states, 'drain');
+    if (!eventsReady) await once(events, 'drain');
+  }
+  events.end();
+  states.end();
+  await Promise.all([once(events, 'finish'), once(states, 'finish')]);
+}
+
 /** Writes `rows` generated locations as a CSV file in the export layout; resolves when the file is complete. */
 export async function writeLocationsCsv(
   path: string,

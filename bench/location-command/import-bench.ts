@@ -9,20 +9,30 @@ import { Client } from 'pg';
 import { LOCATION_CSV_COLUMNS, TOPICS } from '@lx/contracts';
 import { freePort, loadInfraEnv, REPO_ROOT, requireEnv, startTestTokenIssuer, waitFor } from '@lx/testing';
 import { uploadImportFile } from '../../services/location-command/src/cli/import-upload';
-import { generateGroups, writeLocationDocuments, writeLocationsCsv } from './generate-locations';
+import {
+  generateGroups,
+  SAME_WORK_COLUMNS,
+  writeLocationDocuments,
+  writeLocationsCsv,
+  writeLocationsNdjson,
+  writeSameWorkRows,
+} from './generate-locations';
 
 /**
- * Import benchmark of location-command, with its baseline measured in the same run:
- *   1. generate N realistic locations as a CSV file in the export layout (not timed);
- *   2. baselines: Postgres COPY of that file into a plain table of text columns (psql \copy, client-side like an
- *      upload), and COPY of the same locations as one JSON document each into a plain (id, document) table;
+ * Import benchmark of location-command, with its baselines measured in the same run:
+ *   1. generate N realistic locations as a CSV file in the export layout, N others as NDJSON, and the events and
+ *      state rows of the CSV's locations already built (not timed);
+ *   2. baselines: Postgres COPY of each file into a plain table (psql \copy, client-side like an upload: the CSV into
+ *      text columns, the NDJSON lines into one text column), COPY of the same locations as one JSON document each
+ *      into a plain (id, document) table, and the same-work baseline: COPY of the pre-built events and state rows into
+ *      tables with the service's indexes and constraints (the floor of any event-sourced writer);
  *   3. start the built service as its own process on a fresh schema, create the groups the rows reference;
- *   4. stream the file to POST /operator/imports: rows/s into the event store;
- *   5. wait until the relay has put every event into Kafka (topic high watermarks) and moved its checkpoint past
- *      them: events/s;
- *   6. import the same file again: every row unchanged, no event (idempotency at scale);
- *   7. peak RSS of the service process (VmHWM).
- * Usage: bash bench/location-command/run.sh [rows]   (default 1,000,000; loopback only, bounded by the row count)
+ *   4. stream the CSV, then the NDJSON file to POST /operator/imports: rows/s into the event store; after each, wait
+ *      until the relay has put every event into Kafka (topic high watermarks) and moved its checkpoint past them;
+ *   5. import the CSV again: every row unchanged, no event (idempotency at scale);
+ *   6. peak RSS of the service process (VmHWM).
+ * Usage: bash bench/location-command/run.sh [rows]   (default 1,000,000; loopback only, bounded by the row count;
+ * BENCH_SERVICE_NODE_OPTIONS and BENCH_SERVICE_NODE_ARGS set the service's node options and flags, e.g. a CPU profile)
  */
 const run = promisify(execFile);
 const rows = Number(process.argv[2] ?? 1_000_000);
@@ -33,6 +43,8 @@ const SERVICE_MAIN = join(REPO_ROOT, 'dist/services/location-command/services/lo
  * the host's RAM and, at a million rows a minute of garbage, lets it grow far beyond what the import keeps alive.
  */
 const SERVICE_NODE_OPTIONS = process.env['BENCH_SERVICE_NODE_OPTIONS'] ?? '--max-old-space-size=192';
+/** Further node flags for the service that NODE_OPTIONS refuses, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
+const SERVICE_NODE_ARGS = (process.env['BENCH_SERVICE_NODE_ARGS'] ?? '').split(' ').filter((arg) => arg !== '');
 
 interface Measurement {
   label: string;
@@ -50,6 +62,9 @@ async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'lx-import-bench-'));
   const file = join(dir, 'locations.csv');
   const documents = join(dir, 'locations.copy');
+  const ndjson = join(dir, 'locations.ndjson');
+  const floorEvents = join(dir, 'events.copy');
+  const floorStates = join(dir, 'states.copy');
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   const issuer = await startTestTokenIssuer();
@@ -60,6 +75,8 @@ async function main(): Promise<void> {
     const groups = generateGroups(rows);
     await writeLocationsCsv(file, rows, rows, groups);
     await writeLocationDocuments(documents, rows, rows, groups);
+    await writeLocationsNdjson(ndjson, rows, rows + 1, groups);
+    await writeSameWorkRows(floorEvents, floorStates, rows, rows, groups);
     const size = (await stat(file)).size;
     log(`file: ${(size / 1e6).toFixed(0)} MB`);
 
@@ -79,9 +96,17 @@ async function main(): Promise<void> {
       documents,
       '',
     );
+    // Each NDJSON line as one text value: CSV format with a quote and a delimiter that JSON text never holds.
+    const copyNdjson = await copyBaseline(
+      db,
+      databaseUrl,
+      `${schema}.ndjson_baseline (line text)`,
+      ndjson,
+      "WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')",
+    );
 
     const port = await freePort();
-    service = spawn(process.execPath, [SERVICE_MAIN], {
+    service = spawn(process.execPath, [...SERVICE_NODE_ARGS, SERVICE_MAIN], {
       env: {
         ...process.env,
         ...issuer.env,
@@ -97,13 +122,13 @@ async function main(): Promise<void> {
     await waitFor('the service to be ready', async () => (await fetch(`${baseUrl}/health/ready`)).ok, 60_000);
     const token = await issuer.token({ scopes: ['locations:write'] });
     await createGroups(baseUrl, token, groups);
+    const sameWork = await sameWorkBaseline(db, databaseUrl, schema, floorEvents, floorStates);
 
     const kafka = new Kafka({ brokers, clientId: `bench-${suffix}`, logLevel: logLevel.NOTHING });
     const admin = kafka.admin();
     await admin.connect();
     const topicEnd = async () =>
       (await admin.fetchTopicOffsets(TOPICS.locationEvents.name)).reduce((sum, p) => sum + Number(p.high), 0);
-    const before = await topicEnd();
     const unpublished = async () =>
       Number(
         (
@@ -114,20 +139,27 @@ async function main(): Promise<void> {
         ).rows[0]?.n,
       );
 
-    log('importing');
-    const started = performance.now();
-    let kafkaDoneAt: number | undefined;
-    const kafkaWatch = (async () => {
-      while ((await topicEnd()) - before < rows) await sleep(100);
-      kafkaDoneAt = performance.now();
-    })();
-    const first = await uploadImportFile({ baseUrl, file, token, mode: 'merge', format: 'csv' });
-    const importSeconds = (performance.now() - started) / 1000;
-    assertReport(first, { created: rows });
-    log(`imported in ${importSeconds.toFixed(1)} s; waiting for Kafka`);
-    await kafkaWatch;
-    await waitFor('the relay checkpoint past every event', async () => (await unpublished()) === 0, 600_000);
-    const kafkaSeconds = ((kafkaDoneAt ?? performance.now()) - started) / 1000;
+    /** Imports `path`, then waits for its events on Kafka: seconds into the store, seconds until all are on Kafka. */
+    const importAndRelay = async (path: string, format: 'csv' | 'ndjson') => {
+      const before = await topicEnd();
+      log(`importing ${format}`);
+      const started = performance.now();
+      let kafkaDoneAt: number | undefined;
+      const kafkaWatch = (async () => {
+        while ((await topicEnd()) - before < rows) await sleep(100);
+        kafkaDoneAt = performance.now();
+      })();
+      const report = await uploadImportFile({ baseUrl, file: path, token, mode: 'merge', format });
+      const seconds = (performance.now() - started) / 1000;
+      assertReport(report, { created: rows });
+      log(`imported in ${seconds.toFixed(1)} s; waiting for Kafka`);
+      await kafkaWatch;
+      await waitFor('the relay checkpoint past every event', async () => (await unpublished()) === 0, 600_000);
+      return { seconds, kafkaSeconds: ((kafkaDoneAt ?? performance.now()) - started) / 1000 };
+    };
+    const csvImport = await importAndRelay(file, 'csv');
+    const importSeconds = csvImport.seconds;
+    const ndjsonImport = await importAndRelay(ndjson, 'ndjson');
 
     log('importing the same file again');
     const eventsBefore = await eventCount(db, schema);
@@ -143,12 +175,28 @@ async function main(): Promise<void> {
 
     const results: Measurement[] = [
       { label: 'baseline: COPY of the CSV into a plain table of text columns', rows, seconds: copy },
+      { label: 'baseline: COPY of the NDJSON lines into a plain table of one text column', rows, seconds: copyNdjson },
       { label: 'baseline: COPY of the same locations as JSON documents (id, document)', rows, seconds: copyDocuments },
-      { label: 'import: rows into the event store', rows, seconds: importSeconds },
-      { label: 'relay: events reaching Kafka (from import start)', rows, seconds: kafkaSeconds },
-      { label: 're-import of the same file (all unchanged)', rows, seconds: againSeconds },
+      {
+        label: 'baseline, same work: COPY of the built events and state rows into tables with the same indexes',
+        rows,
+        seconds: sameWork,
+      },
+      { label: 'import CSV: rows into the event store', rows, seconds: importSeconds },
+      { label: 'import CSV: events reaching Kafka (from import start)', rows, seconds: csvImport.kafkaSeconds },
+      { label: 'import NDJSON (other locations): rows into the event store', rows, seconds: ndjsonImport.seconds },
+      { label: 'import NDJSON: events reaching Kafka (from import start)', rows, seconds: ndjsonImport.kafkaSeconds },
+      { label: 're-import of the CSV (all unchanged)', rows, seconds: againSeconds },
     ];
-    printTable(results, copy, copyDocuments, importSeconds, peakRssMb, newEvents, size);
+    printTable(
+      results,
+      { csv: copy, ndjson: copyNdjson, sameWork },
+      csvImport.seconds,
+      ndjsonImport.seconds,
+      peakRssMb,
+      newEvents,
+      size,
+    );
   } finally {
     service?.kill('SIGTERM');
     await issuer.close();
@@ -215,25 +263,67 @@ async function eventCount(db: Client, schema: string): Promise<number> {
 
 function printTable(
   results: Measurement[],
-  copySeconds: number,
-  copyDocumentsSeconds: number,
-  importSeconds: number,
+  baselines: { csv: number; ndjson: number; sameWork: number },
+  csvSeconds: number,
+  ndjsonSeconds: number,
   peakRssMb: number,
   newEvents: number,
   bytes: number,
 ): void {
   const rate = (m: Measurement) => Math.round(m.rows / m.seconds);
+  const ratio = (baseline: number, seconds: number) => (baseline / seconds).toFixed(3);
   const lines = [
     `| measurement (${rows.toLocaleString('en-US')} rows, ${(bytes / 1e6).toFixed(0)} MB CSV) | seconds | rows/s |`,
     '|---|---:|---:|',
     ...results.map((m) => `| ${m.label} | ${m.seconds.toFixed(1)} | ${rate(m).toLocaleString('en-US')} |`),
     '',
-    `import / COPY throughput ratio: ${(copySeconds / importSeconds).toFixed(3)} against the CSV baseline (target ≥ 0.33), ` +
-      `${(copyDocumentsSeconds / importSeconds).toFixed(3)} against the document baseline`,
+    `CSV import: ${ratio(baselines.csv, csvSeconds)} of the COPY of its file, ` +
+      `${ratio(baselines.sameWork, csvSeconds)} of the same-work baseline (target ≥ 0.5)`,
+    `NDJSON import: ${ratio(baselines.ndjson, ndjsonSeconds)} of the COPY of its file, ` +
+      `${ratio(baselines.sameWork, ndjsonSeconds)} of the same-work baseline (target ≥ 0.5)`,
     `peak RSS of the service process (VmHWM): ${peakRssMb.toFixed(0)} MB (target < 300 MB; NODE_OPTIONS=${SERVICE_NODE_OPTIONS || '(none)'})`,
     `events emitted by the re-import: ${newEvents}`,
   ];
   process.stdout.write(`\n${lines.join('\n')}\n`);
+}
+
+/**
+ * Seconds to COPY the pre-built events and state rows into copies of the service's events and aggregate_state tables
+ * (LIKE … INCLUDING ALL: the same columns, defaults, keys, unique and check constraints and indexes; no trigger).
+ */
+async function sameWorkBaseline(
+  db: Client,
+  databaseUrl: string,
+  schema: string,
+  eventsFile: string,
+  statesFile: string,
+): Promise<number> {
+  const floor = `${schema}_floor`;
+  await db.query(`CREATE SCHEMA ${floor}`);
+  try {
+    await db.query(`CREATE TABLE ${floor}.events (LIKE ${schema}.events INCLUDING ALL)`);
+    await db.query(`CREATE TABLE ${floor}.aggregate_state (LIKE ${schema}.aggregate_state INCLUDING ALL)`);
+    log('baseline: COPY of the built events and state rows');
+    const started = performance.now();
+    for (const [table, columns, path] of [
+      ['events', SAME_WORK_COLUMNS.events, eventsFile],
+      ['aggregate_state', SAME_WORK_COLUMNS.states, statesFile],
+    ] as const) {
+      await run(PSQL, [
+        databaseUrl,
+        '-v',
+        'ON_ERROR_STOP=1',
+        '-c',
+        `\\copy ${floor}.${table} (${columns.join(', ')}) FROM '${path}'`,
+      ]);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const copied = Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM ${floor}.events`)).rows[0]?.n);
+    if (copied !== rows) throw new Error(`the same-work COPY loaded ${copied} events, expected ${rows}`);
+    return seconds;
+  } finally {
+    await db.query(`DROP SCHEMA ${floor} CASCADE`);
+  }
 }
 
 function log(message: string): void {

@@ -112,7 +112,7 @@ describe('copyRowOf', () => {
 });
 
 describe('BulkEventAppender.write', () => {
-  it('given a prepared batch, when written, then it copies the events, then upserts the states', async () => {
+  it('given a prepared batch, when written, then it upserts the states, then copies the events', async () => {
     const fakes = writeFakes();
     const bulkAppender = appender();
     const bulk = bulkAppender.prepare([locationAppend('a', 0, 'x')], { timestamp, correlationId: 'request-1' });
@@ -120,8 +120,8 @@ describe('BulkEventAppender.write', () => {
     await bulkAppender.write(fakes.manager, bulk);
 
     expect(fakes.log).toEqual([
-      'COPY events (stream_id, stream_type, stream_version, event_id, event_type, payload, recorded_at, correlation_id) FROM STDIN',
       'WITH written AS',
+      'COPY events (stream_id, stream_type, stream_version, event_id, event_type, payload, recorded_at, correlation_id) FROM STDIN',
     ]);
     expect(fakes.copied.join('')).toBe(bulk.rows);
   });

@@ -18,8 +18,8 @@ export interface BulkAppend {
 }
 
 /**
- * The append of imports: events go in with COPY (each event's JSON crosses the wire once, with no array-literal
- * quoting, and is not parsed by the server), then the state rows. Measured here at about a third of the cost per row
+ * The append of imports: the state rows, then the events with COPY (each event's JSON crosses the wire once, with no
+ * array-literal quoting, and is not parsed by the server). Measured here at about a third of the cost per row
  * of parameterised array inserts. The log is the outbox: the relay publishes these rows.
  */
 @Injectable()
@@ -43,11 +43,11 @@ export class BulkEventAppender {
     return { appends, context, eventIds, rows: lines.length === 0 ? '' : `${lines.join('\n')}\n` };
   }
 
-  /** Writes a prepared batch on the transaction of `manager`: events (COPY), then state rows. */
+  /** Writes a prepared batch on the transaction of `manager`: state rows, then events (COPY), as every writer does. */
   async write(manager: EntityManager, bulk: BulkAppend): Promise<void> {
     if (bulk.eventIds.length === 0) return;
-    await copyFrom(manager, EVENTS_COPY_TARGET, bulk.rows);
     await this.states.write(manager, bulk.appends, bulk.context.timestamp);
+    await copyFrom(manager, EVENTS_COPY_TARGET, bulk.rows);
   }
 }
 

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Counter } from 'prom-client';
 import { assertIfMatch, Clock, MetricsRegistry } from '@lx/platform';
 import { type Decider, NO_GROUPS_NAMED, type WriteOutcome, type WriteRead, type WriteRequest } from './decider';
 import { EventStore } from './event-store';
-import { isRetryableWrite } from './event-store.errors';
+import { FencedWriteError, isRetryableWrite } from './event-store.errors';
 import type { AppendContext, DecidedEvent, StreamAppend } from './event-store.types';
 
 /** A decision ready to append: the stream's new events and state row, and what the write reports. */
@@ -23,8 +24,8 @@ interface Decision<State> {
  *
  * Contended path: when that append finds the stream moved (or loses a race, or meets the watermark fence), the write
  * is decided again under locks in a transaction (the stream's row FOR UPDATE, its groups FOR SHARE), as every write
- * did before; concurrent writers of one stream then queue instead of retrying each other out, so every write without
- * If-Match succeeds. A group delete, whose reference count holds only under the group's lock, always takes it.
+ * did before; concurrent writers of one stream then queue instead of retrying each other out. A group delete, whose
+ * reference count holds only under the group's lock, always takes it.
  *
  * Every rejection is the decider's typed error, thrown the same way on both paths (If-Match before the rules).
  */
@@ -39,7 +40,7 @@ export class DeciderCommandHandler {
   ) {
     this.contended = new Counter({
       name: 'command_writes_contended_total',
-      help: 'Single writes whose one-statement append found the stream moved and were decided again under locks',
+      help: 'Single writes decided again under locks because their one-statement append did not go through (the stream moved, a referenced group went, a lost race, the watermark fence)',
       labelNames: ['stream_type'],
       registers: [metrics.registry],
     });
@@ -56,9 +57,11 @@ export class DeciderCommandHandler {
       const required = decider.references(decision.outcome.state);
       const appended = await this.store
         .appendIfCurrent(decision.append, decision.context, required)
-        .catch((error: unknown) => {
-          if (isRetryableWrite(error)) return false;
-          throw error;
+        .catch(async (error: unknown) => {
+          if (!isRetryableWrite(error)) throw error;
+          // Decided again at once, a fenced write would meet the fence again in the same millisecond.
+          if (error instanceof FencedWriteError) await sleep(error.retryDelayMs);
+          return false;
         });
       if (appended) return decision.outcome;
       this.contended.inc({ stream_type: decider.streamType });

@@ -32,10 +32,12 @@ const MAX_ATTEMPTS = 3;
  * The event store: appends events and the aggregate's new state row in one transaction, so the log and the state
  * writes are validated against never disagree. The log is the outbox: the relay (EventLog) publishes it to Kafka.
  *
- * Concurrency: a single write locks the state rows of the aggregates it changes (FOR UPDATE) and of the groups it
- * references (FOR SHARE) before deciding, in id order so writers never deadlock. Writers that do not lock (imports),
- * and two writers creating the same new aggregate, collide on the unique (stream_id, stream_version) key instead:
- * one wins, the other is retried from the start and then sees the winner's state.
+ * Concurrency: single writes (DeciderCommandHandler) decide on an unlocked read and append in one statement that
+ * checks the stream's version and its groups (`appendIfCurrent`); when that fails they decide again under locks
+ * (`transaction` with `EventStoreTransaction.readForWrite`: the stream's row FOR UPDATE, its groups FOR SHARE). Import
+ * batches lock the rows they update and check their versions. Every writer writes the state rows before the events,
+ * so two writers creating one new stream collide on the state row's key (the loser, retried, sees the winner's state),
+ * and versions are backed by the unique (stream_id, stream_version) key.
  *
  * Watermark fence: the database refuses events timed at or before the stored fence (the events_after_fence trigger,
  * checked after the transaction got its id); such a write is retried from the start, with a later time, once the

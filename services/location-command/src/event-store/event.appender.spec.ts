@@ -23,7 +23,7 @@ const context = { timestamp: '2024-01-15T10:00:00.000Z', correlationId: 'request
 
 /** An appender on a manager whose state upsert reports `written` rows (by default every row). */
 function appenderWithFakes(written = 2) {
-  const { manager, queries } = scriptedManager([], [{ written }]);
+  const { manager, queries } = scriptedManager([{ written }], []);
   const appender = new EventAppender(
     new EventEnvelopeFactory(new SequentialIds(), 'location-command'),
     new AggregateStateWriter(),
@@ -57,18 +57,18 @@ describe('eventInsertOf', () => {
 });
 
 describe('EventAppender', () => {
-  it('given appends, when appended, then events and state rows are written in that order', async () => {
+  it('given appends, when appended, then state rows and events are written in that order', async () => {
     const { appender, manager, queries } = appenderWithFakes();
 
     await appender.append(manager, [location, group], context);
 
     expect(queries.map((query) => query.sql.trim().split(/\s+/).slice(0, 3).join(' '))).toEqual([
-      'INSERT INTO events',
       'WITH written AS',
+      'INSERT INTO events',
     ]);
-    expect(queries[0]!.parameters[3]).toEqual(['event-1', 'event-2']);
-    expect(queries[0]!.sql).toContain('correlation_id');
-    expect(queries[1]!.parameters[2]).toEqual([2, 1]);
+    expect(queries[0]!.parameters[2]).toEqual([2, 1]);
+    expect(queries[1]!.parameters[3]).toEqual(['event-1', 'event-2']);
+    expect(queries[1]!.sql).toContain('correlation_id');
   });
 
   it('given a stream last written by a later transaction, when appended, then StreamOrderConflictError', async () => {

@@ -52,7 +52,7 @@ const APPEND_IF_CURRENT = `
   SELECT count(*)::int AS appended FROM appended`;
 
 /**
- * The append of single writes: events with one parameterised statement, then the state rows, on the caller's
+ * The append of single writes: the state rows, then the events with one parameterised statement, on the caller's
  * transaction so the log and the state never disagree. The log is the outbox: the relay publishes these rows.
  */
 @Injectable()
@@ -66,8 +66,10 @@ export class EventAppender {
   async append(manager: EntityManager, appends: readonly StreamAppend[], context: AppendContext): Promise<void> {
     const events = [...this.envelopes.envelopes(appends, context.timestamp)];
     if (events.length === 0) return;
-    await manager.query(INSERT_EVENTS, eventInsertOf(events, context));
+    // State rows first, then events, in every writer (this one, the bulk one, the one-statement append): two writers
+    // creating one stream then wait for each other at the state row's key instead of deadlocking across two keys.
     await this.states.write(manager, appends, context.timestamp);
+    await manager.query(INSERT_EVENTS, eventInsertOf(events, context));
   }
 
   /**

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { requireEnv, waitFor } from '@lx/testing';
 import { AggregateStateWriter } from '../../src/event-store/aggregate-state.writer';
 import { EventLog } from '../../src/event-store/event-log';
+import { EventStore } from '../../src/event-store/event-store';
 import { StreamOrderConflictError } from '../../src/event-store/event-store.errors';
 import { gate, unpublishedEvents } from '../support/gate';
 import { aLocationBody, type LocationCommandHarness, startLocationCommand } from '../support/location-command-harness';
@@ -192,6 +193,38 @@ describe('event store and relay', () => {
       await client.query('ROLLBACK');
       await client.end();
     }
+  });
+
+  it('appends in one statement only at the version decided on and while the referenced groups exist', async () => {
+    const store = service.app.get(EventStore);
+    const id = randomUUID();
+    const groupId = randomUUID();
+    expect(
+      (await service.request('PUT', `/operator/location-groups/${groupId}`, { body: { name: 'G', type: 'OTHER' } }))
+        .status,
+    ).toBe(201);
+    await put(id, aLocationBody());
+    const appendAt = (fromVersion: number, notes: string) => ({
+      streamId: id,
+      streamType: 'location' as const,
+      fromVersion,
+      events: [{ type: 'LOCATION_UPDATED' as const, data: { id, notes } }],
+      index: {},
+    });
+    const context = () => ({ timestamp: new Date().toISOString() });
+    const none = { locationGroupIds: [], addressGroupIds: [] };
+    const missingGroup = { locationGroupIds: [randomUUID()], addressGroupIds: [] };
+    const existingGroup = { locationGroupIds: [groupId], addressGroupIds: [] };
+
+    expect(await store.appendIfCurrent(appendAt(0, 'stale: as if new'), context(), none)).toBe(false);
+    expect(await store.appendIfCurrent(appendAt(1, 'group gone'), context(), missingGroup)).toBe(false);
+    expect(await service.storedEvents(id)).toHaveLength(1);
+    expect(await store.appendIfCurrent(appendAt(1, 'current'), context(), existingGroup)).toBe(true);
+    expect(await store.appendIfCurrent(appendAt(1, 'stale: version 1 again'), context(), none)).toBe(false);
+
+    expect((await service.storedEvents(id)).map((event) => event.stream_version)).toEqual([1, 2]);
+    const { rows } = await service.db.query('SELECT version FROM aggregate_state WHERE stream_id = $1', [id]);
+    expect(rows).toEqual([{ version: 2 }]);
   });
 
   it('refuses to append a stream under a transaction id below that of its last writer, so the relay keeps key order', async () => {

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { eventSchema, validate } from '@lx/contracts';
+import { waitFor } from '@lx/testing';
+import { EventStore } from '../../src/event-store/event-store';
+import { gate } from '../support/gate';
 import { aLocationBody, type LocationCommandHarness, startLocationCommand } from '../support/location-command-harness';
 
 /** The operator's location-group and address-group write API against real Postgres and Kafka. */
@@ -129,6 +132,65 @@ describe('operator group API', () => {
       ]);
       // Either the location referenced the group first (delete refused), or the group went first (write refused).
       expect([write.status, remove.status].sort()).toEqual(write.status === 201 ? [201, 409] : [204, 400]);
+    }
+  });
+
+  it('makes a delete wait for a location write that holds the group, then count it (409)', async () => {
+    const groupId = randomUUID();
+    const locationId = randomUUID();
+    await service.request('PUT', `/operator/location-groups/${groupId}`, { body: { name: 'Held', type: 'OTHER' } });
+    // The location's one-statement append has locked the group (FOR SHARE) and waits after its events, uncommitted.
+    const held = await gate(service.db, {
+      table: 'events',
+      event: 'INSERT',
+      column: 'stream_id',
+      key: locationId,
+      after: 'statement',
+    });
+    try {
+      const write = service.request('PUT', `/operator/locations/${locationId}`, {
+        body: aLocationBody({ locationGroupId: groupId }),
+      });
+      await waitFor('the location write to be held', () => held.held(), 10_000);
+      const remove = service.request('DELETE', `/operator/location-groups/${groupId}`);
+      await waitFor('the delete to wait for the group row', async () => {
+        // A writer waiting for a row lock holds the tuple lock of that row meanwhile.
+        const { rows } = await service.db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'tuple' AND relation = 'aggregate_state'::regclass`,
+        );
+        return rows[0]!.n > 0;
+      });
+      await held.open();
+      expect((await write).status).toBe(201);
+      const removed = await remove;
+      expect(removed.status).toBe(409);
+      expect(removed.body.error.details).toMatchObject({ referencingLocations: 1 });
+    } finally {
+      await held.remove();
+    }
+  });
+
+  it('refuses a location write whose group was deleted after the write read it (400), writing nothing', async () => {
+    const groupId = randomUUID();
+    const locationId = randomUUID();
+    await service.request('PUT', `/operator/location-groups/${groupId}`, { body: { name: 'Gone', type: 'OTHER' } });
+    // The write has read the group as existing and decided; the group is deleted before it appends.
+    const store = service.app.get(EventStore);
+    const appendIfCurrent = store.appendIfCurrent.bind(store);
+    const append = jest.spyOn(store, 'appendIfCurrent').mockImplementationOnce(async (...args) => {
+      expect((await service.request('DELETE', `/operator/location-groups/${groupId}`)).status).toBe(204);
+      return appendIfCurrent(...args);
+    });
+    try {
+      const write = await service.request('PUT', `/operator/locations/${locationId}`, {
+        body: aLocationBody({ locationGroupId: groupId }),
+      });
+      expect(append).toHaveBeenCalledTimes(1);
+      expect(write.status).toBe(400);
+      expect(write.body.error.code).toBe('INVALID_GROUP_REFERENCE');
+      expect(await service.storedEvents(locationId)).toEqual([]);
+    } finally {
+      append.mockRestore();
     }
   });
 

@@ -139,6 +139,10 @@ describe(`POST ${WATERMARK_FENCE.path}`, () => {
 
   it('waits for a write timed before the fence that drew its transaction id after the fence did', async () => {
     const id = randomUUID();
+    // A fence first, so the stored one is a time (the schema starts at -infinity). With the fence's X read as one past
+    // the latest completed transaction instead of drawn, this fails unless another transaction of the cluster with a
+    // higher id happens to complete in between (parallel test files may).
+    await fence();
     const previous = await storedFence();
     // The fence has read the clock and written W (its transaction has its id); it waits before its commit.
     const fenceCommit = await gate(service.db, {

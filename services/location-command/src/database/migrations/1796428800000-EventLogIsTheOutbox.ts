@@ -26,8 +26,9 @@ export class EventLogIsTheOutbox1796428800000 implements MigrationInterface {
   name = 'EventLogIsTheOutbox1796428800000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    // Both tables at once and in the writers' order (state rows, then events), so live writers cannot deadlock with
-    // the ALTERs below.
+    // Both tables at once, in the order this version's writers take them (state rows, then events), so they cannot
+    // deadlock with the ALTERs below. (An import batch of the previous version may take events first; then PostgreSQL
+    // aborts one of the two, and the migration job or the batch runs again.)
     await queryRunner.query(`LOCK TABLE aggregate_state, events IN ACCESS EXCLUSIVE MODE`);
     // A constant default first (no rewrite of a large table), then the transaction id for every new row.
     await queryRunner.query(`ALTER TABLE events ADD COLUMN tx_id xid8 NOT NULL DEFAULT '0'`);
