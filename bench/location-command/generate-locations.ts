@@ -130,45 +130,44 @@ export function generateLocation(next: () => number, groups: GeneratedGroups, no
   return location;
 }
 
-/**
- * Writes the same locations as `writeLocationsCsv` (same seed) as COPY text rows `id<TAB>document`, the document being
- * the Location as JSON: the input of the second baseline, one stored document per location.
- */
-export async function writeLocationDocuments(
+/** Writes the locations of `seed` to `path`, one line each as `lineOf` renders it; resolves when the file is complete. */
+async function writeLocationLines(
   path: string,
   rows: number,
   seed: number,
   groups: GeneratedGroups,
+  lineOf: (location: Location) => string,
 ): Promise<void> {
   const next = seededRandom(seed);
   const now = new Date().toISOString();
   const file = createWriteStream(path);
   for (let n = 0; n < rows; n += 1) {
-    const location = generateLocation(next, groups, now);
-    // JSON text has no raw tab or line break; only its backslashes need escaping for COPY text format.
-    const line = `${location.id}\t${JSON.stringify(location).replaceAll('\\', '\\\\')}\n`;
-    if (!file.write(line)) await once(file, 'drain');
+    if (!file.write(lineOf(generateLocation(next, groups, now)))) await once(file, 'drain');
   }
   file.end();
   await once(file, 'finish');
 }
 
+/**
+ * Writes the same locations as `writeLocationsCsv` (same seed) as COPY text rows `id<TAB>document`, the document being
+ * the Location as JSON: the input of the second baseline, one stored document per location.
+ */
+export function writeLocationDocuments(path: string, rows: number, seed: number, groups: GeneratedGroups) {
+  // JSON text has no raw tab or line break; only its backslashes need escaping for COPY text format.
+  return writeLocationLines(
+    path,
+    rows,
+    seed,
+    groups,
+    (location) => `${location.id}\t${JSON.stringify(location).replaceAll('\\', '\\\\')}\n`,
+  );
+}
+
 /** Writes the locations of `seed` as NDJSON, one Location object per line: the input of the NDJSON import. */
-export async function writeLocationsNdjson(
-  path: string,
-  rows: number,
-  seed: number,
-  groups: GeneratedGroups,
-): Promise<void> {
-  const next = seededRandom(seed);
-  const now = new Date().toISOString();
-  const file = createWriteStream(path);
-  for (let n = 0; n < rows; n += 1) {
-    const { createdAt: _created, updatedAt: _updated, ...input } = generateLocation(next, groups, now);
-    if (!file.write(`${JSON.stringify(input)}\n`)) await once(file, 'drain');
-  }
-  file.end();
-  await once(file, 'finish');
+export function writeLocationsNdjson(path: string, rows: number, seed: number, groups: GeneratedGroups) {
+  return writeLocationLines(path, rows, seed, groups, ({ createdAt: _created, updatedAt: _updated, ...input }) => {
+    return `${JSON.stringify(input)}\n`;
+  });
 }
 
 /** The columns of `writeSameWorkRows`' files, in their order. */

@@ -6,7 +6,7 @@ import { AggregateStateWriter } from '../../src/event-store/aggregate-state.writ
 import { EventLog } from '../../src/event-store/event-log';
 import { EventStore } from '../../src/event-store/event-store';
 import { StreamOrderConflictError } from '../../src/event-store/event-store.errors';
-import { gate, unpublishedEvents } from '../support/gate';
+import { gateAfterFenceCheck, unpublishedEvents } from '../support/gate';
 import { aLocationBody, type LocationCommandHarness, startLocationCommand } from '../support/location-command-harness';
 
 /** The event store, its log (which is the outbox) and the relay to Kafka, on real Postgres and Kafka. */
@@ -134,13 +134,7 @@ describe('event store and relay', () => {
     const reads = jest.spyOn(relay, 'read');
     // The first write has appended its event (its transaction id and position are drawn) and waits after its fence
     // check, its transaction open.
-    const held = await gate(service.db, {
-      table: 'events',
-      event: 'INSERT',
-      column: 'stream_id',
-      key: first,
-      after: 'statement',
-    });
+    const held = await gateAfterFenceCheck(service.db, first);
     try {
       const firstWrite = put(first, aLocationBody());
       await waitFor('the first write to be held', () => held.held(), 10_000);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { eventSchema, validate } from '@lx/contracts';
 import { waitFor } from '@lx/testing';
 import { EventStore } from '../../src/event-store/event-store';
-import { gate } from '../support/gate';
+import { gateAfterFenceCheck } from '../support/gate';
 import { aLocationBody, type LocationCommandHarness, startLocationCommand } from '../support/location-command-harness';
 
 /** The operator's location-group and address-group write API against real Postgres and Kafka. */
@@ -140,13 +140,7 @@ describe('operator group API', () => {
     const locationId = randomUUID();
     await service.request('PUT', `/operator/location-groups/${groupId}`, { body: { name: 'Held', type: 'OTHER' } });
     // The location's one-statement append has locked the group (FOR SHARE) and waits after its events, uncommitted.
-    const held = await gate(service.db, {
-      table: 'events',
-      event: 'INSERT',
-      column: 'stream_id',
-      key: locationId,
-      after: 'statement',
-    });
+    const held = await gateAfterFenceCheck(service.db, locationId);
     try {
       const write = service.request('PUT', `/operator/locations/${locationId}`, {
         body: aLocationBody({ locationGroupId: groupId }),

@@ -4,7 +4,7 @@ import { Client } from 'pg';
 import { validate, WATERMARK_FENCE, watermarkReplySchema } from '@lx/contracts';
 import { Clock } from '@lx/platform';
 import { requireEnv, waitFor } from '@lx/testing';
-import { gate } from '../support/gate';
+import { gate, gateAfterFenceCheck } from '../support/gate';
 import {
   aLocationBody,
   type LocationCommandHarness,
@@ -114,13 +114,7 @@ describe(`POST ${WATERMARK_FENCE.path}`, () => {
   it('waits for a write in flight that passed its fence check, and that write is below the watermark and published', async () => {
     const id = randomUUID();
     // The write has appended its event, checked against the fence, and holds its transaction open after that check.
-    const held = await gate(service.db, {
-      table: 'events',
-      event: 'INSERT',
-      column: 'stream_id',
-      key: id,
-      after: 'statement',
-    });
+    const held = await gateAfterFenceCheck(service.db, id);
     try {
       const write = inFlight(put(id));
       await waitFor('the write to be held', () => held.held(), 10_000);
@@ -153,13 +147,7 @@ describe(`POST ${WATERMARK_FENCE.path}`, () => {
       after: 'row',
     });
     // The write, once it has appended and passed its fence check, waits with its transaction open.
-    const afterCheck = await gate(service.db, {
-      table: 'events',
-      event: 'INSERT',
-      column: 'stream_id',
-      key: id,
-      after: 'statement',
-    });
+    const afterCheck = await gateAfterFenceCheck(service.db, id);
     try {
       const fencing = inFlight(fence());
       await waitFor('the fence to be held before its commit', () => fenceCommit.held(), 10_000);

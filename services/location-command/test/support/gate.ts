@@ -76,6 +76,11 @@ export async function gate(
   };
 }
 
+/** A gate for the write of `streamId` once it has appended its events and passed its watermark fence check. */
+export function gateAfterFenceCheck(db: Client, streamId: string): Promise<Gate> {
+  return gate(db, { table: 'events', event: 'INSERT', column: 'stream_id', key: streamId, after: 'statement' });
+}
+
 /** Where the relay stands: the events after its checkpoint are not yet published. */
 export async function unpublishedEvents(db: Client): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
