@@ -91,19 +91,28 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     try {
       if (!(await this.acquireLeadership(runner, lockKey))) return;
       await this.source.resume(runner);
+      let batch = await this.source.read(runner, this.options.batchSize);
       while (!this.stopped) {
-        const batch = await this.source.read(runner, this.options.batchSize);
         const oldest = batch.messages[0]?.createdAt ?? batch.oldestWaiting;
         this.oldestAge.set(oldest ? Math.max(0, (Date.now() - oldest.getTime()) / 1000) : 0);
         if (batch.messages.length === 0) {
           await this.idle(this.options.pollIntervalMs);
+          if (!this.stopped) batch = await this.source.read(runner, this.options.batchSize);
           continue;
         }
-        await this.publish(batch.messages);
+        // The next batch is read while this one is on its way to the bus; it is confirmed only after the ack, and
+        // batches are confirmed in the order they were read.
+        const [next, sent] = await Promise.allSettled([
+          this.source.read(runner, this.options.batchSize, batch),
+          this.publish(batch.messages),
+        ]);
+        if (sent.status === 'rejected') throw sent.reason;
+        if (next.status === 'rejected') throw next.reason;
         await this.source.confirm(runner, batch);
         const now = Date.now();
         for (const message of batch.messages) this.delay.observe((now - message.createdAt.getTime()) / 1000);
         this.published.inc(batch.messages.length);
+        batch = next.value;
       }
     } finally {
       await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [lockKey]).catch(() => undefined);

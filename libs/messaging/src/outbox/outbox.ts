@@ -79,11 +79,12 @@ export class Outbox extends RelaySource {
     // The unpublished rows are the progress: nothing to load.
   }
 
-  async read(runner: QueryRunner, limit: number): Promise<RelayBatch> {
+  async read(runner: QueryRunner, limit: number, after?: RelayBatch): Promise<RelayBatch> {
+    // Rows of the batch still in flight are skipped; a row that committed late with a lower position is not.
     const rows = (await runner.query(
       `SELECT position, topic, message_key, value, headers, created_at
-         FROM outbox WHERE published_at IS NULL ORDER BY position LIMIT $1`,
-      [limit],
+         FROM outbox WHERE published_at IS NULL AND position <> ALL($2::bigint[]) ORDER BY position LIMIT $1`,
+      [limit, after?.end ?? []],
     )) as OutboxRow[];
     const messages: RelayMessage[] = rows.map((row) => ({
       topic: row.topic,

@@ -35,8 +35,12 @@ export abstract class RelaySource {
   /** Loads what the source keeps between rounds (a checkpoint), now that this session leads. */
   abstract resume(runner: QueryRunner): Promise<void>;
 
-  /** The next committed messages to publish, at most `limit`, in publication order; none when all are published. */
-  abstract read(runner: QueryRunner, limit: number): Promise<RelayBatch>;
+  /**
+   * The next committed messages to publish, at most `limit`, in publication order; none when all are published. They
+   * follow the last confirmed batch, or `after`: a batch read but not yet confirmed (the relay reads the next batch
+   * while the previous one is on its way to the bus).
+   */
+  abstract read(runner: QueryRunner, limit: number, after?: RelayBatch): Promise<RelayBatch>;
 
   /** Records a batch as published, after the event bus acknowledged it. */
   abstract confirm(runner: QueryRunner, batch: RelayBatch): Promise<void>;

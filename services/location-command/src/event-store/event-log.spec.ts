@@ -71,6 +71,25 @@ describe('EventLog', () => {
     expect(statements[3]!.parameters.slice(0, 2)).toEqual(['101', '8']);
   });
 
+  it('given a batch read and not yet confirmed, when the next is read after it, then it starts at its end and the checkpoint stays', async () => {
+    const { runner, statements } = scriptedRunner(
+      CHECKPOINT_ROW,
+      [eventRow('101', '8')],
+      [eventRow('102', '9')],
+      [[], 1],
+    );
+    const log = new EventLog();
+    await log.resume(runner);
+
+    const first = await log.read(runner, 10);
+    const second = await log.read(runner, 10, first);
+    await log.confirm(runner, first);
+
+    expect(statements[2]!.parameters).toEqual(['101', '8', 10]);
+    expect(second.end).toEqual({ txId: '102', position: '9' });
+    expect(statements[3]!.parameters).toEqual(['100', '7', '101', '8']);
+  });
+
   it('given a checkpoint another relay moved meanwhile, when confirmed, then it fails and reads only after a new resume', async () => {
     const { runner } = scriptedRunner(CHECKPOINT_ROW, [eventRow('101', '8')], [[], 0]);
     const log = new EventLog();

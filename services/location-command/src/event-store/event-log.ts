@@ -89,8 +89,8 @@ export class EventLog extends RelaySource {
     this.checkpoint = { txId: row.txId, position: row.position };
   }
 
-  async read(runner: QueryRunner, limit: number): Promise<RelayBatch> {
-    const from = this.resumed();
+  async read(runner: QueryRunner, limit: number, after?: RelayBatch): Promise<RelayBatch> {
+    const from = (after?.end as LogPosition | undefined) ?? this.resumed();
     const rows = (await runner.query(EVENTS_AFTER, [from.txId, from.position, limit])) as EventRow[];
     if (rows.length === 0) {
       const [waiting] = (await runner.query(OLDEST_WAITING, [from.txId, from.position])) as { recorded_at: Date }[];

@@ -92,13 +92,19 @@ describe('decideImportBatch', () => {
     ]);
   });
 
-  it('given the id of a group, when decided, then it is a CONFLICT', () => {
+  it('given the id of a group, when decided, then it is the CONFLICT every location write answers', () => {
     const group: StoredStream = { streamId: A, streamType: 'locationGroup', version: 1, deleted: false, data: {} };
 
     const decided = decideImportBatch([row(2, A)], new Map([[A, group]]), NO_GROUPS, NOW);
 
     expect(decided.outcome.rejections).toEqual([
-      { line: 2, id: A, code: 'CONFLICT', message: `${A} is the id of a group` },
+      {
+        line: 2,
+        id: A,
+        code: 'CONFLICT',
+        message: `${A} is the id of a locationGroup, not of a location`,
+        details: { resourceId: A, resourceType: 'locationGroup' },
+      },
     ]);
   });
 

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { isUuid, type ValidationIssue } from '@lx/contracts';
 import {
-  decideLocation,
+  ConflictError,
   type DomainError,
-  evolveLocation,
   type ExistingGroups,
   type LocationEvent,
   type LocationState,
@@ -14,7 +13,7 @@ import { Clock } from '@lx/platform';
 import { type BulkAppend, BulkEventAppender } from '../../../event-store/bulk-event.appender';
 import { EventStore } from '../../../event-store/event-store';
 import type { StoredStream, StreamAppend } from '../../../event-store/event-store.types';
-import { locationIndex } from '../../../location/domain/location.decider';
+import { LOCATION_DECIDER } from '../../../location/domain/location.decider';
 import type { ImportRow } from '../../infrastructure/import-row';
 import type { BatchOutcome, ImportRejection } from './import-report';
 
@@ -37,12 +36,15 @@ export interface DecidedBatch {
   usedGroups: Set<string>;
 }
 
-/** One location's part of a batch: its stored version, its state as the batch goes, the events decided so far. */
+/**
+ * One location's part of a batch: its stored version, its state as the batch goes, the events decided so far; or why
+ * no row can write it (its id is a group's).
+ */
 interface WorkingStream {
   fromVersion: number;
   state: LocationState;
   events: LocationEvent[];
-  isGroup: boolean;
+  refused?: ConflictError;
 }
 
 /**
@@ -76,8 +78,8 @@ export class ImportBatchPreparer {
 }
 
 /**
- * Decides the rows of a batch in file order on the stored streams: a row of a location named earlier in the batch is
- * decided on the state the earlier row left. Rows without a valid id, rows the readers could not decode, ids of groups
+ * Decides the rows of a batch in file order on the stored streams, with the rules every location write runs
+ * (`LOCATION_DECIDER`): a row of a location named earlier in the batch is decided on the state the earlier row left. Rows without a valid id, rows the readers could not decode, ids of groups
  * and rows the rules refuse are rejections; a row equal to the location is unchanged.
  */
 export function decideImportBatch(
@@ -99,20 +101,14 @@ export function decideImportBatch(
     }
     let stream = working.get(id);
     if (stream === undefined) {
-      const found = stored.get(id);
-      stream = {
-        fromVersion: found?.version ?? 0,
-        state: found?.streamType === 'location' ? (found.data as LocationState) : undefined,
-        events: [],
-        isGroup: found !== undefined && found.streamType !== 'location',
-      };
+      stream = workingStream(stored.get(id), id);
       working.set(id, stream);
     }
-    if (stream.isGroup) {
-      outcome.rejections.push({ line: row.line, id, code: 'CONFLICT', message: `${id} is the id of a group` });
+    if (stream.refused !== undefined) {
+      outcome.rejections.push(rejectionOf(row, stream.refused));
       continue;
     }
-    const decided = decideLocation(
+    const decided = LOCATION_DECIDER.decide(
       { type: 'ReplaceLocation', locationId: id, body: row.body, now, existingGroups },
       stream.state,
     );
@@ -124,10 +120,9 @@ export function decideImportBatch(
       if (stream.state === undefined) outcome.created += 1;
       else outcome.updated += 1;
       stream.events.push(...decided.value);
-      stream.state = decided.value.reduce(evolveLocation, stream.state);
-      const { locationGroupId, address } = stream.state ?? {};
-      if (locationGroupId !== undefined) usedGroups.add(locationGroupId);
-      if (address?.addressGroupId !== undefined) usedGroups.add(address.addressGroupId);
+      stream.state = decided.value.reduce((state, event) => LOCATION_DECIDER.evolve(state, event), stream.state);
+      const { locationGroupIds, addressGroupIds } = LOCATION_DECIDER.references(stream.state);
+      for (const groupId of [...locationGroupIds, ...addressGroupIds]) usedGroups.add(groupId);
     }
   }
   return { appends: appendsOf(working), outcome, usedGroups };
@@ -143,16 +138,26 @@ export function importRowIdsOf(rows: readonly ImportRow[]): ReadonlySet<string> 
   return ids;
 }
 
+function workingStream(found: StoredStream | undefined, id: string): WorkingStream {
+  const fromVersion = found?.version ?? 0;
+  try {
+    return { fromVersion, state: LOCATION_DECIDER.stateOf(found, id), events: [] };
+  } catch (error) {
+    if (!(error instanceof ConflictError)) throw error;
+    return { fromVersion, state: undefined, events: [], refused: error };
+  }
+}
+
 function appendsOf(working: ReadonlyMap<string, WorkingStream>): StreamAppend[] {
   const appends: StreamAppend[] = [];
   for (const [streamId, stream] of working) {
     if (stream.events.length === 0 || stream.state === undefined) continue;
     appends.push({
       streamId,
-      streamType: 'location',
+      streamType: LOCATION_DECIDER.streamType,
       fromVersion: stream.fromVersion,
       events: stream.events,
-      index: locationIndex(stream.state),
+      index: LOCATION_DECIDER.index(stream.state),
     });
   }
   return appends;
