@@ -11,6 +11,7 @@ import type { LocationCommandConfig } from './config/location-command.config';
 import { MIGRATIONS } from './database/migrations';
 import { EventLog } from './event-store/event-log';
 import { EventStoreModule } from './event-store/event-store.module';
+import { relayThreadOf } from './event-store/relay-worker-data';
 import { GroupModule } from './group/group.module';
 import { ImportModule } from './import/import.module';
 import { LocationModule } from './location/location.module';
@@ -27,7 +28,7 @@ export class AppModule {
         AuthenticationModule.forRoot({ config: config.auth }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
         MessagingModule.forRoot(config.kafka, adapters.eventBus),
-        OutboxModule.forSource(EventLog, config.outbox),
+        OutboxModule.forSource(EventLog, config.outbox, relayThreadOf(config)),
         EventStoreModule.forRoot({ source: config.events.source }),
         HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck]),
         LocationModule,

@@ -3,3 +3,4 @@ export * from './outbox';
 export * from './outbox-relay';
 export * from './outbox.module';
 export * from './relay-source';
+export * from './relay-thread';

@@ -2,6 +2,7 @@ import { type DynamicModule, Global, Module, type Type } from '@nestjs/common';
 import { Outbox } from './outbox';
 import { OUTBOX_RELAY_OPTIONS, OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
 import { RelaySource } from './relay-source';
+import { RELAY_THREAD_OPTIONS, RelayThread, type RelayThreadOptions } from './relay-thread';
 
 const DEFAULT_RELAY_OPTIONS: OutboxRelayOptions = { batchSize: 500, pollIntervalMs: 50 };
 
@@ -22,12 +23,21 @@ export class OutboxModule {
 
   /**
    * The relay alone, over a source of the service's own (a log that is its own outbox, as location-command's event
-   * log); the source is exported so the writers can signal their commits to it.
+   * log); the source is exported so the writers can signal their commits to it. With `thread`, the relay runs in a
+   * worker thread (RelayThread), which builds it over the same source from `thread.file`.
    */
-  static forSource(source: Type<RelaySource>, options: Partial<OutboxRelayOptions> = {}): DynamicModule {
+  static forSource(
+    source: Type<RelaySource>,
+    options: Partial<OutboxRelayOptions> = {},
+    thread?: RelayThreadOptions,
+  ): DynamicModule {
+    const relay =
+      thread === undefined
+        ? relayProviders(options)
+        : [RelayThread, { provide: RELAY_THREAD_OPTIONS, useValue: thread }];
     return {
       module: OutboxModule,
-      providers: [source, { provide: RelaySource, useExisting: source }, ...relayProviders(options)],
+      providers: [source, { provide: RelaySource, useExisting: source }, ...relay],
       exports: [source],
     };
   }

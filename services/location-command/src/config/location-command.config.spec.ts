@@ -22,3 +22,17 @@ describe('location-command configuration: the watermark fence', () => {
     expect(() => loadLocationCommandConfig({ ...required, [name]: value })).toThrow(name);
   });
 });
+
+describe('location-command configuration: where the relay runs', () => {
+  it('given nothing, when loaded, then the relay runs in a worker thread', () => {
+    expect(loadLocationCommandConfig(required).relayThread).toBe('worker');
+  });
+
+  it('given RELAY_THREAD=main, when loaded, then it runs in the main thread', () => {
+    expect(loadLocationCommandConfig({ ...required, RELAY_THREAD: 'main' }).relayThread).toBe('main');
+  });
+
+  it('given another RELAY_THREAD, when loaded, then the configuration is refused naming it', () => {
+    expect(() => loadLocationCommandConfig({ ...required, RELAY_THREAD: 'both' })).toThrow('RELAY_THREAD');
+  });
+});

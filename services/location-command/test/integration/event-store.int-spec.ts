@@ -14,7 +14,8 @@ describe('event store and relay', () => {
   let service: LocationCommandHarness;
 
   beforeAll(async () => {
-    service = await startLocationCommand();
+    // The relay in this test's thread, so a test can watch its rounds (relay-thread.int-spec.ts runs it in its worker).
+    service = await startLocationCommand({ RELAY_THREAD: 'main' });
   }, 60_000);
 
   afterAll(() => service?.close());

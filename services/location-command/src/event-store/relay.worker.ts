@@ -1,0 +1,28 @@
+/**
+ * location-command's relay in its worker thread (RELAY_THREAD=worker, the default): the event log's relay as the
+ * service wires it in the main thread otherwise, built from the settings RelayThread hands over.
+ */
+import 'reflect-metadata';
+import { Module } from '@nestjs/common';
+import { workerData } from 'node:worker_threads';
+import { MessagingModule, OutboxModule, serveRelayThread } from '@lx/messaging';
+import { DatabaseModule, MetricsModule } from '@lx/platform';
+import type { RelayWorkerData } from './relay-worker-data';
+import { EventLog } from './event-log';
+
+const data = workerData as RelayWorkerData;
+
+@Module({
+  imports: [
+    MetricsModule,
+    DatabaseModule.forRoot({ config: data.database, entities: [], migrations: [] }),
+    MessagingModule.forRoot(data.kafka),
+    OutboxModule.forSource(EventLog, data.outbox),
+  ],
+})
+class RelayWorkerModule {}
+
+serveRelayThread(RelayWorkerModule, { service: 'location-command', level: data.logLevel }).catch((error: unknown) => {
+  process.stderr.write(`location-command relay thread failed to start: ${String(error)}\n`);
+  process.exit(1);
+});
