@@ -28,7 +28,12 @@ export class AppModule {
         AuthenticationModule.forRoot({ config: config.auth }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
         MessagingModule.forRoot(config.kafka, adapters.eventBus),
-        OutboxModule.forSource(EventLog, config.outbox, relayThreadOf(config)),
+        // A bus handed in lives in this thread (the embedded profile's event log): the relay publishes to it from here.
+        OutboxModule.forSource(
+          EventLog,
+          config.outbox,
+          adapters.eventBus === undefined ? relayThreadOf(config) : undefined,
+        ),
         EventStoreModule.forRoot({ source: config.events.source }),
         HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck]),
         LocationModule,

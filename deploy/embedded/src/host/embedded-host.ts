@@ -265,8 +265,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<RunningEm
       }),
     );
     await started('auth', auth.http, () => createServiceApp('auth', AuthModule.register(auth, adapters), auth.http));
-    // The relay publishes to the host's event log, which lives in this thread: it runs here too.
-    const command = loadLocationCommandConfig(await env({ RELAY_THREAD: 'main' }));
+    const command = loadLocationCommandConfig(await env({}));
     await started('location-command', command.http, () =>
       createServiceApp('location-command', LocationCommandModule.register(command, adapters), command.http),
     );

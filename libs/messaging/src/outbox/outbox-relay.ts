@@ -1,10 +1,16 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { MetricsRegistry } from '@lx/platform';
 import { EventBus, type OutgoingMessage } from '../event-bus';
-import { type RelayMessage, RelaySource } from './relay-source';
+import { type RelayBatch, type RelayMessage, RelaySource } from './relay-source';
 
 export interface OutboxRelayOptions {
   /** Rows read and published per round. */
@@ -26,11 +32,15 @@ export const OUTBOX_RELAY_OPTIONS = Symbol('OUTBOX_RELAY_OPTIONS');
  * flight, so messages of one key are never reordered.
  */
 @Injectable()
-export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
+export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(OutboxRelay.name);
   private stopped = false;
   private running?: Promise<void>;
-  private wake?: () => void;
+  /** Ends the current wait: `wakeOnCommit` only while the relay waits for new rows, `wakeOnStop` always. */
+  private wakeOnCommit?: () => void;
+  private wakeOnStop?: () => void;
+  /** A commit was signalled since the last read began: the relay reads again instead of idling. */
+  private woken = false;
   private readonly published: Counter;
   private readonly oldestAge: Gauge;
   private readonly delay: Histogram;
@@ -62,14 +72,18 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     this.running = this.run();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Before any module's shutdown: the relay's round ends while its connection pool and producer are still open. */
+  async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     this.source.signals.off('appended', this.onAppended);
-    this.wake?.();
+    this.wakeOnStop?.();
     await this.running;
   }
 
-  private readonly onAppended = () => this.wake?.();
+  private readonly onAppended = () => {
+    this.woken = true;
+    this.wakeOnCommit?.();
+  };
 
   private async run(): Promise<void> {
     while (!this.stopped) {
@@ -79,7 +93,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
         // Postgres or Kafka went away, or another relay took over: start over (re-reading what was not confirmed) once
         // they are back.
         this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'Outbox relay interrupted');
-        await this.idle(1_000);
+        await this.pause(1_000);
       }
     }
   }
@@ -91,21 +105,18 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     try {
       if (!(await this.acquireLeadership(runner, lockKey))) return;
       await this.source.resume(runner);
-      let batch = await this.source.read(runner, this.options.batchSize);
+      let batch = await this.read(runner);
       while (!this.stopped) {
         const oldest = batch.messages[0]?.createdAt ?? batch.oldestWaiting;
         this.oldestAge.set(oldest ? Math.max(0, (Date.now() - oldest.getTime()) / 1000) : 0);
         if (batch.messages.length === 0) {
           await this.idle(this.options.pollIntervalMs);
-          if (!this.stopped) batch = await this.source.read(runner, this.options.batchSize);
+          if (!this.stopped) batch = await this.read(runner);
           continue;
         }
         // The next batch is read while this one is on its way to the bus; it is confirmed only after the ack, and
         // batches are confirmed in the order they were read.
-        const [next, sent] = await Promise.allSettled([
-          this.source.read(runner, this.options.batchSize, batch),
-          this.publish(batch.messages),
-        ]);
+        const [next, sent] = await Promise.allSettled([this.read(runner, batch), this.publish(batch.messages)]);
         if (sent.status === 'rejected') throw sent.reason;
         if (next.status === 'rejected') throw next.reason;
         await this.source.confirm(runner, batch);
@@ -120,6 +131,12 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
+  /** The next batch; a commit signalled from now on makes an empty answer read again instead of idling. */
+  private read(runner: QueryRunner, after?: RelayBatch): Promise<RelayBatch> {
+    this.woken = false;
+    return this.source.read(runner, this.options.batchSize, after);
+  }
+
   /** Waits until this session holds the schema's relay lock; false if stopped meanwhile. */
   private async acquireLeadership(runner: QueryRunner, lockKey: string): Promise<boolean> {
     while (!this.stopped) {
@@ -127,7 +144,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
         locked: boolean;
       }[];
       if (row?.locked) return true;
-      await this.idle(1_000);
+      await this.pause(1_000);
     }
     return false;
   }
@@ -147,16 +164,29 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
+  /** Waits for new rows: up to `ms` or until a commit is signalled; not at all if one was since the last read began. */
   private idle(ms: number): Promise<void> {
+    if (this.woken) return Promise.resolve();
+    return this.wait(ms, true);
+  }
+
+  /** Waits `ms` whatever commits happen (after a failure, or while another relay leads); only a stop ends it early. */
+  private pause(ms: number): Promise<void> {
+    return this.wait(ms, false);
+  }
+
+  private wait(ms: number, untilCommit: boolean): Promise<void> {
     return new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
       function done() {
         clearTimeout(timer);
         resolve();
       }
-      this.wake = done;
+      this.wakeOnStop = done;
+      if (untilCommit) this.wakeOnCommit = done;
     }).finally(() => {
-      this.wake = undefined;
+      this.wakeOnStop = undefined;
+      this.wakeOnCommit = undefined;
     });
   }
 }

@@ -1,16 +1,16 @@
 import {
+  type BeforeApplicationShutdown,
   type DynamicModule,
   Inject,
   Injectable,
   Logger,
   type OnApplicationBootstrap,
-  type OnApplicationShutdown,
   type Type,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { join } from 'node:path';
 import { parentPort, Worker } from 'node:worker_threads';
-import type { MetricObjectWithValues, MetricValue } from 'prom-client';
+import { Counter, Gauge, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import { createLogger, MetricsRegistry, PinoNestLogger } from '@lx/platform';
 import { RelaySource } from './relay-source';
 
@@ -28,16 +28,22 @@ type Metrics = MetricObjectWithValues<MetricValue<string>>[];
 type ToWorker = { type: 'wake' } | { type: 'metrics'; id: number } | { type: 'stop' };
 type FromWorker = { type: 'metrics'; id: number; metrics: Metrics };
 
-/** A TypeScript entry (tests, `npm start`) runs through the repository's swc hook, as the services' own do. */
+/**
+ * A TypeScript entry (a service run from source: tests, spawned test processes) runs through the repository's swc
+ * hook, as the service itself does; a built entry (.js) inherits the service's node flags only.
+ */
 const SWC_HOOK = join(__dirname, '../../../testing/register-swc.js');
-const RESTART_DELAY_MS = 1_000;
-const STOP_TIMEOUT_MS = 30_000;
+/** A thread that died is started again after 1 s, doubling up to a minute while it keeps dying within a minute. */
+const RESTART_DELAY_MS = { first: 1_000, max: 60_000, healthyAfter: 60_000 };
+/** Below the pod's grace period after its preStop pause, so a stuck thread is ended before the pod is killed. */
+const STOP_TIMEOUT_MS = 20_000;
 const METRICS_TIMEOUT_MS = 2_000;
 /**
- * The relay holds one batch at a time: a small young generation keeps the thread's memory small (its garbage is
- * collected more often, cheaply), and the old generation is bounded.
+ * The relay holds a batch or two at a time: a small young generation keeps the thread's memory small (its garbage is
+ * collected more often, cheaply). The old generation takes the process's limit (`--max-old-space-size`), as the
+ * main thread does, so a batch that fits the relay in the main thread fits it here.
  */
-const RELAY_HEAP = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 128 };
+const RELAY_HEAP = { maxYoungGenerationSizeMb: 8 };
 
 /**
  * Runs the service's OutboxRelay in a worker thread, so reading the log back, Kafka's encoding and their garbage
@@ -48,12 +54,15 @@ const RELAY_HEAP = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 128 };
  * died after a second, and stops it at shutdown, waiting for its round in flight.
  */
 @Injectable()
-export class RelayThread implements OnApplicationBootstrap, OnApplicationShutdown {
+export class RelayThread implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(RelayThread.name);
   private worker?: Worker;
   private exited = Promise.resolve();
   private stopping = false;
   private restartTimer?: NodeJS.Timeout;
+  private restartDelayMs = RESTART_DELAY_MS.first;
+  private readonly up: Gauge;
+  private readonly restarts: Counter;
   private wakePending = false;
   private nextRequest = 0;
   private readonly requests = new Map<number, (metrics: Metrics) => void>();
@@ -63,6 +72,17 @@ export class RelayThread implements OnApplicationBootstrap, OnApplicationShutdow
     metrics: MetricsRegistry,
     @Inject(RELAY_THREAD_OPTIONS) private readonly options: RelayThreadOptions,
   ) {
+    const registers = [metrics.registry];
+    this.up = new Gauge({
+      name: 'relay_thread_up',
+      help: 'Whether the worker thread of the relay is running (1) or down and to be started again (0)',
+      registers,
+    });
+    this.restarts = new Counter({
+      name: 'relay_thread_restarts_total',
+      help: 'Worker threads of the relay started again after one died',
+      registers,
+    });
     metrics.addRemote(() => this.metrics());
   }
 
@@ -71,7 +91,8 @@ export class RelayThread implements OnApplicationBootstrap, OnApplicationShutdow
     this.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Before any module's shutdown, as the relay itself stops: the thread's round ends first. */
+  async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.restartTimer);
     this.source.signals.off('appended', this.onAppended);
@@ -95,25 +116,33 @@ export class RelayThread implements OnApplicationBootstrap, OnApplicationShutdow
 
   private start(): void {
     const { file, data } = this.options;
-    const worker = new Worker(file, {
-      workerData: data,
-      execArgv: file.endsWith('.ts') ? ['--require', SWC_HOOK] : [],
-      resourceLimits: RELAY_HEAP,
-    });
+    const execArgv = file.endsWith('.ts') ? [...process.execArgv, '--require', SWC_HOOK] : undefined;
+    const worker = new Worker(file, { workerData: data, execArgv, resourceLimits: RELAY_HEAP });
+    const startedAt = Date.now();
     this.worker = worker;
+    this.up.set(1);
     worker.on('message', (message: FromWorker) => this.requests.get(message.id)?.(message.metrics));
-    worker.on('error', (error) => this.logger.error({ err: error.message }, 'Relay thread failed'));
+    worker.on('error', (error) => this.logger.error({ err: error.stack ?? error.message }, 'Relay thread failed'));
     this.exited = new Promise((resolve) => {
       worker.once('exit', (code) => {
         this.worker = undefined;
+        this.up.set(0);
         for (const answer of this.requests.values()) answer([]);
-        if (!this.stopping) {
-          this.logger.error({ code }, `Relay thread exited; starting it again in ${RESTART_DELAY_MS} ms`);
-          this.restartTimer = setTimeout(() => this.start(), RESTART_DELAY_MS);
-        }
+        if (!this.stopping) this.restartLater(code, Date.now() - startedAt);
         resolve();
       });
     });
+  }
+
+  private restartLater(code: number, ranMs: number): void {
+    if (ranMs >= RESTART_DELAY_MS.healthyAfter) this.restartDelayMs = RESTART_DELAY_MS.first;
+    const delay = this.restartDelayMs;
+    this.restartDelayMs = Math.min(delay * 2, RESTART_DELAY_MS.max);
+    this.logger.error({ code, ranMs }, `Relay thread exited; starting it again in ${delay} ms`);
+    this.restartTimer = setTimeout(() => {
+      this.restarts.inc();
+      this.start();
+    }, delay);
   }
 
   private post(message: ToWorker): void {
@@ -151,7 +180,6 @@ export async function serveRelayThread(
   const app = await NestFactory.createApplicationContext(module, {
     logger: new PinoNestLogger(createLogger(logging.service, logging.level)),
   });
-  await app.init();
   const source = app.get(RelaySource);
   const metrics = app.get(MetricsRegistry);
   port.on('message', (message: ToWorker) => {

@@ -150,3 +150,51 @@ describe('transactional outbox with its relay, on real Postgres and Kafka', () =
     expect(await unpublished(second)).toBe(0);
   }, 60_000);
 });
+
+describe('the outbox as a relay source, read ahead of its confirmations, on real Postgres', () => {
+  const schema = `outbox_read_it_${uniqueSuffix()}`;
+  const dataSource = new DataSource({
+    type: 'postgres',
+    url: requireEnv('DATABASE_URL'),
+    poolSize: 3,
+    extra: { options: `-c search_path=${schema}` },
+  });
+  const outbox = new Outbox();
+  const message = (seq: number) => ({ topic: 't', key: 'k', value: String(seq), headers: {} });
+  const values = (batch: { messages: readonly { value: string | null }[] }) =>
+    batch.messages.map((entry) => entry.value);
+
+  beforeAll(async () => {
+    await dataSource.initialize();
+    await dataSource.query(`CREATE SCHEMA ${schema}`);
+    const runner = dataSource.createQueryRunner();
+    await createOutboxTable(runner);
+    await runner.release();
+  });
+
+  afterAll(async () => {
+    await dataSource.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await dataSource.destroy();
+  });
+
+  it('skips the rows of the batch in flight and still returns a lower position that committed after it was read', async () => {
+    const reader = dataSource.createQueryRunner();
+    const late = dataSource.createQueryRunner();
+    try {
+      await dataSource.transaction((manager) => outbox.append(manager, [message(1), message(2)]));
+      await late.startTransaction();
+      await outbox.append(late.manager, [message(3)]);
+      await dataSource.transaction((manager) => outbox.append(manager, [message(4)]));
+
+      const first = await outbox.read(reader, 10);
+      await late.commitTransaction();
+      const next = await outbox.read(reader, 10, first);
+
+      expect(values(first)).toEqual(['1', '2', '4']);
+      expect(values(next)).toEqual(['3']);
+    } finally {
+      await late.release();
+      await reader.release();
+    }
+  });
+});

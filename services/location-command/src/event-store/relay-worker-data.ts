@@ -10,7 +10,7 @@ export interface RelayWorkerData {
   logLevel: LocationCommandConfig['http']['logLevel'];
 }
 
-/** Where the relay runs: undefined for the main thread, else its worker thread (two database connections of its own). */
+/** Where the relay runs: undefined for the main thread, else its worker thread (with two connections of its own). */
 export function relayThreadOf(config: LocationCommandConfig): RelayThreadOptions | undefined {
   if (config.relayThread === 'main') return undefined;
   const data: RelayWorkerData = {

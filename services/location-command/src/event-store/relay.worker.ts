@@ -12,6 +12,7 @@ import { EventLog } from './event-log';
 
 const data = workerData as RelayWorkerData;
 
+// The relay stops before any module shuts down (beforeApplicationShutdown), then the producer and the pool close.
 @Module({
   imports: [
     MetricsModule,
@@ -23,6 +24,7 @@ const data = workerData as RelayWorkerData;
 class RelayWorkerModule {}
 
 serveRelayThread(RelayWorkerModule, { service: 'location-command', level: data.logLevel }).catch((error: unknown) => {
-  process.stderr.write(`location-command relay thread failed to start: ${String(error)}\n`);
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`location-command relay thread failed to start: ${detail}\n`);
   process.exit(1);
 });

@@ -38,22 +38,32 @@ describe('the relay in its worker thread', () => {
     expect(text.match(/^# TYPE process_cpu_user_seconds_total /gm)).toHaveLength(1);
   });
 
+  const workerOf = (service: LocationCommandHarness) => {
+    const thread: unknown = service.app.get(RelayThread);
+    return (thread as { worker: Worker }).worker;
+  };
+
   it('starts a worker that died again, and it publishes what was committed meanwhile', async () => {
     // What a crash of the thread looks like to the service: its worker exits with code 1.
-    const thread: unknown = service.app.get(RelayThread);
-    await (thread as { worker: Worker }).worker.terminate();
+    await workerOf(service).terminate();
     const id = randomUUID();
 
     expect((await put(id, aLocationBody())).status).toBe(201);
-    expect(await metrics()).toContain('# TYPE http_request_duration_seconds histogram');
 
     const [message] = await service.events.waitFor(1, [id], 30_000);
     expect(message!.version).toBe(1);
+    const text = await metrics();
+    expect(text).toMatch(/^relay_thread_restarts_total 1$/m);
+    expect(text).toMatch(/^relay_thread_up 1$/m);
   });
 
-  it('stops the worker with the service: its leader lock is free once the service has stopped', async () => {
+  it('stops the worker with the service: it ends its round and exits 0, and its leader lock is free', async () => {
+    const worker = workerOf(service);
+    const exitCode = new Promise<number>((resolve) => worker.once('exit', resolve));
+
     await service.stopApp();
 
+    expect(await exitCode).toBe(0);
     const client = new Client({ connectionString: requireEnv('DATABASE_URL') });
     await client.connect();
     try {

@@ -79,8 +79,9 @@ export class ImportBatchPreparer {
 
 /**
  * Decides the rows of a batch in file order on the stored streams, with the rules every location write runs
- * (`LOCATION_DECIDER`): a row of a location named earlier in the batch is decided on the state the earlier row left. Rows without a valid id, rows the readers could not decode, ids of groups
- * and rows the rules refuse are rejections; a row equal to the location is unchanged.
+ * (`LOCATION_DECIDER`): a row of a location named earlier in the batch is decided on the state the earlier row left.
+ * Rows without a valid id, rows the readers could not decode, ids of groups and rows the rules refuse are rejections;
+ * a row equal to the location is unchanged.
  */
 export function decideImportBatch(
   rows: readonly ImportRow[],
