@@ -6,7 +6,10 @@ module.exports = {
   displayName: 'integration',
   rootDir: __dirname,
   testMatch: ['<rootDir>/{libs,services}/*/test/integration/**/*.int-spec.ts'],
+  // Each test file runs on Kafka topics of its own, deleted after it (libs/testing/src/integration-environment.ts).
+  testEnvironment: '<rootDir>/libs/testing/src/integration-environment.ts',
   globalSetup: '<rootDir>/libs/testing/src/global-setup-integration.ts',
+  globalTeardown: '<rootDir>/libs/testing/src/global-teardown-integration.ts',
   setupFiles: ['<rootDir>/libs/testing/src/setup-integration.ts'],
   testTimeout: 180_000,
 };

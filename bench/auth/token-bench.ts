@@ -7,7 +7,8 @@
  * Needs the local infrastructure (npm run infra:up; endpoints from .infra/env). Starts the auth service and a
  * resource service (AuthenticationModule against auth's JWKS, one route requiring locations:read) in this process
  * and drives them with autocannon in a child process. BENCH_SECONDS (default 5) bounds each measurement;
- * TOKEN_SIGNING_ALGORITHM (ES256 or EdDSA) picks the key type.
+ * TOKEN_SIGNING_ALGORITHM (ES256 or EdDSA) picks the key type. Auth publishes the bench client's CLIENT_REGISTERED to
+ * topics of the run's own (a topic prefix, deleted at the end), not to a running stack's.
  */
 import 'reflect-metadata';
 import { Controller, Get, Module } from '@nestjs/common';
@@ -22,6 +23,7 @@ import { Client } from 'pg';
 import { AuthenticationModule, createServiceApp, HealthModule, MetricsModule, RequireScope } from '@lx/platform';
 // The file, not @lx/testing's index: that also loads jest-only helpers.
 import { loadInfraEnv, requireEnv } from '../../libs/testing/src/infra-env';
+import { createPrivateTopics } from '../../libs/testing/src/kafka-topics';
 import { AppModule } from '../../services/auth/src/app.module';
 import { RegisterClientHandler } from '../../services/auth/src/clients/commands/register-client/register-client.handler';
 import { SecretHasher } from '../../services/auth/src/common/secret-hasher';
@@ -92,8 +94,10 @@ async function main(): Promise<void> {
   // Run from the repository root: the compiled file's own location says nothing about where .infra is.
   loadInfraEnv(join(process.env.LX_STATE_DIR ?? join(process.cwd(), '.infra'), 'env'));
   const schema = `auth_bench_${Date.now().toString(36)}`;
+  const topics = await createPrivateTopics(requireEnv('KAFKA_BROKERS').split(','), 'lxbench');
   const env = {
     ...process.env,
+    ...topics.env,
     DATABASE_SCHEMA: schema,
     AUTH_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     WEBHOOK_SECRET_TRANSPORT_KEY: randomBytes(32).toString('base64'),
@@ -215,6 +219,7 @@ async function main(): Promise<void> {
     await db.connect();
     await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await db.end();
+    await topics.remove();
   }
 }
 

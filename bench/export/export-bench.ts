@@ -6,9 +6,10 @@
  *   bash bench/export/run.sh     (BENCH_ROWS, default 1e6; BENCH_SMALL_ROWS, default a tenth of it; BENCH_KEEP=1)
  *
  * Setup (not timed): the four services an export involves run from dist/ as their own processes, as in production,
- * each on a fresh schema (bench_ex_*): location-command (the watermark fence), location-query (the snapshot stream
- * and the group check), statistics-projection (the size check at request time) and export-worker. The two projections
- * are positioned at the end of the topics, so a `catchUp` snapshot is satisfied at once and they read no history.
+ * each on a fresh schema (bench_ex_*) and on topics of the run's own (a topic prefix, deleted at the end):
+ * location-command (the watermark fence), location-query (the snapshot stream and the group check),
+ * statistics-projection (the size check at request time) and export-worker. The two projections are positioned at
+ * the end of the topics, so a `catchUp` snapshot is satisfied at once and they read no history.
  * BENCH_ROWS realistic locations are written straight into location-query's read model with COPY (as the other read
  * side benchmarks do), the first BENCH_SMALL_ROWS of them in one location group G that also exists in
  * `location_groups`: the small exports are `filters: {locationGroupId: G}`, the large ones full exports.
@@ -25,7 +26,8 @@
  * run fails. The services run with NODE_OPTIONS=--max-old-space-size=192 (BENCH_SERVICE_NODE_OPTIONS): without a heap
  * cap V8 sizes the old space from the host's RAM and lets garbage pile up far beyond what the service keeps alive; a
  * deployment sets the cap to fit its memory limit. Loopback only; the services' warnings go to log files in the
- * temporary directory, and are summed up at the end. BENCH_KEEP=1 keeps the schemas, the objects and the files.
+ * temporary directory, and are summed up at the end. BENCH_KEEP=1 keeps the schemas, the topics, the objects and the
+ * files.
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -40,6 +42,7 @@ import { Client } from 'pg';
 import { type ExportStatusReply, exportStatusReplySchema, TOPICS } from '@lx/contracts';
 import { KafkaEventBus } from '@lx/messaging';
 import { loadInfraEnv, REPO_ROOT, requireEnv } from '../../libs/testing/src/infra-env';
+import { createPrivateTopics } from '../../libs/testing/src/kafka-topics';
 import { startTestTokenIssuer, type TestTokenIssuer } from '../../libs/testing/src/token-issuer';
 import {
   copyInto,
@@ -164,15 +167,17 @@ async function main(): Promise<void> {
   const clientId = `bench-export-${suffix}`;
   const baselinePrefix = `bench/export-${suffix}/`;
   const dir = await mkdtemp(join(tmpdir(), 'lx-export-bench-'));
+  const topics = await createPrivateTopics(brokers, 'lxbench');
   const issuer = await startTestTokenIssuer();
   const tokenEndpoint = await startTokenEndpoint(issuer);
-  const bus = new KafkaEventBus({ brokers, clientId: `bench-ex-${suffix}` });
+  const bus = new KafkaEventBus(topics.kafka(`bench-ex-${suffix}`));
   const db = new Client({ connectionString: databaseUrl, options: `-c search_path=${schemas.query}` });
   const servers: Server[] = [];
   const logs: Record<string, string> = {};
   const base: NodeJS.ProcessEnv = {
     ...process.env,
     ...issuer.env,
+    ...topics.env,
     LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
     NODE_OPTIONS: SERVICE_NODE_OPTIONS,
   };
@@ -188,8 +193,12 @@ async function main(): Promise<void> {
     const statisticsEnv = { ...base, DATABASE_SCHEMA: schemas.statistics, PROJECTION_GROUP_ID: groups.statistics };
     await run([dist('location-query', 'cli.js'), 'migrate'], queryEnv);
     await run([dist('statistics-projection', 'cli.js'), 'migrate'], statisticsEnv);
-    const topics = [TOPICS.locationEvents.name, TOPICS.locationGroupEvents.name, TOPICS.addressGroupEvents.name];
-    const ends = (await Promise.all(topics.map((topic) => bus.partitionBounds(topic)))).flat();
+    const readModelTopics = [
+      TOPICS.locationEvents.name,
+      TOPICS.locationGroupEvents.name,
+      TOPICS.addressGroupEvents.name,
+    ];
+    const ends = (await Promise.all(readModelTopics.map((topic) => bus.partitionBounds(topic)))).flat();
     await positionAtLogEnd(db, groups.query, ends);
     const statisticsDb = new Client({ connectionString: databaseUrl, options: `-c search_path=${schemas.statistics}` });
     await statisticsDb.connect();
@@ -485,13 +494,15 @@ async function main(): Promise<void> {
       await rm(dir, { recursive: true, force: true });
     } else {
       log(
-        `kept: schemas ${Object.values(schemas).join(', ')}; objects under exports/${clientId}/ and ${baselinePrefix}; ${dir}`,
+        `kept: schemas ${Object.values(schemas).join(', ')}; topics under ${topics.topicPrefix}; ` +
+          `objects under exports/${clientId}/ and ${baselinePrefix}; ${dir}`,
       );
     }
     await db.end().catch(() => undefined);
     await bus.close();
     await tokenEndpoint.close();
     await issuer.close();
+    if (process.env['BENCH_KEEP'] !== '1') await topics.remove();
   }
 }
 

@@ -1,13 +1,22 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomInt } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
-import { LOCATION_CSV_COLUMNS, TOPICS } from '@lx/contracts';
-import { freePort, loadInfraEnv, REPO_ROOT, requireEnv, startTestTokenIssuer, waitFor } from '@lx/testing';
+import { LOCATION_CSV_COLUMNS, prefixedName, TOPICS } from '@lx/contracts';
+import {
+  createPrivateTopics,
+  freePort,
+  loadInfraEnv,
+  REPO_ROOT,
+  requireEnv,
+  startTestTokenIssuer,
+  waitFor,
+} from '@lx/testing';
 import { uploadImportFile } from '../../services/location-command/src/cli/import-upload';
 import {
   generateGroups,
@@ -26,7 +35,8 @@ import {
  *      text columns, the NDJSON lines into one text column), COPY of the same locations as one JSON document each
  *      into a plain (id, document) table, and the same-work baseline: COPY of the pre-built events and state rows into
  *      tables with the service's indexes and constraints (the floor of any event-sourced writer);
- *   3. start the built service as its own process on a fresh schema, create the groups the rows reference;
+ *   3. start the built service as its own process on a fresh schema and on topics of the run's own (a topic prefix,
+ *      deleted at the end: the events never reach a running stack's consumers), create the groups the rows reference;
  *   4. stream the CSV, then the NDJSON file to POST /operator/imports: rows/s into the event store; after each, wait
  *      until the relay has put every event into Kafka (topic high watermarks) and moved its checkpoint past them;
  *   5. import the CSV again: every row unchanged, no event (idempotency at scale);
@@ -67,6 +77,7 @@ async function main(): Promise<void> {
   const floorStates = join(dir, 'states.copy');
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
+  const topics = await createPrivateTopics(brokers, 'lxbench');
   const issuer = await startTestTokenIssuer();
   let service: ChildProcess | undefined;
 
@@ -110,6 +121,7 @@ async function main(): Promise<void> {
       env: {
         ...process.env,
         ...issuer.env,
+        ...topics.env,
         HTTP_PORT: String(port),
         HTTP_HOST: '127.0.0.1',
         DATABASE_SCHEMA: schema,
@@ -128,7 +140,10 @@ async function main(): Promise<void> {
     const admin = kafka.admin();
     await admin.connect();
     const topicEnd = async () =>
-      (await admin.fetchTopicOffsets(TOPICS.locationEvents.name)).reduce((sum, p) => sum + Number(p.high), 0);
+      (await admin.fetchTopicOffsets(prefixedName(topics.topicPrefix, TOPICS.locationEvents.name))).reduce(
+        (sum, p) => sum + Number(p.high),
+        0,
+      );
     const unpublished = async () =>
       Number(
         (
@@ -198,11 +213,15 @@ async function main(): Promise<void> {
       size,
     );
   } finally {
-    service?.kill('SIGTERM');
+    if (service !== undefined && service.exitCode === null && service.signalCode === null) {
+      service.kill('SIGTERM');
+      await once(service, 'exit');
+    }
     await issuer.close();
     if (process.env['BENCH_KEEP'] !== '1') {
       await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
+      await topics.remove();
     }
     await db.end();
   }

@@ -9,13 +9,14 @@
  * sent, at most 512 in flight; one that would exceed it is counted as not sent): 80 % PATCH of status and notes on a
  * random location, 20 % POST of a new one; the same requests to the baseline. Then a closed loop: BENCH_CONNECTIONS
  * writers, each sending its next write when the previous one answered. Reports writes/s, p50 and p99 latency of each
- * and the ratio. Loopback only; the service's relay publishes to the shared location.events.v1 as the other write
- * benchmarks do (stop a local stack's webhook dispatcher first).
+ * and the ratio. Loopback only; the service's relay publishes to topics of the run's own (a topic prefix, deleted at
+ * the end), so no running stack's consumer sees the writes. BENCH_KEEP=1 keeps the schemas and the topics.
  */
 import { Agent } from 'node:http';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { loadInfraEnv, REPO_ROOT, requireEnv } from '../../libs/testing/src/infra-env';
+import { createPrivateTopics } from '../../libs/testing/src/kafka-topics';
 import { startTestTokenIssuer } from '../../libs/testing/src/token-issuer';
 import {
   aWriteBody,
@@ -125,8 +126,14 @@ async function main(): Promise<void> {
   const databaseUrl = requireEnv('DATABASE_URL');
   const suffix = Date.now().toString(36);
   const schemas = { service: `bench_write_lc_${suffix}`, bare: `bench_write_bare_${suffix}` };
+  const topics = await createPrivateTopics(requireEnv('KAFKA_BROKERS').split(','), 'lxbench');
   const issuer = await startTestTokenIssuer();
-  const base = { ...process.env, ...issuer.env, LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn' };
+  const base = {
+    ...process.env,
+    ...issuer.env,
+    ...topics.env,
+    LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
+  };
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   const servers: Server[] = [];
@@ -227,6 +234,7 @@ async function main(): Promise<void> {
       for (const schema of Object.values(schemas)) {
         await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
       }
+      await topics.remove();
     }
     await db.end();
   }

@@ -12,7 +12,8 @@
  * (its projection positioned at the end of the log so it reads no history), the baseline as its own process too (once
  * as the plainest handler, once with a named prepared statement as the service uses), and autocannon (64 connections,
  * random ids) drives each in turn, BENCH_ROUNDS (3) rounds of BENCH_SECONDS (10), alternating, so a busy neighbour on
- * a shared machine hits all three alike. Loopback only. BENCH_KEEP=1 keeps the schema.
+ * a shared machine hits all three alike. Loopback only; the service runs on topics of the run's own (a topic prefix,
+ * deleted at the end). BENCH_KEEP=1 keeps the schema and the topics.
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -20,6 +21,7 @@ import { Client } from 'pg';
 import { TOPICS } from '@lx/contracts';
 import { KafkaEventBus } from '@lx/messaging';
 import { loadInfraEnv, REGISTER_SWC, REPO_ROOT, requireEnv } from '../../libs/testing/src/infra-env';
+import { createPrivateTopics } from '../../libs/testing/src/kafka-topics';
 import { startTestTokenIssuer } from '../../libs/testing/src/token-issuer';
 import {
   copyInto,
@@ -49,23 +51,31 @@ async function main(): Promise<void> {
   const suffix = `${Date.now().toString(36)}`;
   const schema = `bench_lq_${suffix}`;
   const groupId = `bench-lq-${suffix}`;
+  // Topics of the run's own: nothing it publishes reaches a running stack's consumers.
+  const topics = await createPrivateTopics(brokers, 'lxbench');
   const issuer = await startTestTokenIssuer();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...issuer.env,
+    ...topics.env,
     DATABASE_SCHEMA: schema,
     PROJECTION_GROUP_ID: groupId,
     LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
   };
   const db = new Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
-  const bus = new KafkaEventBus({ brokers, clientId: `bench-${suffix}` });
+  const bus = new KafkaEventBus(topics.kafka(`bench-${suffix}`));
   const servers: Server[] = [];
   try {
     log(`migrating ${schema}`);
     await run([join(DIST, 'cli.js'), 'migrate'], env);
     await db.connect();
-    const topics = [TOPICS.locationEvents.name, TOPICS.locationGroupEvents.name, TOPICS.addressGroupEvents.name];
-    await positionAtLogEnd(db, groupId, (await Promise.all(topics.map((topic) => bus.partitionBounds(topic)))).flat());
+    const readModelTopics = [
+      TOPICS.locationEvents.name,
+      TOPICS.locationGroupEvents.name,
+      TOPICS.addressGroupEvents.name,
+    ];
+    const ends = await Promise.all(readModelTopics.map((topic) => bus.partitionBounds(topic)));
+    await positionAtLogEnd(db, groupId, ends.flat());
 
     log(`loading ${ROWS.toLocaleString('en-US')} locations with COPY`);
     const loadStarted = performance.now();
@@ -173,6 +183,7 @@ async function main(): Promise<void> {
     await db.end().catch(() => undefined);
     await bus.close();
     await issuer.close();
+    if (process.env['BENCH_KEEP'] !== '1') await topics.remove();
   }
 }
 

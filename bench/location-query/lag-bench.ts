@@ -4,17 +4,17 @@
  *
  *   bash bench/location-query/run-lag.sh     (BENCH_RATE writes/s, default 1000; BENCH_SECONDS, default 30)
  *
- * The three services run from dist/ as their own processes on fresh schemas (the projections positioned at the end of
- * the shared topics). Setup (not timed): 2,000 locations created through the API. Then, open loop, every 10 ms
+ * The three services run from dist/ as their own processes on fresh schemas and on topics of the run's own (a topic
+ * prefix, deleted at the end). Setup (not timed): 2,000 locations created through the API. Then, open loop, every 10 ms
  * BENCH_RATE/100 writes are sent (PATCH of status and notes on a random location; every fifth a POST creating one),
  * at most 256 in flight; a write that would exceed that is counted as not sent, so the achieved rate is reported.
  * Visibility is observed by polling, every 10 ms, the very rows each endpoint reads — location-query's `locations`
  * (GET /locations/{id} reads it with no cache in between) and statistics' `location_facts` (its counters change in
  * the same transaction) — for the write's version or newer; a 2 % sample is also polled through GET /locations/{id}
  * as a cross-check. Lag resolution is the poll interval plus one query (about 10–15 ms). Loopback only.
- * BENCH_SOURCE=kafka skips the write side: the same changes are published straight to location.events.v1 as
+ * BENCH_SOURCE=kafka skips the write side: the same changes are published straight to the run's location.events.v1 as
  * location-command's relay would (one producer request per 10 ms tick), and lag is counted from Kafka's ack, which
- * measures the read side alone at the given rate.
+ * measures the read side alone at the given rate. BENCH_KEEP=1 keeps the schemas and the topics.
  */
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
@@ -23,6 +23,7 @@ import { Client } from 'pg';
 import { KAFKA_HEADERS, TOPICS } from '@lx/contracts';
 import { KafkaEventBus } from '@lx/messaging';
 import { loadInfraEnv, REPO_ROOT, requireEnv } from '../../libs/testing/src/infra-env';
+import { createPrivateTopics } from '../../libs/testing/src/kafka-topics';
 import { startTestTokenIssuer } from '../../libs/testing/src/token-issuer';
 import {
   aWriteBody,
@@ -117,14 +118,21 @@ async function main(): Promise<void> {
     statistics: `bench_lag_sp_${suffix}`,
   };
   const groups = { query: `bench-lag-lq-${suffix}`, statistics: `bench-lag-sp-${suffix}` };
+  // Topics of the run's own: nothing it publishes reaches a running stack's consumers.
+  const topics = await createPrivateTopics(brokers, 'lxbench');
   const issuer = await startTestTokenIssuer();
-  const base = { ...process.env, ...issuer.env, LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn' };
+  const base = {
+    ...process.env,
+    ...issuer.env,
+    ...topics.env,
+    LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
+  };
   const env = {
     command: { ...base, DATABASE_SCHEMA: schemas.command },
     query: { ...base, DATABASE_SCHEMA: schemas.query, PROJECTION_GROUP_ID: groups.query },
     statistics: { ...base, DATABASE_SCHEMA: schemas.statistics, PROJECTION_GROUP_ID: groups.statistics },
   };
-  const bus = new KafkaEventBus({ brokers, clientId: `bench-lag-${suffix}` });
+  const bus = new KafkaEventBus(topics.kafka(`bench-lag-${suffix}`));
   const dbs = {
     query: new Client({ connectionString: databaseUrl, options: `-c search_path=${schemas.query}` }),
     statistics: new Client({ connectionString: databaseUrl, options: `-c search_path=${schemas.statistics}` }),
@@ -135,8 +143,12 @@ async function main(): Promise<void> {
     await run([dist('statistics-projection', 'cli.js'), 'migrate'], env.statistics);
     await dbs.query.connect();
     await dbs.statistics.connect();
-    const topics = [TOPICS.locationEvents.name, TOPICS.locationGroupEvents.name, TOPICS.addressGroupEvents.name];
-    const ends = (await Promise.all(topics.map((topic) => bus.partitionBounds(topic)))).flat();
+    const readModelTopics = [
+      TOPICS.locationEvents.name,
+      TOPICS.locationGroupEvents.name,
+      TOPICS.addressGroupEvents.name,
+    ];
+    const ends = (await Promise.all(readModelTopics.map((topic) => bus.partitionBounds(topic)))).flat();
     await positionAtLogEnd(dbs.query, groups.query, ends);
     await positionAtLogEnd(
       dbs.statistics,
@@ -365,6 +377,7 @@ async function main(): Promise<void> {
     for (const db of Object.values(dbs)) await db.end().catch(() => undefined);
     await bus.close();
     await issuer.close();
+    if (process.env['BENCH_KEEP'] !== '1') await topics.remove();
   }
 }
 

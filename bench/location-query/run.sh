@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One command: builds location-query with the repo's tsc (the service runs as in production, from dist/), then runs the
 # benchmark from its TypeScript source through the swc hook the service's tests use.
-# Usage: bash bench/location-query/run.sh   (BENCH_ROUNDS=3, BENCH_SECONDS=10, BENCH_ROWS=1000000, BENCH_KEEP=1 keeps the schema)
+# Usage: bash bench/location-query/run.sh   (BENCH_ROUNDS=3, BENCH_SECONDS=10, BENCH_ROWS=1000000, BENCH_KEEP=1 keeps
+#        the schema and the topics)
 # Needs the local infrastructure (npm run infra:up); endpoints come from .infra/env.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

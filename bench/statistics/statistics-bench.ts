@@ -11,7 +11,8 @@
  * 15 %, ACTIVE the commonest status, 10 % without status, two years of updatedAt) written with COPY instead of
  * replaying events (seconds instead of minutes; the read path does not care how the rows got there); the counters
  * computed from those facts with one GROUP BY, as the projection would have maintained them. Each query is checked to
- * give the same counts from both before it is timed. autocannon with 4 connections; loopback only.
+ * give the same counts from both before it is timed. autocannon with 4 connections; loopback only; the service runs on
+ * topics of the run's own (a topic prefix, deleted at the end). BENCH_KEEP=1 keeps the schema and the topics.
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ import { Client } from 'pg';
 import { TOPICS } from '@lx/contracts';
 import { KafkaEventBus } from '@lx/messaging';
 import { loadInfraEnv, REGISTER_SWC, REPO_ROOT, requireEnv } from '../../libs/testing/src/infra-env';
+import { createPrivateTopics } from '../../libs/testing/src/kafka-topics';
 import { startTestTokenIssuer } from '../../libs/testing/src/token-issuer';
 import {
   copyInto,
@@ -84,16 +86,18 @@ async function main(): Promise<void> {
   const suffix = Date.now().toString(36);
   const schema = `bench_sp_${suffix}`;
   const groupId = `bench-sp-${suffix}`;
+  const topics = await createPrivateTopics(brokers, 'lxbench');
   const issuer = await startTestTokenIssuer();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...issuer.env,
+    ...topics.env,
     DATABASE_SCHEMA: schema,
     PROJECTION_GROUP_ID: groupId,
     LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
   };
   const db = new Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
-  const bus = new KafkaEventBus({ brokers, clientId: `bench-${suffix}` });
+  const bus = new KafkaEventBus(topics.kafka(`bench-${suffix}`));
   const servers: Server[] = [];
   try {
     log(`migrating ${schema}`);
@@ -226,6 +230,7 @@ async function main(): Promise<void> {
     await db.end().catch(() => undefined);
     await bus.close();
     await issuer.close();
+    if (process.env['BENCH_KEEP'] !== '1') await topics.remove();
   }
 }
 

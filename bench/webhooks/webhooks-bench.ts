@@ -9,7 +9,8 @@
  *
  * Setup (not timed): the receivers run in a process of their own (receivers.ts). The dispatcher runs from dist/ as
  * in production, in a world of its own as the integration tests prepare it (prepareDispatcherWorld: a fresh schema,
- * consumer groups and transport key, the subscriptions projection positioned at the end of the client topic); this
+ * consumer groups and transport key, the subscriptions projection positioned at the end of the client topic), on
+ * topics of the run's own (a topic prefix, deleted at the end: no running stack's dispatcher sees the events); this
  * process publishes one CLIENT_REGISTERED per receiver (the secret sealed with the run's key), then waits until the
  * dispatcher is ready (its intake has joined its group) and has every subscription.
  *
@@ -26,7 +27,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { KAFKA_HEADERS, TOPICS } from '@lx/contracts';
-import { loadInfraEnv, REGISTER_SWC, REPO_ROOT } from '../../libs/testing/src/infra-env';
+import { loadInfraEnv, REGISTER_SWC, REPO_ROOT, requireEnv } from '../../libs/testing/src/infra-env';
+import { createPrivateTopics, type PrivateTopics } from '../../libs/testing/src/kafka-topics';
 import { aNewLocation } from '../../libs/testing/src/projections/projection-events';
 import { waitFor } from '../../libs/testing/src/wait-for';
 import {
@@ -158,9 +160,15 @@ async function bareLoop(receivers: Receivers): Promise<Result> {
   return summarise('bare loop (baseline)', started, await stats(receivers, true));
 }
 
-async function dispatcherRun(run: string, receivers: Receivers, withHanging: boolean): Promise<Result> {
-  // The dispatcher's settings are the defaults but for the loopback receivers and the consumer groups of the run.
+async function dispatcherRun(
+  run: string,
+  receivers: Receivers,
+  topics: PrivateTopics,
+  withHanging: boolean,
+): Promise<Result> {
+  // The dispatcher's settings are the defaults but for the loopback receivers, and the run's topics and groups.
   const world = await prepareDispatcherWorld({
+    ...topics.env,
     LOG_LEVEL: 'warn',
     WEBHOOK_POLL_INTERVAL: '500ms',
     WEBHOOK_RETRY_JITTER: '0.2',
@@ -232,12 +240,13 @@ async function dispatcherRun(run: string, receivers: Receivers, withHanging: boo
 
 async function main(): Promise<void> {
   loadInfraEnv();
+  const topics = await createPrivateTopics(requireEnv('KAFKA_BROKERS').split(','), 'lxbench');
   const receivers = await startReceivers();
   try {
     log(`bare loop: ${EVENTS} POSTs to each of ${RECEIVERS} receivers`);
     const bare = await bareLoop(receivers);
-    const healthy = await dispatcherRun(`dispatcher, ${RECEIVERS} endpoints`, receivers, false);
-    const beside = await dispatcherRun(`dispatcher, ${RECEIVERS} endpoints + 1 hanging`, receivers, true);
+    const healthy = await dispatcherRun(`dispatcher, ${RECEIVERS} endpoints`, receivers, topics, false);
+    const beside = await dispatcherRun(`dispatcher, ${RECEIVERS} endpoints + 1 hanging`, receivers, topics, true);
     const load = await loadAverage();
     const ms = (value: number) => String(Math.round(value));
     console.log(
@@ -283,6 +292,7 @@ async function main(): Promise<void> {
     );
   } finally {
     receivers.process.kill('SIGTERM');
+    await topics.remove();
   }
 }
 

@@ -2,7 +2,8 @@
 # Static checks of the Helm chart helm/location-exchange, without a cluster (run by npm test):
 #   helm lint --strict and helm template | kubeconform -strict (Kubernetes 1.34 schemas, offline) for every ci/*.yaml,
 #   the failure of an install without the required values (naming each one), negative checks per area (routes,
-#   secrets, security, migrations, PDB guard, schema), and check-routes.js (chart route table = local nginx ingress).
+#   secrets, Kafka topic prefix, security, migrations, PDB guard, schema), and check-routes.js (chart route table =
+#   local nginx ingress).
 #
 # Tools, built or fetched once and cached (the same paths and versions as shared/tools/k8s-offline/build.sh, so either
 # one skips what the other built):
@@ -227,6 +228,25 @@ if ((accepted == 12)) && ! grep -q 'AUTH_ACCEPTED_ISSUERS' "$DEFAULT"; then
   pass "acceptedIssuers reaches the six services and their migrations (12 containers), and is unset by default"
 else
   fail "acceptedIssuers must reach the six services and their migrations (12 containers): found $accepted"
+fi
+
+info "kafka topic prefix"
+# kafka.topicPrefix (full-values: ci.location-exchange) reaches every service and its migration, one value for all;
+# nothing is prefixed by default, and a prefix Kafka would refuse is refused by the schema.
+prefixed=$(grep -A1 'name: KAFKA_TOPIC_PREFIX$' "$FULL" | grep -c 'value: "\{0,1\}ci.location-exchange"\{0,1\}$' || true)
+if ((prefixed == 12)) && ! grep -q 'KAFKA_TOPIC_PREFIX' "$DEFAULT"; then
+  pass "kafka.topicPrefix reaches the six services and their migrations (12 containers), and is unset by default"
+else
+  fail "kafka.topicPrefix must reach the six services and their migrations (12 containers): found $prefixed"
+fi
+refused=()
+for prefix in staging. .staging team/a "$(printf 'p%.0s' {1..65})"; do
+  helm_template -f "$CHART/ci/default-values.yaml" --set "kafka.topicPrefix=$prefix" >/dev/null 2>&1 || refused+=("$prefix")
+done
+if ((${#refused[@]} == 4)); then
+  pass "values.schema.json refuses a topic prefix Kafka cannot use (dot at either end, a slash, 65 characters)"
+else
+  fail "values.schema.json must refuse the topic prefixes staging., .staging, team/a and 65 characters"
 fi
 
 info "security and migrations"

@@ -215,6 +215,9 @@ map on top. Takes (dict "root" $ "service" "<name>" "values" <service block>); r
 {{- with $root.Values.acceptedIssuers }}
 {{- $_ := set $env "AUTH_ACCEPTED_ISSUERS" (join "," .) }}
 {{- end }}
+{{- with $root.Values.kafka.topicPrefix }}
+{{- $_ := set $env "KAFKA_TOPIC_PREFIX" . }}
+{{- end }}
 {{- if eq .service "export-worker" }}
 {{- $storage := $root.Values.objectStorage }}
 {{- $_ := set $env "MINIO_ENDPOINT_URL" $storage.endpoint }}

@@ -101,7 +101,10 @@ export interface ConsumerHandle {
   stop(): Promise<void>;
 }
 
-/** Port to the event log. Production adapter: Kafka (KafkaEventBus). */
+/**
+ * Port to the event log. Production adapter: Kafka (KafkaEventBus). Topics and consumer groups are named as declared
+ * (`location.events.v1`); an adapter may place them under a deployment's prefix on its side.
+ */
 export abstract class EventBus {
   /** Publishes in the given order; resolves once the log has acknowledged every message. */
   abstract publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void>;
@@ -113,6 +116,13 @@ export abstract class EventBus {
   abstract deleteGroups(groupIds: readonly string[]): Promise<void>;
   /** Creates missing topics as declared; existing topics are left as they are. */
   abstract ensureTopics(topics: readonly TopicSpec[]): Promise<void>;
+  /**
+   * The name the log itself gives a declared topic, for what leaves the code (the source topic of a dead letter, logs):
+   * on Kafka, with the deployment's topic prefix. The embedded event log keeps the declared names.
+   */
+  topicOnLog(topic: string): string {
+    return topic;
+  }
   /** Resolves while the log answers; used by readiness. */
   abstract ping(): Promise<void>;
   abstract close(): Promise<void>;

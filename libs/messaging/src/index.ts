@@ -1,5 +1,6 @@
 export * from './event-bus';
 export * from './kafka-event-bus';
+export * from './kafka-names';
 export * from './messaging.module';
 export * from './outbox';
 export * from './projection';

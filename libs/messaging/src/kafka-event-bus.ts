@@ -22,6 +22,7 @@ import {
   type PartitionBounds,
   type Subscription,
 } from './event-bus';
+import { KafkaNames } from './kafka-names';
 
 function headersOf(headers: IHeaders | undefined): Record<string, string> {
   const result: Record<string, string> = {};
@@ -32,6 +33,7 @@ function headersOf(headers: IHeaders | undefined): Record<string, string> {
   return result;
 }
 
+/** `topic` is the declared name (the adapter translates). */
 function incoming(topic: string, partition: number, message: KafkaMessage): IncomingMessage {
   return {
     topic,
@@ -65,10 +67,13 @@ function kafkaLogger(entry: LogEntry, logger: Logger): void {
 
 /**
  * kafkajs adapter. The producer is idempotent with one request in flight, so retries neither
- * duplicate nor reorder messages of one partition (and so of one key).
+ * duplicate nor reorder messages of one partition (and so of one key). Callers use declared topic names and group
+ * ids; on the cluster each carries the deployment's topic prefix (KafkaNames), and what comes back (messages,
+ * assignments, bounds) carries the declared names again.
  */
 export class KafkaEventBus extends EventBus {
   private readonly logger = new Logger(KafkaEventBus.name);
+  private readonly names: KafkaNames;
   private readonly kafka: Kafka;
   private readonly admin: Admin;
   private readonly producer: Producer;
@@ -77,6 +82,7 @@ export class KafkaEventBus extends EventBus {
 
   constructor(private readonly config: Readonly<KafkaConfig>) {
     super();
+    this.names = new KafkaNames(config.topicPrefix);
     this.kafka = new Kafka({
       clientId: config.clientId,
       brokers: [...config.brokers],
@@ -100,34 +106,45 @@ export class KafkaEventBus extends EventBus {
   async publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
     await this.connect();
     await this.producer.send({
-      topic,
+      topic: this.names.onCluster(topic),
       messages: messages.map((message) => ({ key: message.key, value: message.value, headers: message.headers })),
     });
   }
 
+  override topicOnLog(topic: string): string {
+    return this.names.onCluster(topic);
+  }
+
   async subscribe(subscription: Subscription): Promise<void> {
-    const consumer = this.kafka.consumer({ groupId: subscription.groupId });
+    const consumer = this.kafka.consumer({ groupId: this.names.onCluster(subscription.groupId) });
     this.consumers.push(consumer);
     await consumer.connect();
-    await consumer.subscribe({ topics: [...subscription.topics], fromBeginning: subscription.fromBeginning });
+    await consumer.subscribe({
+      topics: this.allOnCluster(subscription.topics),
+      fromBeginning: subscription.fromBeginning,
+    });
     await consumer.run({
-      eachMessage: async ({ topic, partition, message }) => subscription.handle(incoming(topic, partition, message)),
+      eachMessage: async ({ topic, partition, message }) =>
+        subscription.handle(incoming(this.names.declared(topic), partition, message)),
     });
   }
 
   async subscribeBatches(subscription: BatchSubscription): Promise<ConsumerHandle> {
-    const consumer = this.kafka.consumer({ groupId: subscription.groupId, ...BATCH_CONSUMER });
+    const consumer = this.kafka.consumer({ groupId: this.names.onCluster(subscription.groupId), ...BATCH_CONSUMER });
     this.consumers.push(consumer);
     const report = subscription.onEvent ?? (() => undefined);
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
       const assigned: AssignedPartition[] = Object.entries(payload.memberAssignment).flatMap(([topic, partitions]) =>
-        partitions.map((partition) => ({ topic, partition })),
+        partitions.map((partition) => ({ topic: this.names.declared(topic), partition })),
       );
       report({ type: 'joined', assigned });
       if (subscription.positionsFor && assigned.length > 0) {
         // seek() applies before the next fetch of the partition and discards batches fetched before it (isStale).
         subscription.positionsFor(assigned).then(
-          (positions) => positions.forEach((position) => consumer.seek(position)),
+          (positions) =>
+            positions.forEach((position) =>
+              consumer.seek({ ...position, topic: this.names.onCluster(position.topic) }),
+            ),
           (error: unknown) =>
             this.logger.warn({ groupId: subscription.groupId, err: String(error) }, 'Could not position consumer'),
         );
@@ -138,18 +155,22 @@ export class KafkaEventBus extends EventBus {
     );
     consumer.on(consumer.events.STOP, () => report({ type: 'stopped' }));
     await consumer.connect();
-    await consumer.subscribe({ topics: [...subscription.topics], fromBeginning: subscription.fromBeginning });
+    await consumer.subscribe({
+      topics: this.allOnCluster(subscription.topics),
+      fromBeginning: subscription.fromBeginning,
+    });
     await consumer.run({
       // Only what the handler marks counts as consumed: a batch cut short by shutdown is fetched again.
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: subscription.partitionsConcurrently ?? 1,
       eachBatch: async (payload) => {
         const { batch } = payload;
+        const topic = this.names.declared(batch.topic);
         await subscription.handleBatch(
           {
-            topic: batch.topic,
+            topic,
             partition: batch.partition,
-            messages: batch.messages.map((message) => incoming(batch.topic, batch.partition, message)),
+            messages: batch.messages.map((message) => incoming(topic, batch.partition, message)),
           },
           {
             markConsumed: (offset) => payload.resolveOffset(offset),
@@ -174,7 +195,7 @@ export class KafkaEventBus extends EventBus {
 
   async partitionBounds(topic: string): Promise<readonly PartitionBounds[]> {
     await this.connect();
-    const offsets = await this.admin.fetchTopicOffsets(topic);
+    const offsets = await this.admin.fetchTopicOffsets(this.names.onCluster(topic));
     return offsets.map(({ partition, low, high }) => ({ topic, partition, low, high }));
   }
 
@@ -182,7 +203,7 @@ export class KafkaEventBus extends EventBus {
     if (groupIds.length === 0) return;
     await this.connect();
     try {
-      await this.admin.deleteGroups([...groupIds]);
+      await this.admin.deleteGroups(this.allOnCluster(groupIds));
     } catch (error) {
       // GROUP_ID_NOT_FOUND for groups that never committed; nothing to clean up then.
       this.logger.debug({ groupIds, err: String(error) }, 'Consumer groups not deleted');
@@ -192,7 +213,9 @@ export class KafkaEventBus extends EventBus {
   async ensureTopics(topics: readonly TopicSpec[]): Promise<void> {
     await this.connect();
     const existing = new Set(await this.admin.listTopics());
-    const missing = topics.filter((topic) => !existing.has(topic.name));
+    const missing = topics
+      .map((topic) => ({ ...topic, name: this.names.onCluster(topic.name) }))
+      .filter((topic) => !existing.has(topic.name));
     if (missing.length === 0) return;
     await this.admin.createTopics({
       waitForLeaders: true,
@@ -219,5 +242,9 @@ export class KafkaEventBus extends EventBus {
       this.producer.disconnect(),
       this.admin.disconnect(),
     ]);
+  }
+
+  private allOnCluster(names: readonly string[]): string[] {
+    return names.map((name) => this.names.onCluster(name));
   }
 }

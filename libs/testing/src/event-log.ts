@@ -1,11 +1,13 @@
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
-import { type EventType, KAFKA_HEADERS } from '@lx/contracts';
+import { type EventType, KAFKA_HEADERS, prefixedName } from '@lx/contracts';
 import { uniqueSuffix } from './infra-env';
+import type { PrefixedKafka } from './kafka-topics';
 import type { Json } from './replies';
 import { waitFor } from './wait-for';
 
 /** One message as a consumer saw it. */
 export interface ReceivedMessage {
+  /** As declared (without the topic prefix). */
   topic: string;
   partition: number;
   offset: string;
@@ -35,7 +37,7 @@ function parseEvent(value: Buffer | null): ReceivedMessage['event'] | undefined 
   }
 }
 
-/** A consumer of the given topics that sees only what is published after it started. */
+/** A consumer of the given topics (declared names) that sees only what is published after it started. */
 export interface EventLog {
   readonly received: ReceivedMessage[];
   /** Messages that were not JSON objects (other tests' malformed messages, or a bug: check the keys). */
@@ -48,23 +50,33 @@ export interface EventLog {
 }
 
 /**
- * Starts a consumer group of its own positioned at the current end of each partition, so the test reads only its
- * own era of the shared topics (other tests publish there too; filter by your aggregate ids).
+ * Starts a consumer group of its own, under the topic prefix of `kafka`, positioned at the current end of each
+ * partition, so the test reads only its own era of the topics (other tests of the file publish there too; filter by
+ * your aggregate ids).
  */
-export async function startEventLog(brokers: readonly string[], topics: readonly string[]): Promise<EventLog> {
-  const kafka = new Kafka({ brokers: [...brokers], clientId: `it-log-${uniqueSuffix()}`, logLevel: logLevel.NOTHING });
-  const admin = kafka.admin();
+export async function startEventLog(kafka: PrefixedKafka, topics: readonly string[]): Promise<EventLog> {
+  const onCluster = (name: string) => prefixedName(kafka.topicPrefix, name);
+  const declared = new Map(topics.map((topic) => [onCluster(topic), topic]));
+  const client = new Kafka({
+    brokers: [...kafka.brokers],
+    clientId: `it-log-${uniqueSuffix()}`,
+    logLevel: logLevel.NOTHING,
+  });
+  const admin = client.admin();
   await admin.connect();
   const ends = await Promise.all(
-    topics.map(async (topic) => ({ topic, offsets: await admin.fetchTopicOffsets(topic) })),
+    [...declared.keys()].map(async (topic) => ({ topic, offsets: await admin.fetchTopicOffsets(topic) })),
   );
   await admin.disconnect();
 
   const received: ReceivedMessage[] = [];
   const unreadable: UnreadableMessage[] = [];
-  const consumer: Consumer = kafka.consumer({ groupId: `it-log-${uniqueSuffix()}`, maxWaitTimeInMs: 100 });
+  const consumer: Consumer = client.consumer({
+    groupId: onCluster(`it-log-${uniqueSuffix()}`),
+    maxWaitTimeInMs: 100,
+  });
   await consumer.connect();
-  await consumer.subscribe({ topics: [...topics], fromBeginning: false });
+  await consumer.subscribe({ topics: [...declared.keys()], fromBeginning: false });
   // Positioned once the group is joined, not right after run(): on a Kafka that has never had a consumer group the
   // coordinator is not there yet (__consumer_offsets is being created), the first join fails, kafkajs restarts the
   // consumer, and a seek before that restart joined throws "Consumer group was not initialized".
@@ -81,7 +93,8 @@ export async function startEventLog(brokers: readonly string[], topics: readonly
     // tests), and a throwing handler makes kafkajs retry that batch and restart the consumer from its committed
     // offset again and again, so everything after the foreign message would stop arriving.
 
-    eachMessage: async ({ topic, partition, message }) => {
+    eachMessage: async ({ topic: topicOnCluster, partition, message }) => {
+      const topic = declared.get(topicOnCluster) ?? topicOnCluster;
       const headers = Object.fromEntries(
         Object.entries(message.headers ?? {}).map(([name, value]) => [name, String(value)]),
       );

@@ -8,6 +8,7 @@ export * from './projections/projection-events';
 export * from './projections/projection-position';
 export * from './projections/recount';
 export * from './event-log';
+export * from './kafka-topics';
 export * from './replies';
 export * from './ts-process';
 export * from './private-minio';

@@ -6,7 +6,7 @@ export const KAFKA_HEADERS = {
   correlationId: 'lx-correlation-id',
   /** W3C trace context. */
   traceparent: 'traceparent',
-  /** Dead letters: the topic the message was consumed from. */
+  /** Dead letters: the topic the message was consumed from, as named on the log (with the deployment's prefix). */
   dlqSourceTopic: 'lx-dlq-source-topic',
   /** Dead letters: its partition, as a decimal string. */
   dlqSourcePartition: 'lx-dlq-source-partition',

@@ -1,4 +1,14 @@
-import { ALL_TOPICS, dlqTopic, dlqTopicSpec, TOPICS } from './topics';
+import {
+  ALL_TOPICS,
+  CONSUMER_GROUP_MAX_LENGTH,
+  dlqTopic,
+  dlqTopicSpec,
+  KAFKA_TOPIC_NAME_MAX_LENGTH,
+  prefixedName,
+  TOPIC_PREFIX_MAX_LENGTH,
+  topicPrefixProblem,
+  TOPICS,
+} from './topics';
 
 describe('TOPICS', () => {
   it('given the catalog, when listed, then holds the seven topics once each', () => {
@@ -56,5 +66,48 @@ describe('dlqTopic', () => {
     expect(dlqTopicSpec('location.events.v1', 'location-read').description).toBe(
       'Messages of location.events.v1 that consumer group location-read could not process, with the original bytes',
     );
+  });
+});
+
+describe('topicPrefixProblem', () => {
+  it.each(['', 'staging', 'eu-1.prod', 'team_a.lx-2', 'p'.repeat(TOPIC_PREFIX_MAX_LENGTH)])(
+    'given the prefix "%s", when checked, then nothing is wrong',
+    (prefix) => {
+      expect(topicPrefixProblem(prefix)).toBeUndefined();
+    },
+  );
+
+  it.each([
+    ['with a space', 'stag ing', 'must be letters, digits, ".", "_" and "-" only'],
+    ['with a slash', 'team/a', 'must be letters, digits, ".", "_" and "-" only'],
+    ['with a letter outside ASCII', 'prød', 'must be letters, digits, ".", "_" and "-" only'],
+    ['ending with the joining dot', 'staging.', 'must not start or end with "."'],
+    ['starting with a dot', '.staging', 'must not start or end with "."'],
+    ['one character too long', 'p'.repeat(TOPIC_PREFIX_MAX_LENGTH + 1), 'must be at most 64 characters'],
+  ])('given a prefix %s, when checked, then the problem is named', (_, prefix, problem) => {
+    expect(topicPrefixProblem(prefix)).toBe(problem);
+  });
+
+  it('given the longest prefix, topic and configured group, when the dead-letter topic is named, then Kafka accepts its length', () => {
+    const longestTopic = TOPICS.locationGroupEvents.name;
+    expect(Math.max(...ALL_TOPICS.map((topic) => topic.name.length))).toBe(longestTopic.length);
+    // The webhook dispatcher's subscriptions projection dead-letters under `<WEBHOOK_CONSUMER_GROUP>-subscriptions`.
+    const longestGroup = `${'g'.repeat(CONSUMER_GROUP_MAX_LENGTH)}-subscriptions`;
+    const name = prefixedName('p'.repeat(TOPIC_PREFIX_MAX_LENGTH), dlqTopic(longestTopic, longestGroup));
+    expect(name.length).toBeLessThanOrEqual(KAFKA_TOPIC_NAME_MAX_LENGTH);
+  });
+});
+
+describe('prefixedName', () => {
+  it('given no prefix, when a topic is named, then it keeps its declared name', () => {
+    expect(prefixedName('', TOPICS.locationEvents.name)).toBe('location.events.v1');
+  });
+
+  it('given a prefix, when a topic, a dead-letter topic and a group are named, then each is <prefix>.<name>', () => {
+    expect(prefixedName('staging', TOPICS.locationEvents.name)).toBe('staging.location.events.v1');
+    expect(prefixedName('staging', dlqTopic('location.events.v1', 'location-query'))).toBe(
+      'staging.location.events.v1.location-query.dlq',
+    );
+    expect(prefixedName('staging', 'location-query')).toBe('staging.location-query');
   });
 });

@@ -9,7 +9,10 @@ export interface TopicSpec {
   readonly description: string;
 }
 
-/** Every topic, declared once; names are `<context>.<stream>.v<major>`. Read models rebuild by replaying from offset 0. */
+/**
+ * Every topic, declared once; names are `<context>.<stream>.v<major>`, and on Kafka a deployment's topic prefix goes in
+ * front (prefixedName). Read models rebuild by replaying from offset 0.
+ */
 export const TOPICS = {
   locationEvents: {
     name: 'location.events.v1',
@@ -69,6 +72,39 @@ export type TopicName = (typeof TOPICS)[keyof typeof TOPICS]['name'];
 export const ALL_TOPICS: readonly TopicSpec[] = Object.values(TOPICS);
 
 const KAFKA_NAME_PART = /^[A-Za-z0-9._-]+$/;
+
+/** Kafka's longest topic name. */
+export const KAFKA_TOPIC_NAME_MAX_LENGTH = 249;
+
+/** Longest consumer group id a service takes from its configuration (PROJECTION_GROUP_ID, WEBHOOK_CONSUMER_GROUP). */
+export const CONSUMER_GROUP_MAX_LENGTH = 100;
+
+/**
+ * Longest topic prefix (KAFKA_TOPIC_PREFIX). With it, the longest dead-letter topic (a prefix this long, the longest
+ * topic, the longest configured group with the dispatcher's `-subscriptions`) stays within Kafka's 249 characters.
+ */
+export const TOPIC_PREFIX_MAX_LENGTH = 64;
+
+/**
+ * What is wrong with a topic prefix, or undefined when nothing is; the empty prefix (the default) means none. The
+ * prefix is part of every topic name, so it uses Kafka's characters, and the dot that joins it is added, not typed.
+ */
+export function topicPrefixProblem(prefix: string): string | undefined {
+  if (prefix === '') return undefined;
+  if (!KAFKA_NAME_PART.test(prefix)) return 'must be letters, digits, ".", "_" and "-" only';
+  if (prefix.startsWith('.') || prefix.endsWith('.')) return 'must not start or end with "."';
+  if (prefix.length > TOPIC_PREFIX_MAX_LENGTH) return `must be at most ${TOPIC_PREFIX_MAX_LENGTH} characters`;
+  return undefined;
+}
+
+/**
+ * The name on the Kafka cluster of a declared topic, dead-letter topic or consumer group of the deployment with this
+ * prefix: `<prefix>.<name>`, or the name itself when the prefix is empty. Every name of a deployment starts with
+ * `<prefix>.`, so ACLs granted by that prefix cover its topics and groups, and no other deployment's.
+ */
+export function prefixedName(prefix: string, name: string): string {
+  return prefix === '' ? name : `${prefix}.${name}`;
+}
 
 /** Dead-letter topic of one consumer group on one topic: `<topic>.<group>.dlq`. */
 export function dlqTopic(topic: TopicName, group: string): string {

@@ -71,7 +71,8 @@ export async function replayProjection(
 
 /**
  * The SRE command line of a projection service, run with the service's own environment (DATABASE_URL, KAFKA_BROKERS,
- * PROJECTION_GROUP_ID, …): `replay [--timeout-minutes N]` and `migrate`. Output JSON on stdout, progress on stderr.
+ * KAFKA_TOPIC_PREFIX, PROJECTION_GROUP_ID, …): `replay [--timeout-minutes N]` and `migrate`. Output JSON on stdout,
+ * progress on stderr.
  */
 export function runProjectionCli(cli: {
   service: string;

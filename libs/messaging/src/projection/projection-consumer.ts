@@ -223,7 +223,7 @@ export class ProjectionConsumer {
         value: message.value ?? Buffer.alloc(0),
         headers: {
           ...message.headers,
-          [KAFKA_HEADERS.dlqSourceTopic]: message.topic,
+          [KAFKA_HEADERS.dlqSourceTopic]: this.bus.topicOnLog(message.topic),
           [KAFKA_HEADERS.dlqSourcePartition]: String(message.partition),
           [KAFKA_HEADERS.dlqSourceOffset]: message.offset,
           [KAFKA_HEADERS.dlqError]: reason,

@@ -1,14 +1,15 @@
 import { Kafka, logLevel, ConfigResourceTypes } from 'kafkajs';
-import type { TopicSpec } from '@lx/contracts';
-import { KafkaEventBus, type IncomingMessage } from '../../src';
-import { requireEnv, uniqueSuffix, waitFor } from '@lx/testing';
+import { ALL_TOPICS, KAFKA_HEADERS, type TopicSpec, TOPICS } from '@lx/contracts';
+import { KafkaEventBus, type IncomingBatch, type IncomingMessage } from '../../src';
+import { testKafka, testTopic, uniqueSuffix, waitFor } from '@lx/testing';
 
 /**
  * Canary for the kafkajs 2.2.4 ↔ Kafka 4.x pairing: topic creation with configs, idempotent
  * produce, consumer-group consume. A protocol break between the two shows up here first.
  */
 describe('KafkaEventBus against the real broker', () => {
-  const brokers = requireEnv('KAFKA_BROKERS').split(',');
+  const kafka = testKafka();
+  const brokers = [...kafka.brokers];
   const suffix = uniqueSuffix();
   const topic: TopicSpec = {
     name: `it.kafka-event-bus.${suffix}`,
@@ -17,23 +18,28 @@ describe('KafkaEventBus against the real broker', () => {
     cleanupPolicy: 'delete',
     description: 'integration test topic',
   };
-  const bus = new KafkaEventBus({ brokers, clientId: `it-${suffix}` });
+  const bus = new KafkaEventBus(kafka);
 
   afterAll(() => bus.close());
 
-  it('creates a declared topic once, with its partitions, retention and cleanup policy', async () => {
+  it('creates a declared topic once under the topic prefix, with its partitions, retention and cleanup policy', async () => {
     await bus.ensureTopics([topic]);
     await bus.ensureTopics([topic]);
 
     const admin = new Kafka({ brokers, clientId: `it-admin-${suffix}`, logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
     try {
-      const [metadata] = (await admin.fetchTopicMetadata({ topics: [topic.name] })).topics;
+      expect(await admin.listTopics()).not.toContain(topic.name);
+      const [metadata] = (await admin.fetchTopicMetadata({ topics: [testTopic(topic.name)] })).topics;
       expect(metadata?.partitions).toHaveLength(3);
       const described = await admin.describeConfigs({
         includeSynonyms: false,
         resources: [
-          { type: ConfigResourceTypes.TOPIC, name: topic.name, configNames: ['retention.ms', 'cleanup.policy'] },
+          {
+            type: ConfigResourceTypes.TOPIC,
+            name: testTopic(topic.name),
+            configNames: ['retention.ms', 'cleanup.policy'],
+          },
         ],
       });
       const entries = Object.fromEntries(
@@ -84,5 +90,77 @@ describe('KafkaEventBus against the real broker', () => {
 
   it('answers ping while the broker is up', async () => {
     await expect(bus.ping()).resolves.toBeUndefined();
+  });
+});
+
+/**
+ * Two deployments on one broker, each with its own topic prefix (both under the test file's, so the file's clean-up
+ * removes them): the same declared topics and the same consumer group id, and neither sees the other's events.
+ */
+describe('KafkaEventBus: two topic prefixes on one broker', () => {
+  const { brokers, topicPrefix } = testKafka();
+  const deployments = ['blue', 'green'].map((name) => ({
+    name,
+    topicPrefix: `${topicPrefix}.${name}`,
+    bus: new KafkaEventBus({ brokers, clientId: `it-${name}`, topicPrefix: `${topicPrefix}.${name}` }),
+    batches: [] as IncomingBatch[],
+  }));
+  const admin = new Kafka({ brokers: [...brokers], logLevel: logLevel.NOTHING }).admin();
+
+  beforeAll(async () => {
+    await admin.connect();
+    for (const { bus } of deployments) await bus.ensureTopics(ALL_TOPICS);
+  });
+
+  afterAll(async () => {
+    await Promise.all(deployments.map(({ bus }) => bus.close()));
+    await admin.disconnect();
+  });
+
+  it('keeps each deployment to its own topics and consumer group, and hands handlers the declared names', async () => {
+    const groupId = 'location-query';
+    for (const deployment of deployments) {
+      const joined = new Promise<void>((resolve) => {
+        void deployment.bus.subscribeBatches({
+          groupId,
+          topics: [TOPICS.locationEvents.name],
+          fromBeginning: true,
+          handleBatch: (batch, control) => {
+            deployment.batches.push(batch);
+            control.markConsumed(batch.messages[batch.messages.length - 1]!.offset);
+            return Promise.resolve();
+          },
+          onEvent: (event) => {
+            if (event.type === 'joined') resolve();
+          },
+        });
+      });
+      await joined;
+    }
+    // One key, so on a shared topic every message would sit in one partition in publishing order: a consumer that
+    // has its own marker would have had every message published before it.
+    const publish = (deployment: (typeof deployments)[number], what: string) =>
+      deployment.bus.publish(TOPICS.locationEvents.name, [
+        { key: 'location-1', value: `${deployment.name} ${what}`, headers: { [KAFKA_HEADERS.aggregateVersion]: '1' } },
+      ]);
+    for (const deployment of deployments) await publish(deployment, 'event');
+    for (const deployment of deployments) await publish(deployment, 'marker');
+
+    const received = (deployment: (typeof deployments)[number]) =>
+      deployment.batches.flatMap((batch) => batch.messages.map((message) => message.value!.toString()));
+    await waitFor('each deployment to receive its marker', () =>
+      Promise.resolve(deployments.every((deployment) => received(deployment).includes(`${deployment.name} marker`))),
+    );
+    for (const deployment of deployments) {
+      expect(received(deployment)).toEqual([`${deployment.name} event`, `${deployment.name} marker`]);
+      expect(new Set(deployment.batches.map((batch) => batch.topic))).toEqual(new Set([TOPICS.locationEvents.name]));
+    }
+
+    const topics = await admin.listTopics();
+    const groups = (await admin.listGroups()).groups.map((group) => group.groupId);
+    for (const deployment of deployments) {
+      expect(topics).toContain(`${deployment.topicPrefix}.location.events.v1`);
+      expect(groups).toContain(`${deployment.topicPrefix}.location-query`);
+    }
   });
 });

@@ -12,7 +12,7 @@ import {
   Outbox,
   OutboxModule,
 } from '../../src';
-import { requireEnv, uniqueSuffix, waitFor } from '@lx/testing';
+import { requireEnv, testKafka, uniqueSuffix, waitFor } from '@lx/testing';
 
 class CreateOutbox1700000000000 implements MigrationInterface {
   name = 'CreateOutbox1700000000000';
@@ -26,7 +26,7 @@ describe('transactional outbox with its relay, on real Postgres and Kafka', () =
   const topic = `it.outbox.${suffix}`;
   const config = {
     database: { url: requireEnv('DATABASE_URL'), schema, poolSize: 4, migrateOnBoot: true },
-    kafka: { brokers: requireEnv('KAFKA_BROKERS').split(','), clientId: `it-outbox-${suffix}` },
+    kafka: testKafka(`it-outbox-${suffix}`),
   };
   const contexts: INestApplicationContext[] = [];
   const received: IncomingMessage[] = [];

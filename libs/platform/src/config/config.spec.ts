@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   encryptionKey,
   authConfig,
+  consumerGroupEnv,
   authEnv,
   ConfigError,
   databaseConfig,
@@ -42,7 +43,7 @@ describe('loadConfig', () => {
     expect(config).toEqual({
       http: { host: '0.0.0.0', port: 3999, bodyLimitBytes: 1_048_576, logLevel: 'info' },
       database: { url: valid.DATABASE_URL, schema: 'svc', poolSize: 10, migrateOnBoot: true },
-      kafka: { brokers: ['k1:9092', 'k2:9092'], clientId: 'svc' },
+      kafka: { brokers: ['k1:9092', 'k2:9092'], clientId: 'svc', topicPrefix: '' },
     });
     expect(Object.isFrozen(config.database)).toBe(true);
   });
@@ -143,6 +144,46 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...valid, KAFKA_BROKERS: brokers })).toEqual([
       'KAFKA_BROKERS: must be a comma-separated list of host:port',
     ]);
+  });
+});
+
+describe('topic prefix (KAFKA_TOPIC_PREFIX)', () => {
+  const valid = { DATABASE_URL: 'postgresql://u:secret@db:5432/app', KAFKA_BROKERS: 'k1:9092' };
+
+  it.each(['staging', 'eu-1.prod', 'team_a'])('given KAFKA_TOPIC_PREFIX %p, then it is the topic prefix', (prefix) => {
+    expect(loadConfig('svc', schema, { ...valid, KAFKA_TOPIC_PREFIX: prefix }).kafka.topicPrefix).toBe(prefix);
+  });
+
+  it('given KAFKA_TOPIC_PREFIX empty, then there is no prefix', () => {
+    expect(loadConfig('svc', schema, { ...valid, KAFKA_TOPIC_PREFIX: '' }).kafka.topicPrefix).toBe('');
+  });
+
+  it.each([
+    ['a character Kafka refuses', 'team/a', 'must be letters, digits, ".", "_" and "-" only'],
+    ['the joining dot typed in', 'staging.', 'must not start or end with "."'],
+    ['65 characters', 'p'.repeat(65), 'must be at most 64 characters'],
+  ])('given KAFKA_TOPIC_PREFIX with %s, then the variable is named with the rule', (_, prefix, rule) => {
+    expect(problemsOf({ ...valid, KAFKA_TOPIC_PREFIX: prefix })).toEqual([`KAFKA_TOPIC_PREFIX: ${rule}`]);
+  });
+});
+
+describe('consumer group ids (consumerGroupEnv)', () => {
+  const groupSchema = z.object({ GROUP: consumerGroupEnv('svc') });
+
+  it('given nothing, then the default group', () => {
+    expect(loadConfig('svc', groupSchema, {}).GROUP).toBe('svc');
+  });
+
+  it.each(['lq-2', 'team_a.location-query', 'g'.repeat(100)])('given %p, then it is the group', (group) => {
+    expect(loadConfig('svc', groupSchema, { GROUP: group }).GROUP).toBe(group);
+  });
+
+  it.each([
+    ['a space', 'a group', 'must be a Kafka group id of letters, digits, ".", "_" and "-"'],
+    ['nothing', '', 'must be a Kafka group id of letters, digits, ".", "_" and "-"'],
+    ['101 characters', 'g'.repeat(101), 'must be at most 100 characters'],
+  ])('given a group with %s, then it is refused', (_, group, rule) => {
+    expect(problemsOf({ GROUP: group }, groupSchema)).toEqual([`GROUP: ${rule}`]);
   });
 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CONSUMER_GROUP_MAX_LENGTH, topicPrefixProblem } from '@lx/contracts';
 
 /** Raised at boot when the environment does not describe a runnable service. Lists names, never values. */
 export class ConfigError extends Error {
@@ -94,7 +95,29 @@ export const kafkaEnv = {
     .refine((brokers) => brokers.every((broker) => /^[^\s:]+:\d+$/.test(broker)), {
       message: 'must be a comma-separated list of host:port',
     }),
+  /**
+   * Put before every topic, dead-letter topic and consumer group of the deployment (`<prefix>.location.events.v1`),
+   * so deployments sharing a Kafka cluster never meet; empty (the default): the declared names as they are.
+   */
+  KAFKA_TOPIC_PREFIX: z
+    .string()
+    .default('')
+    .superRefine((prefix, ctx) => {
+      const problem = topicPrefixProblem(prefix);
+      if (problem !== undefined) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem });
+    }),
 };
+
+/**
+ * A Kafka consumer group id from the environment, with its default. Short enough that the dead-letter topics named
+ * after it fit Kafka's limit under the longest topic prefix (see CONSUMER_GROUP_MAX_LENGTH).
+ */
+export const consumerGroupEnv = (defaultGroup: string) =>
+  z
+    .string()
+    .regex(/^[A-Za-z0-9._-]+$/, 'must be a Kafka group id of letters, digits, ".", "_" and "-"')
+    .max(CONSUMER_GROUP_MAX_LENGTH, `must be at most ${CONSUMER_GROUP_MAX_LENGTH} characters`)
+    .default(defaultGroup);
 
 /** Object storage (MinIO / S3) settings. */
 export const storageEnv = {
@@ -196,6 +219,8 @@ export interface DatabaseConfig {
 export interface KafkaConfig {
   brokers: readonly string[];
   clientId: string;
+  /** KAFKA_TOPIC_PREFIX: the deployment's topics and groups on the cluster are `<prefix>.<name>`; '' for none. */
+  topicPrefix: string;
 }
 export interface StorageConfig {
   endpointUrl: string;
@@ -240,6 +265,7 @@ export const databaseConfig = (env: Env<typeof databaseEnv>, schema: string): Da
 export const kafkaConfig = (env: Env<typeof kafkaEnv>, clientId: string): KafkaConfig => ({
   brokers: env.KAFKA_BROKERS,
   clientId,
+  topicPrefix: env.KAFKA_TOPIC_PREFIX,
 });
 export const storageConfig = (env: Env<typeof storageEnv>): StorageConfig => ({
   endpointUrl: env.MINIO_ENDPOINT_URL,

@@ -1,18 +1,19 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
 import { DataSource, type MigrationInterface } from 'typeorm';
+import { prefixedName } from '@lx/contracts';
 import { dataSourceOptions, migrateSchema } from '@lx/platform';
 import { requireEnv, uniqueSuffix } from '../infra-env';
+import type { PrefixedKafka } from '../kafka-topics';
 
 /**
  * Migrates `schema` and stores, for `groupId`, the current end of each topic as the read model's position, so a
- * projection started afterwards applies only what is published from now on. The topics are shared with every other
- * test (and may hold a million events of benchmarks); reading them from offset 0 is what the replay tests do, not
- * every test.
+ * projection started afterwards applies only what is published from now on. The topics are shared with the other
+ * tests of the file; reading them from offset 0 is what the replay tests do, not every test.
  */
 export async function positionAtLogEnd(options: {
   databaseUrl: string;
-  brokers: string[];
+  kafka: PrefixedKafka;
   schema: string;
   groupId: string;
   topics: readonly string[];
@@ -46,16 +47,19 @@ export async function migrateTestSchema(options: {
   }
 }
 
-/** Stores the current end of each topic as `groupId`'s position in `schema`, whose consumer_offsets table exists. */
+/**
+ * Stores the current end of each topic (declared names, under the prefix of `kafka`) as `groupId`'s position in
+ * `schema`, whose consumer_offsets table exists.
+ */
 export async function storeLogEndAsPosition(options: {
   databaseUrl: string;
-  brokers: string[];
+  kafka: PrefixedKafka;
   schema: string;
   groupId: string;
   topics: readonly string[];
 }): Promise<void> {
   const admin = new Kafka({
-    brokers: options.brokers,
+    brokers: [...options.kafka.brokers],
     clientId: `it-position-${options.groupId}`,
     logLevel: logLevel.NOTHING,
   }).admin();
@@ -64,7 +68,7 @@ export async function storeLogEndAsPosition(options: {
   await db.connect();
   try {
     for (const topic of options.topics) {
-      for (const { partition, high } of await admin.fetchTopicOffsets(topic)) {
+      for (const { partition, high } of await admin.fetchTopicOffsets(prefixedName(options.kafka.topicPrefix, topic))) {
         await db.query(
           `INSERT INTO consumer_offsets (group_id, topic, partition, next_offset) VALUES ($1, $2, $3, $4)
            ON CONFLICT (group_id, topic, partition) DO UPDATE SET next_offset = EXCLUDED.next_offset`,

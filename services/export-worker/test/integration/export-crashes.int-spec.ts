@@ -9,6 +9,7 @@ import {
   type PrivateMinio,
   REPO_ROOT,
   requireEnv,
+  testKafka,
   spawnTs,
   startEventLog,
   startPrivateMinio,
@@ -82,8 +83,7 @@ describe('export worker killed mid-export', () => {
     };
 
     const first = await start();
-    // Once a service has created the topics (a fresh Kafka has none).
-    events = await startEventLog(requireEnv('KAFKA_BROKERS').split(','), [TOPICS.exportEvents.name]);
+    events = await startEventLog(testKafka(), [TOPICS.exportEvents.name]);
     const token = await issuer.token({ clientId: 'rsp-crash', scopes: ['locations:read'] });
     const accepted = await fetch(`${first.url}/locations/exports`, {
       method: 'POST',

@@ -191,8 +191,7 @@ export async function startExportWorker(settings: Record<string, string> = {}): 
   const app = await createServiceApp('export-worker', AppModule.register(config), config.http);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
-  // After the service started: it creates the topics on a Kafka that has never seen them.
-  const events = await startEventLog(config.kafka.brokers, [TOPICS.exportEvents.name]);
+  const events = await startEventLog(config.kafka, [TOPICS.exportEvents.name]);
   const db = new Client({ connectionString: requireEnv('DATABASE_URL'), options: `-c search_path=${schema}` });
   await db.connect();
 

@@ -1,20 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { KAFKA_HEADERS, TOPICS } from '@lx/contracts';
 import { KafkaEventBus } from '@lx/messaging';
-import { type EventLog, requireEnv, startEventLog, uniqueSuffix } from '@lx/testing';
+import { type EventLog, startEventLog, testKafka } from '@lx/testing';
 
 /**
- * The tests' event log shares its topics with tests that publish malformed messages on purpose (dead-letter tests).
+ * The tests' event log shares its topics with the tests of its file, some of which publish malformed messages on
+ * purpose (dead-letter tests).
  * It must step over them: a consumer that threw on one kept restarting from that message, and every later event of
  * the run stopped arriving (the relay-crash test then timed out waiting for events the relay had published).
  */
 describe('the test event log on shared topics', () => {
-  const brokers = requireEnv('KAFKA_BROKERS').split(',');
-  const bus = new KafkaEventBus({ brokers, clientId: `it-event-log-${uniqueSuffix()}` });
+  const kafka = testKafka();
+  const bus = new KafkaEventBus(kafka);
   let log: EventLog;
 
   beforeAll(async () => {
-    log = await startEventLog(brokers, [TOPICS.locationGroupEvents.name]);
+    log = await startEventLog(kafka, [TOPICS.locationGroupEvents.name]);
   });
 
   afterAll(async () => {

@@ -8,6 +8,7 @@ import {
   REPO_ROOT,
   requireEnv,
   spawnTs,
+  testTopic,
   type TsProcess,
   uniqueSuffix,
   waitFor,
@@ -31,7 +32,7 @@ async function drained(received: () => ReceivedMessage[]): Promise<void> {
   const kafka = new Kafka({ brokers: requireEnv('KAFKA_BROKERS').split(','), logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();
-  const ends = await admin.fetchTopicOffsets(TOPICS.locationEvents.name).finally(() => admin.disconnect());
+  const ends = await admin.fetchTopicOffsets(testTopic(TOPICS.locationEvents.name)).finally(() => admin.disconnect());
   const partitions = new Set(received().map((message) => message.partition));
   await waitFor('the test consumer to read to the end of every partition', () =>
     Promise.resolve(

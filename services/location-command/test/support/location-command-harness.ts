@@ -65,7 +65,7 @@ export async function startLocationCommand(settings: Record<string, string> = {}
 
   const db = new Client({ connectionString: requireEnv('DATABASE_URL'), options: `-c search_path=${schema}` });
   await db.connect();
-  const events = await startEventLog(config.kafka.brokers, [
+  const events = await startEventLog(config.kafka, [
     TOPICS.locationEvents.name,
     TOPICS.locationGroupEvents.name,
     TOPICS.addressGroupEvents.name,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   authConfig,
   authEnv,
+  consumerGroupEnv,
   databaseConfig,
   databaseEnv,
   httpConfig,
@@ -12,10 +13,7 @@ import {
 } from '@lx/platform';
 
 const readSideEnv = {
-  PROJECTION_GROUP_ID: z
-    .string()
-    .regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a Kafka group id of letters, digits, ".", "_" and "-"')
-    .default('location-query'),
+  PROJECTION_GROUP_ID: consumerGroupEnv('location-query'),
   PROJECTION_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
   PROJECTION_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(3),
   SNAPSHOT_FETCH_ROWS: z.coerce.number().int().min(1).max(100_000).default(1_000),

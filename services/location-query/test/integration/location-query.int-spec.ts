@@ -1,12 +1,6 @@
 import { TOPICS } from '@lx/contracts';
 import { createServiceApp } from '@lx/platform';
-import {
-  CONSUMER_OFFSETS_COLUMNS,
-  describeServiceSmoke,
-  positionAtLogEnd,
-  requireEnv,
-  uniqueSuffix,
-} from '@lx/testing';
+import { CONSUMER_OFFSETS_COLUMNS, describeServiceSmoke, positionAtLogEnd, testKafka, uniqueSuffix } from '@lx/testing';
 import { AppModule } from '../../src/app.module';
 import { loadLocationQueryConfig } from '../../src/config/location-query.config';
 import { MIGRATIONS } from '../../src/database/migrations';
@@ -40,11 +34,11 @@ describeServiceSmoke({
   required: ['DATABASE_URL', 'KAFKA_BROKERS'],
   loadConfig: loadLocationQueryConfig,
   createApp: async (env) => {
-    // A group of its own, positioned at the end of the shared topics: the smoke test reads no history.
+    // A group of its own, positioned at the end of the file's topics: the smoke test reads no history.
     const groupId = `it-lq-smoke-${uniqueSuffix()}`;
     await positionAtLogEnd({
       databaseUrl: env['DATABASE_URL']!,
-      brokers: requireEnv('KAFKA_BROKERS').split(','),
+      kafka: testKafka(),
       schema: 'location_query',
       groupId,
       topics: [TOPICS.locationEvents.name, TOPICS.locationGroupEvents.name, TOPICS.addressGroupEvents.name],

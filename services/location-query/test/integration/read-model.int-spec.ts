@@ -11,10 +11,10 @@ import {
   TOPICS,
   validate,
 } from '@lx/contracts';
-import { aNewLocation, publish, requireEnv, uniqueSuffix, waitFor } from '@lx/testing';
+import { aNewLocation, publish, requireEnv, testTopic, uniqueSuffix, waitFor } from '@lx/testing';
 import { type LocationQueryHarness, startLocationQuery } from '../support/location-query-harness';
 
-/** The read model fed by events published straight to the shared topics, through the real HTTP stack. */
+/** The read model fed by events published straight to the file's topics, through the real HTTP stack. */
 describe('location-query read model', () => {
   let service: LocationQueryHarness;
 
@@ -160,10 +160,13 @@ describe('location-query read model', () => {
       // The dead-letter topic is created with its first letter.
       const brokers = requireEnv('KAFKA_BROKERS').split(',');
       const kafka = new Kafka({ brokers, clientId: `it-dlq-${uniqueSuffix()}`, logLevel: logLevel.NOTHING });
-      const consumer = kafka.consumer({ groupId: `it-dlq-reader-${uniqueSuffix()}` });
+      const consumer = kafka.consumer({ groupId: testTopic(`it-dlq-reader-${uniqueSuffix()}`) });
       const letters: { key: string; value: string; headers: Record<string, string> }[] = [];
       await consumer.connect();
-      await consumer.subscribe({ topic: dlqTopic(TOPICS.locationEvents.name, service.groupId), fromBeginning: true });
+      await consumer.subscribe({
+        topic: testTopic(dlqTopic(TOPICS.locationEvents.name, service.groupId)),
+        fromBeginning: true,
+      });
       await consumer.run({
         eachMessage: async ({ message }) => {
           letters.push({
@@ -177,7 +180,7 @@ describe('location-query read model', () => {
         await waitFor('the dead letter', async () => letters.some((letter) => letter.key === key), 90_000);
         const letter = letters.find((candidate) => candidate.key === key)!;
         expect(letter.value).toBe(bytes);
-        expect(letter.headers[KAFKA_HEADERS.dlqSourceTopic]).toBe(TOPICS.locationEvents.name);
+        expect(letter.headers[KAFKA_HEADERS.dlqSourceTopic]).toBe(testTopic(TOPICS.locationEvents.name));
         expect(letter.headers[KAFKA_HEADERS.dlqSourceOffset]).toMatch(/^\d+$/);
         expect(letter.headers[KAFKA_HEADERS.dlqError]).toContain('timestamp is required');
         expect(letter.headers[KAFKA_HEADERS.aggregateVersion]).toBe('1');

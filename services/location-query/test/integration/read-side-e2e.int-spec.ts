@@ -9,6 +9,7 @@ import {
   requireEnv,
   startTestTokenIssuer,
   storeLogEndAsPosition,
+  testKafka,
   type TestTokenIssuer,
   uniqueSuffix,
   waitFor,
@@ -39,10 +40,10 @@ function random(seed: number) {
 
 /**
  * The whole read side against real Postgres and Kafka: location-command (the write side), location-query and
- * statistics-projection run as their own processes, each on a schema of its own; the projections start at the end
- * of the shared topics. A randomized sequence of writes goes through the operator API while each projection is
- * SIGKILLed and restarted mid-stream; afterwards both read models must equal the command side exactly, and again
- * after each is replayed from offset 0.
+ * statistics-projection run as their own processes, each on a schema of its own, on the file's topics; the
+ * projections start at their end. A randomized sequence of writes goes through the operator API while each
+ * projection is SIGKILLed and restarted mid-stream; afterwards both read models must equal the command side exactly,
+ * and again after each is replayed from offset 0.
  */
 describe('read side end to end, through location-command', () => {
   const suffix = uniqueSuffix();
@@ -52,7 +53,7 @@ describe('read side end to end, through location-command', () => {
   const localities = ['North', 'South', 'East'].map((name) => `${name}-${suffix}`);
   const postalCodes = ['P1', 'P2', 'P3', 'P4', 'P5'].map((code) => `${code}-${suffix}`);
   const databaseUrl = requireEnv('DATABASE_URL');
-  const brokers = requireEnv('KAFKA_BROKERS').split(',');
+  const kafka = testKafka();
   let issuer: TestTokenIssuer;
   let writeToken: string;
   let readToken: string;
@@ -110,21 +111,21 @@ describe('read side end to end, through location-command', () => {
     const base = { ...process.env, ...issuer.env, LOG_LEVEL: 'warn' };
     const queryEnv = { ...base, DATABASE_SCHEMA: schemas.query, PROJECTION_GROUP_ID: groups.query };
     const statisticsEnv = { ...base, DATABASE_SCHEMA: schemas.statistics, PROJECTION_GROUP_ID: groups.statistics };
-    // Both projections start where the shared topics end now: migrate, store that position, then start.
+    // Both projections start where the topics end now: migrate, store that position, then start.
     await Promise.all([
       runServiceCli('location-query', ['migrate'], queryEnv),
       runServiceCli('statistics-projection', ['migrate'], statisticsEnv),
     ]);
     await storeLogEndAsPosition({
       databaseUrl,
-      brokers,
+      kafka,
       schema: schemas.query,
       groupId: groups.query,
       topics: LOCATION_TOPICS,
     });
     await storeLogEndAsPosition({
       databaseUrl,
-      brokers,
+      kafka,
       schema: schemas.statistics,
       groupId: groups.statistics,
       topics: [TOPICS.locationEvents.name],

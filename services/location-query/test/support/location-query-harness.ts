@@ -3,7 +3,14 @@ import { Client } from 'pg';
 import { TOPICS } from '@lx/contracts';
 import { KafkaEventBus } from '@lx/messaging';
 import { createServiceApp } from '@lx/platform';
-import { positionAtLogEnd, requireEnv, startTestTokenIssuer, type TestTokenIssuer, uniqueSuffix } from '@lx/testing';
+import {
+  positionAtLogEnd,
+  requireEnv,
+  startTestTokenIssuer,
+  testKafka,
+  type TestTokenIssuer,
+  uniqueSuffix,
+} from '@lx/testing';
 import { AppModule } from '../../src/app.module';
 import { loadLocationQueryConfig } from '../../src/config/location-query.config';
 import { MIGRATIONS } from '../../src/database/migrations';
@@ -42,8 +49,8 @@ export async function startLocationQuery(settings: Record<string, string> = {}):
   const schema = `lq_it_${suffix}`;
   const groupId = `it-lq-${suffix}`;
   const databaseUrl = requireEnv('DATABASE_URL');
-  const brokers = requireEnv('KAFKA_BROKERS').split(',');
-  await positionAtLogEnd({ databaseUrl, brokers, schema, groupId, topics: READ_MODEL_TOPICS, migrations: MIGRATIONS });
+  const kafka = testKafka(`it-lq-publisher-${suffix}`);
+  await positionAtLogEnd({ databaseUrl, kafka, schema, groupId, topics: READ_MODEL_TOPICS, migrations: MIGRATIONS });
   const issuer = await startTestTokenIssuer();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -57,7 +64,7 @@ export async function startLocationQuery(settings: Record<string, string> = {}):
   const app = await createServiceApp('location-query', AppModule.register(config), config.http);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
-  const bus = new KafkaEventBus({ brokers, clientId: `it-lq-publisher-${suffix}` });
+  const bus = new KafkaEventBus(kafka);
   const db = new Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
   await db.connect();
   // Test tokens live ten minutes; long tests (replays) get a fresh one every five.

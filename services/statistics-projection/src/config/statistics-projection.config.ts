@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   authConfig,
   authEnv,
+  consumerGroupEnv,
   databaseConfig,
   databaseEnv,
   httpConfig,
@@ -12,10 +13,7 @@ import {
 } from '@lx/platform';
 
 const projectionEnv = {
-  PROJECTION_GROUP_ID: z
-    .string()
-    .regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a Kafka group id of letters, digits, ".", "_" and "-"')
-    .default('statistics-projection'),
+  PROJECTION_GROUP_ID: consumerGroupEnv('statistics-projection'),
   PROJECTION_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
   PROJECTION_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(3),
 };

@@ -1,12 +1,6 @@
 import { TOPICS } from '@lx/contracts';
 import { createServiceApp } from '@lx/platform';
-import {
-  CONSUMER_OFFSETS_COLUMNS,
-  describeServiceSmoke,
-  positionAtLogEnd,
-  requireEnv,
-  uniqueSuffix,
-} from '@lx/testing';
+import { CONSUMER_OFFSETS_COLUMNS, describeServiceSmoke, positionAtLogEnd, testKafka, uniqueSuffix } from '@lx/testing';
 import { AppModule } from '../../src/app.module';
 import { loadStatisticsProjectionConfig } from '../../src/config/statistics-projection.config';
 import { MIGRATIONS } from '../../src/database/migrations';
@@ -51,11 +45,11 @@ describeServiceSmoke({
   required: ['DATABASE_URL', 'KAFKA_BROKERS'],
   loadConfig: loadStatisticsProjectionConfig,
   createApp: async (env) => {
-    // A group of its own, positioned at the end of the shared topic: the smoke test reads no history.
+    // A group of its own, positioned at the end of the file's topic: the smoke test reads no history.
     const groupId = `it-sp-smoke-${uniqueSuffix()}`;
     await positionAtLogEnd({
       databaseUrl: env['DATABASE_URL']!,
-      brokers: requireEnv('KAFKA_BROKERS').split(','),
+      kafka: testKafka(),
       schema: 'statistics_projection',
       groupId,
       topics: [TOPICS.locationEvents.name],

@@ -3,7 +3,14 @@ import { Client } from 'pg';
 import { TOPICS } from '@lx/contracts';
 import { KafkaEventBus } from '@lx/messaging';
 import { createServiceApp } from '@lx/platform';
-import { positionAtLogEnd, requireEnv, startTestTokenIssuer, type TestTokenIssuer, uniqueSuffix } from '@lx/testing';
+import {
+  positionAtLogEnd,
+  requireEnv,
+  startTestTokenIssuer,
+  testKafka,
+  type TestTokenIssuer,
+  uniqueSuffix,
+} from '@lx/testing';
 import { AppModule } from '../../src/app.module';
 import { loadStatisticsProjectionConfig } from '../../src/config/statistics-projection.config';
 import { MIGRATIONS } from '../../src/database/migrations';
@@ -31,10 +38,10 @@ export async function startStatistics(settings: Record<string, string> = {}): Pr
   const schema = `sp_it_${suffix}`;
   const groupId = `it-sp-${suffix}`;
   const databaseUrl = requireEnv('DATABASE_URL');
-  const brokers = requireEnv('KAFKA_BROKERS').split(',');
+  const kafka = testKafka(`it-sp-publisher-${suffix}`);
   await positionAtLogEnd({
     databaseUrl,
-    brokers,
+    kafka,
     schema,
     groupId,
     topics: [TOPICS.locationEvents.name],
@@ -53,7 +60,7 @@ export async function startStatistics(settings: Record<string, string> = {}): Pr
   const app = await createServiceApp('statistics-projection', AppModule.register(config), config.http);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
-  const bus = new KafkaEventBus({ brokers, clientId: `it-sp-publisher-${suffix}` });
+  const bus = new KafkaEventBus(kafka);
   const db = new Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
   await db.connect();
   // Test tokens live ten minutes; long tests (replays) get a fresh one every five.

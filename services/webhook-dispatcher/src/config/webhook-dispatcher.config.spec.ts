@@ -72,7 +72,13 @@ describe('webhook-dispatcher configuration', () => {
       'WEBHOOK_ALLOWED_ADDRESS_KINDS: must be a comma-separated list of loopback, private, link-local, unique-local, unspecified, reserved',
     ],
     ['WEBHOOK_SECRET_TRANSPORT_KEY', 'c2hvcnQ=', 'WEBHOOK_SECRET_TRANSPORT_KEY: must be 32 bytes, base64-encoded'],
-    ['WEBHOOK_CONSUMER_GROUP', 'a group', 'WEBHOOK_CONSUMER_GROUP: Invalid'],
+    [
+      'WEBHOOK_CONSUMER_GROUP',
+      'a group',
+      'WEBHOOK_CONSUMER_GROUP: must be a Kafka group id of letters, digits, ".", "_" and "-"',
+    ],
+    ['WEBHOOK_CONSUMER_GROUP', 'g'.repeat(101), 'WEBHOOK_CONSUMER_GROUP: must be at most 100 characters'],
+    ['KAFKA_TOPIC_PREFIX', 'staging.', 'KAFKA_TOPIC_PREFIX: must not start or end with "."'],
   ])('given %s=%j, when loaded, then the setting is named', (name, value, problem) => {
     expect(problemsOf({ ...base, [name]: value })).toContain(problem);
   });

@@ -5,6 +5,7 @@ import {
   type AddressKind,
   authConfig,
   authEnv,
+  consumerGroupEnv,
   databaseConfig,
   databaseEnv,
   encryptionKey,
@@ -55,10 +56,7 @@ const webhookEnv = {
   /** Opens the webhook secrets sealed into CLIENT_* events; the same key as auth's. */
   WEBHOOK_SECRET_TRANSPORT_KEY: encryptionKey,
   /** Kafka consumer group of the intake of export and location events. */
-  WEBHOOK_CONSUMER_GROUP: z
-    .string()
-    .regex(/^[A-Za-z0-9._-]+$/)
-    .default('webhook-dispatcher'),
+  WEBHOOK_CONSUMER_GROUP: consumerGroupEnv('webhook-dispatcher'),
   WEBHOOK_RETRY_SCHEDULE: schedule.default(DEFAULT_RETRY_SCHEDULE.delaysMs.map((ms) => `${ms / 1000}s`).join(',')),
   WEBHOOK_RETRY_JITTER: z.coerce.number().min(0).max(0.9).default(DEFAULT_RETRY_SCHEDULE.jitter),
   WEBHOOK_CONNECT_TIMEOUT: duration(60_000).default('5s'),

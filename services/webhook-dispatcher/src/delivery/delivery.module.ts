@@ -76,6 +76,7 @@ export class DeliveryModule {
                   brokers: [...config.kafka.brokers],
                   clientId: `${config.kafka.clientId}-intake`,
                   groupId: config.intake.groupId,
+                  topicPrefix: config.kafka.topicPrefix,
                   concurrency: config.intake.concurrency,
                 }),
         },

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { KAFKA_HEADERS, TOPICS, validateEvent } from '@lx/contracts';
-import { aNewLocation, publish, requireEnv, startEventLog, waitFor } from '@lx/testing';
+import { aNewLocation, publish, startEventLog, waitFor } from '@lx/testing';
 import {
   type Answer,
   aSelfSignedCertificate,
@@ -275,7 +275,7 @@ describe('webhook deliveries', () => {
   });
 
   it('disables an endpoint that answers 410, announces it once, and fails its later deliveries without sending them', async () => {
-    const endpointEvents = await startEventLog(requireEnv('KAFKA_BROKERS').split(','), [TOPICS.webhookEvents.name]);
+    const endpointEvents = await startEventLog(dispatcher.kafka, [TOPICS.webhookEvents.name]);
     try {
       const subscriber = await aSubscriber(() => ({ status: 410 }));
       // Two events at once: both deliveries may be answered 410 before the endpoint is disabled.

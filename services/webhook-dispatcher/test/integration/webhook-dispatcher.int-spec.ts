@@ -77,10 +77,10 @@ describeServiceSmoke({
       WEBHOOK_CONSUMER_GROUP: `webhook-smoke-${uniqueSuffix()}`,
       WEBHOOK_SECRET_TRANSPORT_KEY: randomBytes(32).toString('base64'),
     });
-    // The client topic holds every other test's clients: the subscriptions start at its end, so none is read.
+    // The client topic holds the clients of the file's other tests: the subscriptions start at its end and read none.
     await positionAtLogEnd({
       databaseUrl: config.database.url,
-      brokers: [...config.kafka.brokers],
+      kafka: config.kafka,
       schema: config.database.schema,
       groupId: `${config.intake.groupId}-subscriptions`,
       topics: [TOPICS.clientEvents.name],

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import { type ClientData, type EventType, KAFKA_HEADERS, TOPICS } from '@lx/contracts';
 import { KafkaEventBus } from '@lx/messaging';
-import { type ReadinessCheck, WebhookSecretTransport } from '@lx/platform';
+import { type KafkaConfig, type ReadinessCheck, WebhookSecretTransport } from '@lx/platform';
 import {
   aNewLocation,
   type Json,
@@ -18,6 +18,7 @@ import {
   publish,
   requireEnv,
   startTestTokenIssuer,
+  testKafka,
   type TestTokenIssuer,
   uniqueSuffix,
   waitFor,
@@ -43,9 +44,9 @@ export type Answer = { status: number; headers?: Record<string, string>; body?: 
 
 /**
  * An RSP's webhook receiver on loopback: records every request and answers as `answer` says, given the request and
- * how many earlier requests carried the same webhook-id (0 on a delivery's first attempt). Other test files publish
- * location events to the same shared topic, and every dispatcher fans them out to its subscribers too: a test looks
- * at its own events' requests (`receiptsOf`) and answers foreign ones so they do not disturb it.
+ * how many earlier requests carried the same webhook-id (0 on a delivery's first attempt). The other tests of the file
+ * publish location events to the same topic, and every dispatcher of the file fans them out to its subscribers too: a
+ * test looks at its own events' requests (`receiptsOf`) and answers foreign ones so they do not disturb it.
  */
 export interface Receiver {
   url: string;
@@ -171,10 +172,12 @@ export interface AttemptRow {
   error: string | null;
 }
 
-/** The world a dispatcher under test runs in: its schema, consumer groups, transport key and token issuer. */
+/** The world a dispatcher under test runs in: its schema, topics, consumer groups, transport key and token issuer. */
 export interface DispatcherWorld {
   schema: string;
   env: NodeJS.ProcessEnv;
+  /** The brokers and topic prefix of the world, for clients of the test's own. */
+  kafka: KafkaConfig;
   bus: KafkaEventBus;
   db: Client;
   transport: WebhookSecretTransport;
@@ -188,26 +191,18 @@ export interface DispatcherWorld {
 
 /**
  * A schema and consumer groups of their own on the real Kafka and Postgres of the local infrastructure, and a
- * transport key of their own: the subscriptions projection starts at the end of the shared client topic, so a
- * dispatcher in this world sees only the clients the test publishes. `settings` override the environment; `env` is
- * what a dispatcher (in this process or a child) starts with.
+ * transport key of their own, on the topics of the test file (or of the benchmark: KAFKA_TOPIC_PREFIX in `settings`):
+ * the subscriptions projection starts at the end of the client topic, so a dispatcher in this world sees only the
+ * clients the test publishes. `settings` override the environment; `env` is what a dispatcher (in this process or a
+ * child) starts with.
  */
 export async function prepareDispatcherWorld(settings: Record<string, string> = {}): Promise<DispatcherWorld> {
   const suffix = uniqueSuffix();
   const databaseUrl = requireEnv('DATABASE_URL');
-  const brokers = requireEnv('KAFKA_BROKERS').split(',');
   const schema = `wh_${suffix}`;
   const group = `it-webhooks-${suffix}`;
   const key = randomBytes(32).toString('base64');
   const issuer = await startTestTokenIssuer();
-  await positionAtLogEnd({
-    databaseUrl,
-    brokers,
-    schema,
-    groupId: `${group}-subscriptions`,
-    topics: [TOPICS.clientEvents.name],
-    migrations: MIGRATIONS,
-  });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...issuer.env,
@@ -220,13 +215,23 @@ export async function prepareDispatcherWorld(settings: Record<string, string> = 
     WEBHOOK_POLL_INTERVAL: '100ms',
     ...settings,
   };
+  const kafka = testKafka(`it-webhooks-publisher-${suffix}`, env);
+  await positionAtLogEnd({
+    databaseUrl,
+    kafka,
+    schema,
+    groupId: `${group}-subscriptions`,
+    topics: [TOPICS.clientEvents.name],
+    migrations: MIGRATIONS,
+  });
   const db = new Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
   await db.connect();
-  const bus = new KafkaEventBus({ brokers, clientId: `it-webhooks-publisher-${suffix}` });
+  const bus = new KafkaEventBus(kafka);
   const transport = new WebhookSecretTransport(Buffer.from(key, 'base64'));
   return {
     schema,
     env,
+    kafka,
     bus,
     db,
     transport,
@@ -322,8 +327,8 @@ export async function startDispatcher(settings: Record<string, string> = {}): Pr
 }
 
 /**
- * The events a test file publishes, and subscribers that tell them from other test files' location events (which
- * reach every dispatcher on the shared topic): a subscriber answers requests about this file's events as `answer`
+ * The events a test publishes, and subscribers that tell them from the location events of the file's other tests
+ * (which reach every dispatcher of the file): a subscriber answers requests about this file's events as `answer`
  * says (given the attempt number of the delivery) and foreign ones as `foreign` says (200 by default).
  */
 export function ownEvents(dispatcher: () => Dispatcher, receivers: Receiver[]) {

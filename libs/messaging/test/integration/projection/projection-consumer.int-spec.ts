@@ -10,7 +10,7 @@ import {
   ProjectionConsumer,
   type ProjectionTransaction,
 } from '../../../src';
-import { requireEnv, uniqueSuffix, waitFor } from '@lx/testing';
+import { requireEnv, testKafka, testTopic, uniqueSuffix, waitFor } from '@lx/testing';
 
 const TOPIC = TOPICS.locationGroupEvents.name;
 
@@ -48,9 +48,10 @@ describe('ProjectionConsumer against real Postgres and Kafka', () => {
   const suffix = uniqueSuffix();
   const schema = `projection_it_${suffix}`;
   const groupId = `it-projection-${suffix}`;
-  const brokers = requireEnv('KAFKA_BROKERS').split(',');
+  const kafka = testKafka(`it-projection-${suffix}`);
+  const brokers = [...kafka.brokers];
   const pool = new Pool({ connectionString: requireEnv('DATABASE_URL'), max: 4, options: `-c search_path=${schema}` });
-  const bus = new KafkaEventBus({ brokers, clientId: `it-projection-${suffix}` });
+  const bus = new KafkaEventBus(kafka);
   const tag = `it-${suffix}`;
   let consumer: ProjectionConsumer | undefined;
 
@@ -96,7 +97,7 @@ describe('ProjectionConsumer against real Postgres and Kafka', () => {
     await pool.query(`CREATE TABLE consumer_offsets (group_id text, topic text, partition int, next_offset bigint,
       updated_at timestamptz DEFAULT now(), PRIMARY KEY (group_id, topic, partition))`);
     await pool.query(`CREATE TABLE applied (group_id uuid, name text, version int, "offset" bigint)`);
-    // Start at the end of the shared topic: only this test's messages are applied.
+    // Start at the end of the topic: only this test's messages are applied.
     for (const { partition, high } of await bus.partitionBounds(TOPIC)) {
       await pool.query(
         `INSERT INTO consumer_offsets (group_id, topic, partition, next_offset) VALUES ($1, $2, $3, $4)`,
@@ -129,8 +130,8 @@ describe('ProjectionConsumer against real Postgres and Kafka', () => {
     const admin = new Kafka({ brokers, logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
     await admin.setOffsets({
-      groupId,
-      topic: TOPIC,
+      groupId: testTopic(groupId),
+      topic: testTopic(TOPIC),
       partitions: (await bus.partitionBounds(TOPIC)).map(({ partition }) => ({ partition, offset: '0' })),
     });
     await admin.disconnect();
@@ -202,16 +203,19 @@ describe('ProjectionConsumer against real Postgres and Kafka', () => {
     const names_ = (await applied()).filter((row) => row.name.startsWith(`${tag}-d`)).map((row) => row.name);
     expect(names_).toEqual([...names.filter((name) => name !== names[2]), last].sort());
 
-    const letters: { value: string; error: string }[] = [];
-    const reader = new Kafka({ brokers, logLevel: logLevel.NOTHING }).consumer({ groupId: `it-dlq-${suffix}` });
+    const letters: { value: string; error: string; source: string }[] = [];
+    const reader = new Kafka({ brokers, logLevel: logLevel.NOTHING }).consumer({
+      groupId: testTopic(`it-dlq-${suffix}`),
+    });
     await reader.connect();
-    await reader.subscribe({ topic: dlqTopic(TOPIC, groupId), fromBeginning: true });
+    await reader.subscribe({ topic: testTopic(dlqTopic(TOPIC, groupId)), fromBeginning: true });
     await reader.run({
       eachMessage: async ({ message }) => {
         if (message.key?.toString() !== key) return;
         letters.push({
           value: message.value?.toString() ?? '',
           error: String(message.headers?.[KAFKA_HEADERS.dlqError]),
+          source: String(message.headers?.[KAFKA_HEADERS.dlqSourceTopic]),
         });
       },
     });
@@ -223,6 +227,8 @@ describe('ProjectionConsumer against real Postgres and Kafka', () => {
         expect.stringContaining('id is required'),
       ]);
       expect(letters[1]!.value).toBe('not json');
+      // The source as named on the broker, where an operator finds the original.
+      expect(letters.map((letter) => letter.source)).toEqual(Array(3).fill(testTopic(TOPIC)));
     } finally {
       await reader.disconnect();
     }

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import { ALL_TOPICS, KAFKA_HEADERS, TOPICS, type TopicName } from '@lx/contracts';
+import { KAFKA_HEADERS, TOPICS, type TopicName } from '@lx/contracts';
 import { createServiceApp, DatabaseModule, DatabaseReadinessCheck, HealthModule, MetricsModule } from '@lx/platform';
 import {
   EventBusReadinessCheck,
@@ -16,7 +16,7 @@ import {
   projectionReadinessToken,
   type ProjectionTransaction,
 } from '../../../src';
-import { requireEnv, uniqueSuffix, waitFor } from '@lx/testing';
+import { requireEnv, testKafka, uniqueSuffix, waitFor } from '@lx/testing';
 
 /** Records which projection applied which group: each of the two below consumes its own topic. */
 abstract class RecordingProjection implements Projection {
@@ -49,9 +49,8 @@ describe('ProjectionModule: several projections in one service', () => {
   const schema = `projection_module_it_${suffix}`;
   const groups = { locations: `it-groups-${suffix}`, addresses: `it-addresses-${suffix}` };
   const databaseUrl = requireEnv('DATABASE_URL');
-  const brokers = requireEnv('KAFKA_BROKERS').split(',');
   const pool = new Pool({ connectionString: databaseUrl, max: 2, options: `-c search_path=${schema}` });
-  const bus = new KafkaEventBus({ brokers, clientId: `it-projection-module-${suffix}` });
+  const bus = new KafkaEventBus(testKafka(`it-projection-module-${suffix}`));
   let app: NestFastifyApplication;
 
   beforeAll(async () => {
@@ -59,10 +58,7 @@ describe('ProjectionModule: several projections in one service', () => {
     await pool.query(`CREATE TABLE consumer_offsets (group_id text, topic text, partition int, next_offset bigint,
       updated_at timestamptz DEFAULT now(), PRIMARY KEY (group_id, topic, partition))`);
     await pool.query(`CREATE TABLE applied (projection text, group_id uuid)`);
-    // On a Kafka that has not seen the topics yet, reading their ends before creating them would store no position,
-    // and the groups would then start at the beginning, under other tests' messages.
-    await bus.ensureTopics(ALL_TOPICS);
-    // Each group starts at the end of its shared topic: only this test's messages are applied.
+    // Each group starts at the end of its topic: only this test's messages are applied.
     for (const [groupId, topic] of [
       [groups.locations, TOPICS.locationGroupEvents.name],
       [groups.addresses, TOPICS.addressGroupEvents.name],
@@ -84,7 +80,7 @@ describe('ProjectionModule: several projections in one service', () => {
           entities: [],
           migrations: [],
         }),
-        MessagingModule.forRoot({ brokers, clientId: `it-projection-module-app-${suffix}` }),
+        MessagingModule.forRoot(testKafka(`it-projection-module-app-${suffix}`)),
         ProjectionModule.register({
           name: 'location-groups',
           groupId: groups.locations,

@@ -1,6 +1,6 @@
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { TOPICS } from '@lx/contracts';
-import { requireEnv, uniqueSuffix, waitFor } from '@lx/testing';
+import { requireEnv, testTopic, uniqueSuffix, waitFor } from '@lx/testing';
 
 export interface ClientEvent {
   id: string;
@@ -24,7 +24,10 @@ export interface ClientEventsReaderOptions {
   from?: 'beginning' | 'end';
 }
 
-/** Reads client.events.v1 with a group of its own and keeps every message, as text and as raw bytes. */
+/**
+ * Reads client.events.v1 (under the test file's topic prefix) with a group of its own and keeps every message, as
+ * text and as raw bytes.
+ */
 export class ClientEventsReader {
   readonly messages: ReceivedMessage[] = [];
   private readonly kafka: Kafka;
@@ -36,11 +39,14 @@ export class ClientEventsReader {
       clientId: `it-auth-${uniqueSuffix()}`,
       logLevel: logLevel.NOTHING,
     });
-    this.consumer = this.kafka.consumer({ groupId: `it-auth-client-events-${uniqueSuffix()}`, maxWaitTimeInMs: 100 });
+    this.consumer = this.kafka.consumer({
+      groupId: testTopic(`it-auth-client-events-${uniqueSuffix()}`),
+      maxWaitTimeInMs: 100,
+    });
   }
 
   async start(): Promise<void> {
-    const topic = TOPICS.clientEvents.name;
+    const topic = testTopic(TOPICS.clientEvents.name);
     // The log end before anything of the test happens: reading from there sees exactly the test's era.
     const ends = this.options.from === 'end' ? await this.logEnd(topic) : [];
     let joined = false;

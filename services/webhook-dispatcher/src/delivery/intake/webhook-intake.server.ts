@@ -1,12 +1,15 @@
 import { ServerKafka } from '@nestjs/microservices';
 import { type Consumer, Partitioners } from 'kafkajs';
 import { TOPICS } from '@lx/contracts';
+import { KafkaNames } from '@lx/messaging';
 import type { ReadinessCheck } from '@lx/platform';
 
 export interface WebhookIntakeOptions {
   brokers: string[];
   clientId: string;
   groupId: string;
+  /** The deployment's KAFKA_TOPIC_PREFIX: on the cluster, the topics and the group carry it. */
+  topicPrefix: string;
   /** Partitions handled at the same time. */
   concurrency: number;
 }
@@ -24,26 +27,31 @@ export const WEBHOOK_INTAKE = Symbol('WEBHOOK_INTAKE');
 export const INTAKE_TOPICS = [TOPICS.locationEvents.name, TOPICS.exportEvents.name] as const;
 
 /**
- * The @nestjs/microservices Kafka transport of the intake (the event handlers of WebhookEventsController), with three
+ * The @nestjs/microservices Kafka transport of the intake (the event handlers of WebhookEventsController), with four
  * changes. A consumer group that has never committed starts at the end of each partition as it stood when this
  * server first started, fixed before the consumer joins: no history is sent to RSPs, and nothing published after
  * start-up is missed (Kafka's own "latest" would be resolved only at the first fetch). A fetched batch goes to the
- * handlers at once (see bindEvents). And it reports whether its consumer has joined the group and not crashed, for
- * /health/ready.
+ * handlers at once (see bindEvents). It reports whether its consumer has joined the group and not crashed, for
+ * /health/ready. And on the cluster its topics and group carry the deployment's topic prefix, while the handlers see
+ * the declared topic names they are bound to (as with KafkaEventBus).
  */
 export class WebhookIntakeServer extends ServerKafka implements ReadinessCheck {
   readonly name = 'webhook-intake';
   private state: 'starting' | 'joined' | 'crashed' | 'stopped' = 'starting';
   private crash?: string;
+  private readonly names: KafkaNames;
 
   constructor(private readonly intake: WebhookIntakeOptions) {
+    const names = new KafkaNames(intake.topicPrefix);
     super({
       client: { clientId: intake.clientId, brokers: intake.brokers },
-      consumer: { groupId: intake.groupId, allowAutoTopicCreation: false },
+      // ServerKafka keeps the group on the cluster as this.groupId.
+      consumer: { groupId: names.onCluster(intake.groupId), allowAutoTopicCreation: false },
       // The group and client ids are used as configured, without ServerKafka's "-server" suffix.
       postfixId: '',
       producer: { createPartitioner: Partitioners.DefaultPartitioner },
     });
+    this.names = names;
   }
 
   /**
@@ -64,12 +72,14 @@ export class WebhookIntakeServer extends ServerKafka implements ReadinessCheck {
     consumer.on(consumer.events.STOP, () => {
       this.state = 'stopped';
     });
-    await consumer.subscribe({ topics: [...this.messageHandlers.keys()], fromBeginning: false });
+    const topics = [...this.messageHandlers.keys()].map((topic) => this.names.onCluster(topic));
+    await consumer.subscribe({ topics, fromBeginning: false });
     await consumer.run({
       partitionsConsumedConcurrently: this.intake.concurrency,
       eachBatchAutoResolve: false,
       eachBatch: async (payload) => {
-        const { topic, partition, messages } = payload.batch;
+        const { partition, messages } = payload.batch;
+        const topic = this.names.declared(payload.batch.topic);
         const heartbeat = () => payload.heartbeat();
         const pause = () => payload.pause();
         for (let start = 0; start < messages.length; start += HANDLED_AT_ONCE) {
@@ -94,17 +104,17 @@ export class WebhookIntakeServer extends ServerKafka implements ReadinessCheck {
     const admin = this.client!.admin();
     await admin.connect();
     try {
-      for (const topic of INTAKE_TOPICS) {
-        const [committed] = await admin.fetchOffsets({ groupId: this.intake.groupId, topics: [topic] });
+      for (const topic of INTAKE_TOPICS.map((declared) => this.names.onCluster(declared))) {
+        const [committed] = await admin.fetchOffsets({ groupId: this.groupId, topics: [topic] });
         const unset = (committed?.partitions ?? []).filter(({ offset }) => offset === '-1');
         if (unset.length === 0) continue;
         const ends = new Map((await admin.fetchTopicOffsets(topic)).map(({ partition, high }) => [partition, high]));
         await admin.setOffsets({
-          groupId: this.intake.groupId,
+          groupId: this.groupId,
           topic,
           partitions: unset.map(({ partition }) => ({ partition, offset: ends.get(partition) ?? '0' })),
         });
-        this.logger.log(`New consumer group ${this.intake.groupId}: ${topic} starts at its current end`);
+        this.logger.log(`New consumer group ${this.groupId}: ${topic} starts at its current end`);
       }
     } finally {
       await admin.disconnect();
