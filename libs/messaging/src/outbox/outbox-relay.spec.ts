@@ -73,13 +73,14 @@ const dataSource = {
     }) as unknown as QueryRunner,
 } as unknown as DataSource;
 
-function startRelay(reads: RelayBatch[], pollIntervalMs: number) {
+function startRelay(reads: RelayBatch[], pollIntervalMs: number, lingerMs = 0) {
   const journal: string[] = [];
   const source = new ScriptedSource(reads, journal);
   const bus = new HeldBus(journal);
   const relay = new OutboxRelay(dataSource, bus as unknown as EventBus, source, new MetricsRegistry(), {
     batchSize: 10,
     pollIntervalMs,
+    lingerMs,
   });
   relay.onApplicationBootstrap();
   const sent = async (count: number) => {
@@ -149,6 +150,35 @@ describe('OutboxRelay', () => {
       'read after checkpoint: b',
       'read after b: nothing',
     ]);
+  });
+
+  it('given a linger, when a batch was not full, then the next read waits for it from the previous read, and not after a full one', async () => {
+    const full: RelayBatch = {
+      messages: Array.from({ length: 10 }, () => batchOf('f').messages[0]!),
+      end: 'f',
+    };
+    const { relay, source, journal, sent } = startRelay([full, batchOf('a'), batchOf('b')], 60_000, 300);
+    const readAt: number[] = [];
+    const read = source.read.bind(source);
+    source.read = (...args) => {
+      readAt.push(Date.now());
+      return read(...args);
+    };
+
+    (await sent(1)).ack();
+    (await sent(2)).ack();
+    (await sent(3)).ack();
+    await relay.beforeApplicationShutdown();
+
+    expect(journal.filter((entry) => entry.startsWith('read'))).toEqual([
+      'read after checkpoint: f',
+      'read after f: a',
+      'read after a: b',
+      'read after b: nothing',
+    ]);
+    // After the full batch at once; after the one-message batch a linger later (the last read was cut short by stop).
+    expect(readAt[1]! - readAt[0]!).toBeLessThan(100);
+    expect(readAt[2]! - readAt[1]!).toBeGreaterThanOrEqual(295);
   });
 
   it('given an idle relay with a long poll interval, when stopped, then it stops at once', async () => {

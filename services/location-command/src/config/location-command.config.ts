@@ -18,6 +18,7 @@ const writeSideEnv = {
   IMPORT_MAX_REPORTED_REJECTIONS: z.coerce.number().int().min(0).max(100_000).default(1_000),
   OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(1_000),
   OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(1).max(60_000).default(50),
+  OUTBOX_LINGER_MS: z.coerce.number().int().min(0).max(1_000).default(10),
   RELAY_THREAD: z.enum(['worker', 'main']).default('worker'),
   WATERMARK_LOCK_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
   WATERMARK_PUBLISH_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(30_000),
@@ -42,8 +43,12 @@ const schema = z
       /** Rejections listed one by one in an import report; further ones are only counted, so memory stays flat. */
       maxReportedRejections: env.IMPORT_MAX_REPORTED_REJECTIONS,
     },
-    /** The relay of the event log (the service's outbox): events per round, longest idle wait. */
-    outbox: { batchSize: env.OUTBOX_BATCH_SIZE, pollIntervalMs: env.OUTBOX_POLL_INTERVAL_MS },
+    /** The relay of the event log (the service's outbox): events per round, longest idle wait, linger. */
+    outbox: {
+      batchSize: env.OUTBOX_BATCH_SIZE,
+      pollIntervalMs: env.OUTBOX_POLL_INTERVAL_MS,
+      lingerMs: env.OUTBOX_LINGER_MS,
+    },
     /**
      * Where the relay runs: a worker thread of its own (it then takes no time from requests and imports), or the
      * main thread (the embedded profile, whose event log is shared in-process).

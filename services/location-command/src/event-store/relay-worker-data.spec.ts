@@ -25,7 +25,7 @@ describe('relayThreadOf', () => {
     expect(thread!.data).toEqual({
       database: { ...config.database, poolSize: 2, migrateOnBoot: false },
       kafka: config.kafka,
-      outbox: { batchSize: 700, pollIntervalMs: 50 },
+      outbox: { batchSize: 700, pollIntervalMs: 50, lingerMs: 10 },
       logLevel: 'warn',
     });
   });
