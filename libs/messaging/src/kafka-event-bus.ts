@@ -10,7 +10,7 @@ import {
   Partitioners,
   type Producer,
 } from 'kafkajs';
-import type { TopicSpec } from '@lx/contracts';
+import { type TopicSpec, topicCreationOf } from '@lx/contracts';
 import type { KafkaConfig } from '@lx/platform';
 import {
   type AssignedPartition,
@@ -219,14 +219,7 @@ export class KafkaEventBus extends EventBus {
     if (missing.length === 0) return;
     await this.admin.createTopics({
       waitForLeaders: true,
-      topics: missing.map((topic) => ({
-        topic: topic.name,
-        numPartitions: topic.partitions,
-        configEntries: [
-          { name: 'retention.ms', value: String(topic.retentionMs) },
-          { name: 'cleanup.policy', value: topic.cleanupPolicy },
-        ],
-      })),
+      topics: missing.map((topic) => topicCreationOf(topic)),
     });
     this.logger.log({ topics: missing.map((topic) => topic.name) }, 'Created topics');
   }

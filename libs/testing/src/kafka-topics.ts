@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { type Admin, Kafka, logLevel } from 'kafkajs';
 import type { KafkaConfig } from '@lx/platform';
 // eslint-disable-next-line @nx/enforce-module-boundaries, lx/no-relative-import-outside-project -- see the top
-import { ALL_TOPICS, prefixedName } from '../../contracts/src/events/topics';
+import { ALL_TOPICS, prefixedName, topicCreationOf } from '../../contracts/src/events/topics';
 import { requireEnv, uniqueSuffix } from './infra-env';
 
 /**
@@ -73,14 +73,7 @@ export async function createPrivateTopics(
   await withAdmin(brokers, async (admin) => {
     await admin.createTopics({
       waitForLeaders: true,
-      topics: topics.map((topic) => ({
-        topic: topic.name,
-        numPartitions: topic.partitions,
-        configEntries: [
-          { name: 'retention.ms', value: String(topic.retentionMs) },
-          { name: 'cleanup.policy', value: topic.cleanupPolicy },
-        ],
-      })),
+      topics: topics.map((topic) => topicCreationOf(topic)),
     });
     const deadline = Date.now() + 30_000;
     for (;;) {

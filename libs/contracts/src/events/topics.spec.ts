@@ -5,6 +5,7 @@ import {
   dlqTopicSpec,
   KAFKA_TOPIC_NAME_MAX_LENGTH,
   prefixedName,
+  topicCreationOf,
   TOPIC_PREFIX_MAX_LENGTH,
   topicPrefixProblem,
   TOPICS,
@@ -109,5 +110,25 @@ describe('prefixedName', () => {
       'staging.location.events.v1.location-query.dlq',
     );
     expect(prefixedName('staging', 'location-query')).toBe('staging.location-query');
+  });
+});
+
+describe('topicCreationOf', () => {
+  it('given a declared topic, when turned into a creation request, then it keeps its partitions, retention and cleanup', () => {
+    expect(topicCreationOf(TOPICS.clientEvents)).toEqual({
+      topic: 'client.events.v1',
+      numPartitions: 1,
+      configEntries: [
+        { name: 'retention.ms', value: '-1' },
+        { name: 'cleanup.policy', value: 'compact' },
+      ],
+    });
+  });
+
+  it('given a name on the cluster, when turned into a creation request, then the topic is created under that name', () => {
+    expect(topicCreationOf(TOPICS.locationEvents, 'staging.location.events.v1')).toMatchObject({
+      topic: 'staging.location.events.v1',
+      numPartitions: 6,
+    });
   });
 });

@@ -106,6 +106,18 @@ export function prefixedName(prefix: string, name: string): string {
   return prefix === '' ? name : `${prefix}.${name}`;
 }
 
+/** A declared topic as Kafka's CreateTopics request takes it (kafkajs `ITopicConfig`), under the name it has there. */
+export function topicCreationOf(topic: TopicSpec, name: string = topic.name) {
+  return {
+    topic: name,
+    numPartitions: topic.partitions,
+    configEntries: [
+      { name: 'retention.ms', value: String(topic.retentionMs) },
+      { name: 'cleanup.policy', value: topic.cleanupPolicy },
+    ],
+  };
+}
+
 /** Dead-letter topic of one consumer group on one topic: `<topic>.<group>.dlq`. */
 export function dlqTopic(topic: TopicName, group: string): string {
   if (!KAFKA_NAME_PART.test(group)) throw new Error(`consumer group "${group}" cannot be part of a Kafka topic name`);
