@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One command: builds webhook-dispatcher with the repo's tsc (it runs as in production, from dist/), then runs the
 # benchmark from its TypeScript source through the swc hook the services' tests use (see webhooks-bench.ts).
-# Usage: bash bench/webhooks/run.sh   (BENCH_EVENTS=20000, BENCH_RECEIVERS=5, BENCH_KEEP=1 keeps the schemas)
+# Usage: bash bench/webhooks/run.sh   (BENCH_EVENTS=20000, BENCH_RECEIVERS=5)
 # Needs the local infrastructure (npm run infra:up); endpoints come from .infra/env.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -20,216 +20,81 @@
  * latency is from the request's creation to its receipt. Every delivery must arrive (a missing one fails the run) and
  * repeats of a webhook-id are counted. Loopback only.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { KAFKA_HEADERS, TOPICS } from '@lx/contracts';
-import { loadInfraEnv, REGISTER_SWC, REPO_ROOT, requireEnv } from '../../libs/testing/src/infra-env';
+import { loadInfraEnv, requireEnv } from '../../libs/testing/src/infra-env';
 import { createPrivateTopics, type PrivateTopics } from '../../libs/testing/src/kafka-topics';
-import { aNewLocation } from '../../libs/testing/src/projections/projection-events';
 import { waitFor } from '../../libs/testing/src/wait-for';
+import { prepareDispatcherWorld } from '../../services/webhook-dispatcher/test/support/dispatcher-harness';
+import { loadAverage, log, processMemoryMb, type Server, table } from '../location-query/bench-support';
 import {
-  aWebhookSecret,
-  prepareDispatcherWorld,
-} from '../../services/webhook-dispatcher/test/support/dispatcher-harness';
-import {
-  loadAverage,
-  log,
-  percentile,
-  processMemoryMb,
-  type Server,
-  startServer,
-  table,
-} from '../location-query/bench-support';
+  bareLoop,
+  cpuSeconds,
+  DISPATCHER_SETTINGS,
+  ofKind,
+  publishLocationEvents,
+  type Receivers,
+  receiverStats,
+  resetReceivers,
+  type Result,
+  startReceivers,
+  startSubscribedDispatcher,
+  summarise,
+} from './webhook-bench-support';
 
 const EVENTS = Number(process.env['BENCH_EVENTS'] ?? 20_000);
 const RECEIVERS = Number(process.env['BENCH_RECEIVERS'] ?? 5);
-const ENDPOINT_CONCURRENCY = 16;
-const PUBLISH_BATCH = 500;
 const DELIVERY_TIMEOUT_MS = 15 * 60_000;
 /** Extra node flags for the dispatcher process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
 const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter((arg) => arg !== '');
-const MAIN = join(REPO_ROOT, 'dist/services/webhook-dispatcher/services/webhook-dispatcher/src/main.js');
 
-interface ReceiverStats {
-  count: number;
-  latenciesMs: number[];
-  duplicates: number;
-  first: number;
-  last: number;
-}
-
-interface Receivers {
-  ports: number[];
-  hanging: number;
-  control: number;
-  process: ChildProcess;
-}
-
-interface Result {
-  run: string;
-  deliveries: number;
-  seconds: number;
-  perSecond: number;
-  p50: number;
-  p99: number;
-  duplicates: number;
-  peakRssMb?: number;
-  /** Until the intake had created every delivery. */
-  intakeSeconds?: number;
+interface DispatcherResult extends Result {
+  /** Until the intake had appended every event to the notification log. */
+  intakeSeconds: number;
   /** CPU time (user + system) of the dispatcher process during the run. */
-  cpuSeconds?: number;
+  cpuSeconds: number;
 }
-
-/** User + system CPU seconds of a process so far (Linux /proc; clock ticks of 10 ms). */
-async function cpuSeconds(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-async function startReceivers(): Promise<Receivers> {
-  const child = spawn(process.execPath, ['-r', REGISTER_SWC, join(__dirname, 'receivers.ts')], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, BENCH_RECEIVERS: String(RECEIVERS) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
-  return { ...(JSON.parse(line) as Omit<Receivers, 'process'>), process: child };
-}
-
-/** The receivers' counts; with `latencies`, every latency too (a large reply: only at the end of a run). */
-async function stats(receivers: Receivers, latencies = false): Promise<ReceiverStats[]> {
-  const url = `http://127.0.0.1:${receivers.control}/stats${latencies ? '?latencies=1' : ''}`;
-  return (await (await fetch(url)).json()) as ReceiverStats[];
-}
-
-async function reset(receivers: Receivers): Promise<void> {
-  await fetch(`http://127.0.0.1:${receivers.control}/reset`, { method: 'POST' });
-}
-
-function summarise(run: string, started: number, all: ReceiverStats[], peakRssMb?: number): Result {
-  const deliveries = all.reduce((sum, receiver) => sum + receiver.count, 0);
-  const last = Math.max(...all.map((receiver) => receiver.last));
-  const seconds = (last - started) / 1000;
-  const latencies = all.flatMap((receiver) => receiver.latenciesMs);
-  return {
-    run,
-    deliveries,
-    seconds,
-    perSecond: deliveries / seconds,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    duplicates: all.reduce((sum, receiver) => sum + receiver.duplicates, 0),
-    ...(peakRssMb === undefined ? {} : { peakRssMb }),
-  };
-}
-
-/** The body size of a location event delivery, for the bare loop. */
-function sampleBody(): string {
-  const location = aNewLocation();
-  return JSON.stringify({
-    event: {
-      id: randomUUID(),
-      type: 'LOCATION_CREATED',
-      timestamp: location.createdAt,
-      source: 'bench',
-      data: location,
-    },
-  });
-}
-
-async function bareLoop(receivers: Receivers): Promise<Result> {
-  await reset(receivers);
-  const started = Date.now();
-  const child = spawn(process.execPath, ['-r', REGISTER_SWC, join(__dirname, 'bare-loop.ts')], {
-    cwd: REPO_ROOT,
-    env: {
-      ...process.env,
-      BARE_PORTS: receivers.ports.join(','),
-      BARE_REQUESTS: String(EVENTS),
-      BARE_CONCURRENCY: String(ENDPOINT_CONCURRENCY),
-      BARE_BODY: sampleBody(),
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await once(createInterface({ input: child.stdout }), 'line');
-  await once(child, 'exit');
-  return summarise('bare loop (baseline)', started, await stats(receivers, true));
-}
-
 async function dispatcherRun(
   run: string,
   receivers: Receivers,
   topics: PrivateTopics,
   withHanging: boolean,
-): Promise<Result> {
+): Promise<DispatcherResult> {
   // The dispatcher's settings are the defaults but for the loopback receivers, and the run's topics and groups.
-  const world = await prepareDispatcherWorld({
-    ...topics.env,
-    LOG_LEVEL: 'warn',
-    WEBHOOK_POLL_INTERVAL: '500ms',
-    WEBHOOK_RETRY_JITTER: '0.2',
-    WEBHOOK_ENDPOINT_CONCURRENCY: String(ENDPOINT_CONCURRENCY),
-  });
+  const world = await prepareDispatcherWorld({ ...topics.env, ...DISPATCHER_SETTINGS });
   const { bus, db } = world;
   let dispatcher: Server | undefined;
   try {
-    const endpoints = [...receivers.ports, ...(withHanging ? [receivers.hanging] : [])];
-    const clients = endpoints.map(() => randomUUID());
-    for (const [index, clientId] of clients.entries()) {
-      const webhookUrl = `http://127.0.0.1:${endpoints[index]}/hooks`;
-      await world.publishClient('CLIENT_REGISTERED', { clientId, webhookUrl, secret: aWebhookSecret() }, 1);
-    }
-    dispatcher = await startServer([...NODE_ARGS, MAIN], world.env, '/health/ready');
-    for (const clientId of clients) await world.waitForSubscription(clientId, 1);
-    await reset(receivers);
+    const endpoints = [...receivers.healthy, ...(withHanging ? receivers.hanging : [])];
+    dispatcher = await startSubscribedDispatcher(world, endpoints, NODE_ARGS);
+    const pid = dispatcher.process.pid!;
+    await resetReceivers(receivers);
     log(`${run}: publishing ${EVENTS} location events`);
-    const started = Date.now();
-    for (let offset = 0; offset < EVENTS; offset += PUBLISH_BATCH) {
-      const batch = Array.from({ length: Math.min(PUBLISH_BATCH, EVENTS - offset) }, () => {
-        const location = aNewLocation();
-        const event = {
-          id: randomUUID(),
-          type: 'LOCATION_CREATED',
-          timestamp: new Date().toISOString(),
-          source: 'bench',
-          data: location,
-        };
-        return { key: location.id, value: JSON.stringify(event), headers: { [KAFKA_HEADERS.aggregateVersion]: '1' } };
-      });
-      await bus.publish(TOPICS.locationEvents.name, batch);
-    }
-    const expected = EVENTS * receivers.ports.length;
-    const cpuBefore = await cpuSeconds(dispatcher.process.pid!);
+    const started = await publishLocationEvents(bus, EVENTS);
+    const expected = EVENTS * receivers.healthy.length;
+    const cpuBefore = await cpuSeconds(pid);
     let peak = 0;
     let intakeSeconds = NaN;
     await waitFor(
       `${expected} deliveries`,
       async () => {
-        peak = Math.max(peak, (await processMemoryMb(dispatcher!.process.pid!)).peak);
+        peak = Math.max(peak, (await processMemoryMb(pid)).peak);
         if (Number.isNaN(intakeSeconds)) {
-          const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM deliveries');
-          if (rows[0]!.n >= EVENTS * endpoints.length) intakeSeconds = (Date.now() - started) / 1000;
+          const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM notifications');
+          if (rows[0]!.n >= EVENTS) intakeSeconds = (Date.now() - started) / 1000;
         }
-        const received = (await stats(receivers)).reduce((sum, receiver) => sum + receiver.count, 0);
-        return received >= expected;
+        const healthy = ofKind(await receiverStats(receivers), 'healthy');
+        return healthy.reduce((sum, receiver) => sum + receiver.count, 0) >= expected;
       },
       DELIVERY_TIMEOUT_MS,
     );
-    const all = await stats(receivers, true);
+    const all = ofKind(await receiverStats(receivers, true), 'healthy');
     for (const [index, receiver] of all.entries()) {
-      if (receiver.count - receiver.duplicates !== EVENTS) {
-        throw new Error(
-          `receiver ${index} got ${receiver.count - receiver.duplicates} distinct deliveries, not ${EVENTS}`,
-        );
+      if (receiver.unique !== EVENTS) {
+        throw new Error(`receiver ${index} got ${receiver.unique} distinct deliveries, not ${EVENTS}`);
       }
     }
-    const cpu = (await cpuSeconds(dispatcher.process.pid!)) - cpuBefore;
+    const cpu = (await cpuSeconds(pid)) - cpuBefore;
     log(
-      `${run}: deliveries recorded by the intake after ${intakeSeconds.toFixed(1)} s; dispatcher CPU ${cpu.toFixed(1)} s`,
+      `${run}: every event in the notification log after ${intakeSeconds.toFixed(1)} s; dispatcher CPU ${cpu.toFixed(1)} s`,
     );
     return { ...summarise(run, started, all, peak), intakeSeconds, cpuSeconds: cpu };
   } finally {
@@ -241,10 +106,10 @@ async function dispatcherRun(
 async function main(): Promise<void> {
   loadInfraEnv();
   const topics = await createPrivateTopics(requireEnv('KAFKA_BROKERS').split(','), 'lxbench');
-  const receivers = await startReceivers();
+  const receivers = await startReceivers({ healthy: RECEIVERS, hanging: 1 });
   try {
     log(`bare loop: ${EVENTS} POSTs to each of ${RECEIVERS} receivers`);
-    const bare = await bareLoop(receivers);
+    const bare: Partial<DispatcherResult> & Result = await bareLoop('bare loop (baseline)', receivers, EVENTS);
     const healthy = await dispatcherRun(`dispatcher, ${RECEIVERS} endpoints`, receivers, topics, false);
     const beside = await dispatcherRun(`dispatcher, ${RECEIVERS} endpoints + 1 hanging`, receivers, topics, true);
     const load = await loadAverage();

@@ -120,11 +120,53 @@ describe('webhooks through the ingress', () => {
       expect(receipt.headers['x-event-id']).toBe(event.id);
       expect(receipt.headers['x-event-type']).toBe(event.type);
     }
+    // Each event carries the location's version, in the body and in X-Event-Sequence.
+    expect(
+      events.map(({ receipt }) => [receipt.headers['x-event-sequence'], JSON.parse(receipt.body).event.version]),
+    ).toEqual(
+      expect.arrayContaining([
+        ['1', 1],
+        [String(updated.version), updated.version],
+      ]),
+    );
     // The RSP sees the delivery in its own list (DELIVERED once the dispatcher recorded the 200).
     await waitFor('the delivery of the update to show as DELIVERED', async () => {
       const reply = await rsp.get<{ deliveries: { eventId: string; status: string }[] }>('/webhooks/deliveries');
       if (reply.status !== 200) throw new Error(describeReply('GET /webhooks/deliveries', reply));
       return reply.body.deliveries.some((d) => d.eventId === changed!.event.id && d.status === 'DELIVERED');
     });
+  }, 120_000);
+
+  it('lets the RSP discard a stale event by its version: a redelivered creation does not undo a later change', async () => {
+    const written = await operator.createLocation({
+      geography: { country: 'AU', region: 'VIC', locality: 'Bendigo', postalCode: '3550' },
+      address: { streetNumber: '9', streetName: 'Pall Mall', streetType: 'STREET' },
+      fiberAccessDetails: { serviceability: { status: 'PLANNED' } },
+    });
+    const updated = await operator.patchLocation(written.location.id, {
+      fiberAccessDetails: { serviceability: { status: 'CONSTRUCTION' } },
+    });
+    await waitFor(
+      'the mirror at the update',
+      async () => receiver.mirror.get(written.location.id)?.version === updated.version,
+    );
+
+    // The RSP asks for the creation again (recovering from a processing failure): it arrives after the update.
+    const deliveries = await rsp.get<{ deliveries: { id: string; eventType: string; eventId: string }[] }>(
+      '/webhooks/deliveries',
+    );
+    const creation = receiver.receipts.find(
+      (receipt) => receipt.body.includes(written.location.id) && receipt.headers['x-event-type'] === 'LOCATION_CREATED',
+    )!;
+    const delivery = deliveries.body.deliveries.find((d) => d.eventId === creation.headers['x-event-id'])!;
+    expect(delivery.id).toBe(creation.headers['webhook-id']);
+    const redelivered = await rsp.post(`/webhooks/deliveries/${delivery.id}/redeliver`, {});
+    expect(redelivered.status).toBe(202);
+
+    await waitFor('the stale creation discarded', async () =>
+      receiver.discarded.some((receipt) => receipt.headers['webhook-id'] === delivery.id),
+    );
+    const served = await awaitReadSide(rsp, written.location.id, updated.version);
+    expect(receiver.mirror.get(written.location.id)).toEqual({ version: updated.version, data: served });
   }, 120_000);
 });

@@ -14,19 +14,45 @@ export interface Receipt {
  */
 const RECEIVER_HOST = envOr('E2E_RECEIVER_HOST', '127.0.0.1');
 
-/** The RSP's webhook receiver: a real HTTP server that records every request and answers 200. */
-export async function startReceiver(): Promise<{ url: string; receipts: Receipt[]; server: Server }> {
+/** A location as an RSP's mirror keeps it: the newest version received, and its data. */
+export interface MirroredLocation {
+  version: number;
+  data: unknown;
+}
+
+/**
+ * The RSP's webhook receiver: a real HTTP server that records every request and answers 200. Like an RSP's sync, it
+ * keeps a mirror of the locations its location events carry, by the event's `version`: an event not newer than the
+ * version it holds (a stale or repeated one) is discarded and counted.
+ */
+export async function startReceiver(): Promise<{
+  url: string;
+  receipts: Receipt[];
+  mirror: Map<string, MirroredLocation>;
+  discarded: Receipt[];
+  server: Server;
+}> {
   const receipts: Receipt[] = [];
+  const mirror = new Map<string, MirroredLocation>();
+  const discarded: Receipt[] = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      receipts.push({ path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString() });
+      const receipt = { path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString() };
+      receipts.push(receipt);
+      if (receipt.path.endsWith('/locations/events')) {
+        const { event } = JSON.parse(receipt.body) as { event: { version: number; data: { id: string } } };
+        const held = mirror.get(event.data.id);
+        if (held !== undefined && held.version >= event.version) discarded.push(receipt);
+        else mirror.set(event.data.id, { version: event.version, data: event.data });
+      }
       response.writeHead(200).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, RECEIVER_HOST, resolve));
-  return { url: `http://${RECEIVER_HOST}:${(server.address() as AddressInfo).port}/rsp`, receipts, server };
+  const url = `http://${RECEIVER_HOST}:${(server.address() as AddressInfo).port}/rsp`;
+  return { url, receipts, mirror, discarded, server };
 }
 
 export async function stopReceiver(receiver: { server: Server } | undefined): Promise<void> {

@@ -11,3 +11,4 @@ export * from './group/group.aggregate';
 export * from './query/query-parameters';
 export * from './export/export-request';
 export * from './webhook/delivery-policy';
+export * from './webhook/delivery-id';

@@ -17,7 +17,7 @@ import {
 import type { WebhookDispatcherConfig } from './config/webhook-dispatcher.config';
 import { MIGRATIONS } from './database/migrations';
 import { DeliveryModule } from './delivery/delivery.module';
-import { WEBHOOK_INTAKE } from './delivery/intake/webhook-intake.server';
+import { NotificationLogProjection } from './delivery/intake/notification-log.projection';
 import { SubscriptionsProjection } from './subscriptions/subscriptions.projection';
 
 @Module({})
@@ -31,7 +31,15 @@ export class AppModule {
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
         MessagingModule.forRoot(config.kafka, adapters.eventBus),
         OutboxModule.forRoot(),
-        DeliveryModule.register(config, adapters.eventBus),
+        DeliveryModule.register(config),
+        ProjectionModule.register({
+          name: 'notifications',
+          groupId: config.intake.groupId,
+          batchSize: 1_000,
+          concurrency: config.intake.concurrency,
+          projection: NotificationLogProjection,
+          startAt: 'end',
+        }),
         ProjectionModule.register({
           name: 'subscriptions',
           groupId: `${config.intake.groupId}-subscriptions`,
@@ -42,7 +50,7 @@ export class AppModule {
         HealthModule.forRoot([
           DatabaseReadinessCheck,
           EventBusReadinessCheck,
-          WEBHOOK_INTAKE,
+          projectionReadinessToken('notifications'),
           projectionReadinessToken('subscriptions'),
         ]),
       ],

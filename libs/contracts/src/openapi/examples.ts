@@ -182,6 +182,7 @@ export const exampleLocationEvent: LocationEventDelivery = {
     source: 'location-exchange',
     data: exampleLocation,
     modifiedFields: { fiberAccessDetails: { serviceability: { status: 'ACTIVE' } } },
+    version: 4,
   },
 };
 

@@ -132,14 +132,21 @@ export const SCHEMAS = {
   ExportNotification: exportNotificationSchema.openapi('ExportNotification'),
   LocationEvent: z
     .object({
-      event: z.union([eventSchema('LOCATION_CREATED'), eventSchema('LOCATION_UPDATED')] as unknown as [
-        z.ZodTypeAny,
-        z.ZodTypeAny,
-      ]),
+      event: z.union(
+        (['LOCATION_CREATED', 'LOCATION_UPDATED'] as const).map((type) =>
+          (eventSchema(type) as unknown as z.AnyZodObject).extend({
+            version: z.number().int().min(1).openapi({
+              description:
+                "The location's version after this event (1 at its creation, one more per change), also in X-Event-Sequence: keep the highest, discard an older or repeated one.",
+            }),
+          }),
+        ) as unknown as [z.ZodTypeAny, z.ZodTypeAny],
+      ),
     })
     .strict()
     .openapi('LocationEvent', {
-      description: 'The OAF-100 event envelope: `data` is the Location after the change, `modifiedFields` its diff.',
+      description:
+        "The OAF-100 event envelope: `data` is the Location after the change, `modifiedFields` its diff, `version` the location's version.",
     }),
   ErrorBody: errorBodySchema.openapi('ErrorBody'),
   TokenRequest: z
@@ -1004,6 +1011,10 @@ export const WEBHOOKS: RouteConfig[] = [
         [LOCATION_EVENT_HEADERS.eventId]: uuidSchema.openapi({ description: 'The event id; deduplicate on it.' }),
         [LOCATION_EVENT_HEADERS.eventType]: z.enum(['LOCATION_CREATED', 'LOCATION_UPDATED']),
         [LOCATION_EVENT_HEADERS.eventTimestamp]: utcDateTimeSchema,
+        [LOCATION_EVENT_HEADERS.eventSequence]: z
+          .string()
+          .regex(/^[1-9][0-9]*$/)
+          .openapi({ description: "The location's version after the event (the body's event.version)." }),
       }),
       body: {
         content: { 'application/json': { schema: SCHEMAS.LocationEvent, example: examples.exampleLocationEvent } },

@@ -53,6 +53,19 @@ export async function storeNextOffset(
   );
 }
 
+/** Stores a partition's start offset unless one is stored already (by another member, or an earlier start). */
+export async function storeStartOffset(
+  transaction: ProjectionTransaction,
+  groupId: string,
+  { topic, partition, offset }: PartitionPosition,
+): Promise<void> {
+  await transaction.query(
+    `INSERT INTO consumer_offsets (group_id, topic, partition, next_offset) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (group_id, topic, partition) DO NOTHING`,
+    [groupId, topic, partition, offset],
+  );
+}
+
 /** Every stored position of a consumer group. */
 export async function storedPositions(db: ProjectionTransaction, groupId: string): Promise<PartitionPosition[]> {
   const { rows } = await db.query<{ topic: string; partition: number; next_offset: string }>(

@@ -52,9 +52,17 @@ export function decodeMessage(message: IncomingMessage, eventTypes: ReadonlySet<
       `header ${KAFKA_HEADERS.aggregateVersion} must be a positive integer, got ${JSON.stringify(header)}`,
     );
   }
+  const correlationId = message.headers[KAFKA_HEADERS.correlationId];
   return {
     kind: 'event',
-    event: { event, version, topic: message.topic, partition: message.partition, offset: message.offset },
+    event: {
+      event,
+      version,
+      topic: message.topic,
+      partition: message.partition,
+      offset: message.offset,
+      ...(correlationId === undefined ? {} : { correlationId }),
+    },
   };
 }
 

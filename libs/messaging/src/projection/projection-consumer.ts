@@ -13,7 +13,7 @@ import type {
   IncomingMessage,
   PartitionPosition,
 } from '../event-bus';
-import { lockNextOffset, storedPositions, storeNextOffset } from './consumer-offsets';
+import { lockNextOffset, storedPositions, storeNextOffset, storeStartOffset } from './consumer-offsets';
 import { decodeMessage } from './event-decoder';
 import { classifyFailure, describeFailure } from './failure-classification';
 import type { ProjectedEvent, Projection } from './projection';
@@ -34,6 +34,12 @@ export interface ProjectionConsumerOptions {
   registry?: Registry;
   /** How long failures must go on before health() reports failing; default 5 s, so one retried blip is not an outage. */
   failingAfterMs?: number;
+  /**
+   * Where a partition with no stored offset starts: 'beginning' (default; a read model replays the whole log) or
+   * 'end', the end of the partition as it stood when this group first met it, stored at once so that a restart before
+   * the first message still starts there (nothing published after that moment is passed over).
+   */
+  startAt?: 'beginning' | 'end';
 }
 
 /** What readiness reports about a projection consumer. */
@@ -234,27 +240,45 @@ export class ProjectionConsumer {
   }
 
   /**
-   * Assigned partitions start where the read model stands: the stored offset, or the start of the log when nothing
-   * was stored (a new or rebuilt read model), whatever Kafka has committed for the group.
+   * Assigned partitions start where the read model stands: the stored offset, or, when nothing was stored (a new or
+   * rebuilt read model), the start of the log — or its end, stored at once, for `startAt: 'end'` — whatever Kafka
+   * has committed for the group.
    */
   private async positionsFor(assigned: readonly AssignedPartition[]): Promise<PartitionPosition[]> {
     const stored = await this.positions();
     const positions: PartitionPosition[] = [];
-    const lowByTopic = new Map<string, Map<number, string>>();
+    const unstored: PartitionPosition[] = [];
+    const boundsByTopic = new Map<string, Map<number, { low: string; high: string }>>();
     for (const { topic, partition } of assigned) {
       const known = stored.find((position) => position.topic === topic && position.partition === partition);
       if (known) {
         positions.push(known);
         continue;
       }
-      let lows = lowByTopic.get(topic);
-      if (lows === undefined) {
-        lows = new Map((await this.bus.partitionBounds(topic)).map((bounds) => [bounds.partition, bounds.low]));
-        lowByTopic.set(topic, lows);
+      let bounds = boundsByTopic.get(topic);
+      if (bounds === undefined) {
+        bounds = new Map((await this.bus.partitionBounds(topic)).map((each) => [each.partition, each]));
+        boundsByTopic.set(topic, bounds);
       }
-      positions.push({ topic, partition, offset: lows.get(partition) ?? '0' });
+      const atEnd = this.options.startAt === 'end';
+      const offset = (atEnd ? bounds.get(partition)?.high : bounds.get(partition)?.low) ?? '0';
+      if (atEnd) unstored.push({ topic, partition, offset });
+      else positions.push({ topic, partition, offset });
     }
+    if (unstored.length > 0) positions.push(...(await this.storeStartPositions(unstored)));
     return positions;
+  }
+
+  /** Stores start positions where none is stored yet (another member may have stored one first); returns what holds. */
+  private async storeStartPositions(start: readonly PartitionPosition[]): Promise<PartitionPosition[]> {
+    await this.transaction(async (client) => {
+      for (const position of start) await storeStartOffset(client, this.options.groupId, position);
+    });
+    const stored = await this.positions();
+    return start.map(
+      (position) =>
+        stored.find((each) => each.topic === position.topic && each.partition === position.partition) ?? position,
+    );
   }
 
   private onConsumerEvent(event: ConsumerEvent): void {

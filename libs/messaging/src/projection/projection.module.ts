@@ -23,6 +23,8 @@ export interface ProjectionModuleOptions {
   concurrency: number;
   /** The projection; its dependencies must come from global modules (it usually needs none). */
   projection: Type<Projection>;
+  /** Where a partition with no stored offset starts (see ProjectionConsumerOptions.startAt). */
+  startAt?: 'beginning' | 'end';
 }
 
 const DEFAULT_NAME = 'projection';
@@ -89,6 +91,7 @@ export class ProjectionModule {
               batchSize: options.batchSize,
               concurrency: options.concurrency,
               registry: metrics.registry,
+              ...(options.startAt === undefined ? {} : { startAt: options.startAt }),
             }),
           inject: [PG_POOL, EventBus, options.projection, MetricsRegistry],
         },

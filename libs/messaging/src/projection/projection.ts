@@ -14,6 +14,8 @@ export interface ProjectedEvent {
   topic: string;
   partition: number;
   offset: string;
+  /** The correlation id its producer recorded (Kafka header lx-correlation-id), when there is one. */
+  correlationId?: string;
 }
 
 /**

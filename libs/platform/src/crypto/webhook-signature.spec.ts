@@ -41,13 +41,13 @@ describe('signWebhook', () => {
   const currentSecret = secretOf(randomBytes(32));
   const previousSecret = secretOf(randomBytes(32));
 
-  function message(overrides: Partial<SignedMessage> = {}): SignedMessage {
+  function message(overrides: Partial<SignedMessage> = {}): SignedMessage & { body: string } {
     return {
       id: 'c7a4e1f0-5b8d-4e3a-9f21-6d0b2c8e4a17',
       timestampSeconds: Math.floor(Date.now() / 1000),
       body: JSON.stringify({ event: 'location.updated', data: { id: 'L-1', name: 'Zürich — 東京' } }),
       ...overrides,
-    };
+    } as SignedMessage & { body: string };
   }
 
   function verify(secret: string, signed: SignedMessage, signature: string): unknown {
@@ -78,6 +78,13 @@ describe('signWebhook', () => {
     const signature = signWebhook(signed, [currentSecret]);
     expect(signature).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
     expect(verify(currentSecret, signed, signature)).toStrictEqual(JSON.parse(signed.body));
+  });
+
+  it('given the body as bytes, when signed, then the signature is that of the same text', () => {
+    const signed = message();
+    expect(signWebhook({ ...signed, body: Buffer.from(signed.body) }, [currentSecret])).toBe(
+      signWebhook(signed, [currentSecret]),
+    );
   });
 
   it('given two secrets, when signed, then there is one v1 signature per secret, in order, separated by a space', () => {

@@ -8,7 +8,8 @@ export interface SignedMessage {
   id: string;
   /** `webhook-timestamp`: seconds since the epoch at this attempt (receivers reject old ones). */
   timestampSeconds: number;
-  body: string;
+  /** The exact body bytes (a string is signed as its UTF-8 bytes). */
+  body: string | Buffer;
 }
 
 /** The key bytes of a `whsec_<base64>` secret; throws for another form. */
@@ -26,8 +27,11 @@ export function webhookSecretKey(secret: string): Buffer {
  */
 export function signWebhook(message: SignedMessage, secrets: readonly string[]): string {
   if (secrets.length === 0) throw new Error('at least one secret signs a webhook');
-  const content = `${message.id}.${message.timestampSeconds}.${message.body}`;
+  const prefix = `${message.id}.${message.timestampSeconds}.`;
   return secrets
-    .map((secret) => `v1,${createHmac('sha256', webhookSecretKey(secret)).update(content).digest('base64')}`)
+    .map(
+      (secret) =>
+        `v1,${createHmac('sha256', webhookSecretKey(secret)).update(prefix).update(message.body).digest('base64')}`,
+    )
     .join(' ');
 }

@@ -65,6 +65,12 @@ const webhookEnv = {
   WEBHOOK_ENDPOINT_CONCURRENCY: int(1, 256).default(16),
   WEBHOOK_MAX_IN_FLIGHT: int(1, 10_000).default(512),
   WEBHOOK_POLL_INTERVAL: duration(60_000).default('500ms'),
+  WEBHOOK_CHECKPOINT_INTERVAL: duration(60_000).default('1s'),
+  WEBHOOK_REBALANCE_INTERVAL: duration(300_000).default('2s'),
+  WEBHOOK_ENDPOINT_BACKOFF_AFTER: int(1, 10_000).default(16),
+  WEBHOOK_WINDOW_MB: int(1, 4_096).default(32),
+  WEBHOOK_LOG_RETENTION: duration(366 * DAY_MS).default('7d'),
+  WEBHOOK_RECORD_RETENTION: duration(366 * DAY_MS).default('30d'),
   WEBHOOK_ALLOWED_ADDRESS_KINDS: addressKinds.default(''),
   WEBHOOK_INTAKE_CONCURRENCY: int(1, 64).default(6),
 };
@@ -80,7 +86,7 @@ const schema = z
     secretTransportKeyBase64: env.WEBHOOK_SECRET_TRANSPORT_KEY,
     intake: {
       groupId: env.WEBHOOK_CONSUMER_GROUP,
-      /** Partitions of the event topics handled at the same time. */
+      /** Partitions of the event topics appended to the log at the same time. */
       concurrency: env.WEBHOOK_INTAKE_CONCURRENCY,
     },
     delivery: {
@@ -94,8 +100,23 @@ const schema = z
       endpointConcurrency: env.WEBHOOK_ENDPOINT_CONCURRENCY,
       /** Attempts in flight in this replica, over all endpoints. */
       maxInFlight: env.WEBHOOK_MAX_IN_FLIGHT,
-      /** Longest wait for due work when idle (new events and finished attempts wake the dispatcher at once). */
+      /**
+       * Longest wait for due retries and subscription changes when idle (appends to the log, redrives and finished
+       * attempts wake the dispatcher at once).
+       */
       pollIntervalMs: env.WEBHOOK_POLL_INTERVAL,
+      /** How often the cursors' positions are written (with the records of failed attempts). */
+      checkpointIntervalMs: env.WEBHOOK_CHECKPOINT_INTERVAL,
+      /** How often a replica takes or hands back endpoints to hold its fair share. */
+      rebalanceIntervalMs: env.WEBHOOK_REBALANCE_INTERVAL,
+      /** Retryable failures in a row after which an endpoint's cursor waits for the endpoint to answer again. */
+      backoffAfter: env.WEBHOOK_ENDPOINT_BACKOFF_AFTER,
+      /** Memory for the newest part of the notification log, shared by the endpoints that keep up. */
+      windowBytes: env.WEBHOOK_WINDOW_MB * 1024 * 1024,
+      /** How long the log keeps a message every endpoint has passed (the RSPs' list of recent deliveries). */
+      logRetentionMs: env.WEBHOOK_LOG_RETENTION,
+      /** How long the record of a message that failed once is kept after it ended (DELIVERED, FAILED, DEAD). */
+      recordRetentionMs: env.WEBHOOK_RECORD_RETENTION,
       /** Address kinds a webhook may reach besides public addresses (SSRF guard); the local stack allows loopback. */
       allowedAddressKinds: env.WEBHOOK_ALLOWED_ADDRESS_KINDS,
     },

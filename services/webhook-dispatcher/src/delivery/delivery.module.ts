@@ -1,5 +1,4 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import type { EventBus } from '@lx/messaging';
 import {
   Clock,
   IdGenerator,
@@ -15,12 +14,10 @@ import { RedriveDeadDeliveriesHandler } from './commands/redrive-dead-deliveries
 import { RedriveDeliveryHandler } from './commands/redrive-delivery.handler';
 import { WebhookAdminController } from './http/webhook-admin.controller';
 import { WebhookDeliveriesController } from './http/webhook-deliveries.controller';
-import { RecordEventHandler } from './intake/record-event.handler';
-import { WebhookEventsController } from './intake/webhook-events.controller';
-import { EventLogIntakeServer } from './intake/event-log-intake.server';
-import { WEBHOOK_INTAKE, WebhookIntakeServer } from './intake/webhook-intake.server';
 import { DeliveryRepository } from './infrastructure/delivery.repository';
 import { EndpointEventsPublisher } from './infrastructure/endpoint-events.publisher';
+import { EndpointOwnership } from './infrastructure/endpoint-ownership';
+import { NotificationLogRepository } from './infrastructure/notification-log.repository';
 import { DeliveryRecordsRepository } from './infrastructure/delivery-records.repository';
 import { DeliveryMetrics } from './infrastructure/delivery-metrics';
 import { WebhookSecrets } from './infrastructure/webhook-secrets';
@@ -32,19 +29,17 @@ import { DeliveryDispatcher } from './sending/delivery-dispatcher';
 import { WebhookSender } from './sending/webhook-sender';
 
 /**
- * Webhook deliveries: the intake (Kafka events to delivery records, through the @nestjs/microservices transport
- * whose server this module provides), the dispatcher that attempts them, the secrets that sign them, and the SRE
- * and RSP APIs over the delivery records. Global, so
- * the subscriptions projection and the readiness checks find its providers.
+ * Webhook deliveries: the notification log (which the intake projection appends to), the dispatcher that reads it
+ * through a cursor per endpoint, the secrets that sign them, and the SRE and RSP APIs over the delivery records.
+ * Global, so the projections (intake, subscriptions) find its providers.
  */
 @Module({})
 export class DeliveryModule {
-  /** `sharedBus`: the embedded profile's event log, which the intake then consumes instead of Kafka. */
-  static register(config: WebhookDispatcherConfig, sharedBus?: EventBus): DynamicModule {
+  static register(config: WebhookDispatcherConfig): DynamicModule {
     return {
       module: DeliveryModule,
       global: true,
-      controllers: [WebhookEventsController, WebhookDeliveriesController, WebhookAdminController],
+      controllers: [WebhookDeliveriesController, WebhookAdminController],
       providers: [
         { provide: WEBHOOK_DISPATCHER_CONFIG, useValue: config },
         { provide: Clock, useClass: SystemClock },
@@ -64,30 +59,15 @@ export class DeliveryModule {
               maxSocketsPerOrigin: config.delivery.endpointConcurrency,
             }),
         },
-        {
-          provide: WEBHOOK_INTAKE,
-          useFactory: () =>
-            sharedBus
-              ? new EventLogIntakeServer(sharedBus, {
-                  groupId: config.intake.groupId,
-                  concurrency: config.intake.concurrency,
-                })
-              : new WebhookIntakeServer({
-                  brokers: [...config.kafka.brokers],
-                  clientId: `${config.kafka.clientId}-intake`,
-                  groupId: config.intake.groupId,
-                  topicPrefix: config.kafka.topicPrefix,
-                  concurrency: config.intake.concurrency,
-                }),
-        },
         WebhookSecrets,
         DeliveryRepository,
+        NotificationLogRepository,
+        EndpointOwnership,
         EndpointEventsPublisher,
         DeliveryRecordsRepository,
         DeliveryMetrics,
-        // Wakes this replica's dispatcher when the intake here created deliveries, or a redrive made one due.
+        // Wakes this replica's dispatcher when a redrive made a delivery due.
         WakeUp,
-        RecordEventHandler,
         AttemptDeliveryHandler,
         DeliveryDispatcher,
         ListDeliveriesHandler,
@@ -98,7 +78,7 @@ export class DeliveryModule {
         EnableEndpointHandler,
         ChooseEventTypesHandler,
       ],
-      exports: [WebhookSecrets, WEBHOOK_INTAKE],
+      exports: [WebhookSecrets, NotificationLogRepository, DeliveryMetrics],
     };
   }
 }

@@ -7,6 +7,7 @@ import {
   type Projection,
   type ProjectionTransaction,
 } from '@lx/messaging';
+import { startPositionSql } from '../delivery/infrastructure/notification-log.repository';
 import { WebhookSecrets } from '../delivery/infrastructure/webhook-secrets';
 
 type ClientEvent = EventOf<'CLIENT_REGISTERED' | 'CLIENT_UPDATED' | 'CLIENT_SECRET_ROTATED' | 'CLIENT_DISABLED'>;
@@ -14,6 +15,7 @@ type ClientEvent = EventOf<'CLIENT_REGISTERED' | 'CLIENT_UPDATED' | 'CLIENT_SECR
 interface StoredSubscription {
   client_id: string;
   version: number;
+  enabled: boolean;
   webhook_url: string | null;
   secret_sealed: string | null;
   secret_version: number | null;
@@ -29,8 +31,10 @@ interface StoredSubscription {
  * Keeps one subscription per client from the CLIENT_* events of auth: whether it is enabled, its webhook URL and its
  * signing secret, still sealed as the event carried it (bound to the client and the event's version; only this
  * service and auth hold the key). When the secret changes, the former one is kept with the time of the change, so
- * both sign during the rotation grace period. A new webhook URL clears the endpoint's failure state. Idempotent by
- * client version: an event not newer than the stored version changes nothing.
+ * both sign during the rotation grace period. A new webhook URL clears the endpoint's failure state. An endpoint that
+ * starts receiving (registered, enabled again, given a URL) starts its cursor at the event's time: it receives the
+ * events that happen from then on. Idempotent by client version: an event not newer than the stored version changes
+ * nothing.
  */
 @Injectable()
 export class SubscriptionsProjection implements Projection {
@@ -81,12 +85,28 @@ export class SubscriptionsProjection implements Projection {
           at: before?.secret_rotated_at ?? null,
         };
     const urlChanged = (before?.webhook_url ?? null) !== (webhookUrl ?? null);
+    const disabledAt = urlChanged ? null : (before?.disabled_at ?? null);
+    const deliverableBefore =
+      before !== undefined &&
+      before.enabled &&
+      before.webhook_url !== null &&
+      before.secret_sealed !== null &&
+      before.disabled_at === null;
+    const deliverable = enabled && webhookUrl !== undefined && webhookSecretSealed !== undefined && disabledAt === null;
+    // An endpoint that starts receiving (new, enabled again, a URL again) gets the events from now on: its cursor
+    // starts at this event's time.
+    const restart = deliverable && !deliverableBefore;
     await transaction.query(
       `INSERT INTO subscriptions (client_id, version, enabled, webhook_url, secret_sealed, secret_version,
          previous_secret_sealed, previous_secret_version, secret_rotated_at, consecutive_failures, disabled_at,
-         disabled_reason, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+         disabled_reason, updated_at, start_at, start_position, cursor_position)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, p.start, p.start
+       FROM (SELECT ${startPositionSql('$13::timestamptz')} AS start) p
        ON CONFLICT (client_id) DO UPDATE SET version = EXCLUDED.version, enabled = EXCLUDED.enabled,
+         start_at = CASE WHEN $14 THEN EXCLUDED.start_at ELSE subscriptions.start_at END,
+         start_position = CASE WHEN $14 THEN EXCLUDED.start_position ELSE subscriptions.start_position END,
+         cursor_position = CASE WHEN $14 THEN GREATEST(subscriptions.cursor_position, EXCLUDED.cursor_position)
+           ELSE subscriptions.cursor_position END,
          webhook_url = EXCLUDED.webhook_url, secret_sealed = EXCLUDED.secret_sealed,
          secret_version = EXCLUDED.secret_version, previous_secret_sealed = EXCLUDED.previous_secret_sealed,
          previous_secret_version = EXCLUDED.previous_secret_version, secret_rotated_at = EXCLUDED.secret_rotated_at,
@@ -104,9 +124,10 @@ export class SubscriptionsProjection implements Projection {
         previous.version,
         previous.at,
         urlChanged ? 0 : (before?.consecutive_failures ?? 0),
-        urlChanged ? null : (before?.disabled_at ?? null),
+        disabledAt,
         urlChanged ? null : (before?.disabled_reason ?? null),
         event.timestamp,
+        restart,
       ],
     );
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import { aNewLocation, freePort, publish, REPO_ROOT, spawnTs, type TsProcess, waitFor } from '@lx/testing';
+import { parseDeliveryId } from '@lx/domain';
+import { aNewLocation, publish, type TsProcess, waitFor } from '@lx/testing';
 import {
   aWebhookSecret,
   isAbout,
@@ -8,15 +8,15 @@ import {
   type DispatcherWorld,
   prepareDispatcherWorld,
   type Receiver,
+  startDispatcherProcess,
   startReceiver,
 } from '../support/dispatcher-harness';
 
-const MAIN = join(REPO_ROOT, 'services/webhook-dispatcher/src/main.ts');
-
 /**
- * The dispatcher as its own process, killed with SIGKILL at the worst moments, against real Kafka, Postgres and HTTP
- * receivers. Receivers dedupe on webhook-id, as Standard Webhooks asks of them: every delivery must reach them, and
- * a repeated webhook-id is only allowed for an attempt whose outcome the killed process never recorded.
+ * The dispatcher as its own processes (replicas), killed with SIGKILL at the worst moments, against real Kafka,
+ * Postgres and HTTP receivers. Receivers dedupe on webhook-id, as Standard Webhooks asks of them: every delivery must
+ * reach them, and a repeated webhook-id is only allowed for an attempt whose outcome the killed process never
+ * recorded (a message its endpoint's cursor had not passed in a written checkpoint).
  */
 describe('webhook dispatcher killed with SIGKILL', () => {
   let world: DispatcherWorld;
@@ -25,15 +25,8 @@ describe('webhook dispatcher killed with SIGKILL', () => {
 
   /** Starts a dispatcher process (a replica) in this test's world and waits until it is ready. */
   async function startReplica(): Promise<TsProcess> {
-    const port = await freePort();
-    const child = spawnTs(MAIN, { ...world.env, HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port) });
+    const child = await startDispatcherProcess(world);
     children.push(child);
-    const url = `http://127.0.0.1:${port}/health/ready`;
-    await waitFor(`a dispatcher ready on port ${port}`, async () => (await fetch(url)).status === 200, 90_000).catch(
-      (error: Error) => {
-        throw new Error(`${error.message}\n${child.output()}`);
-      },
-    );
     return child;
   }
 
@@ -106,13 +99,45 @@ describe('webhook dispatcher killed with SIGKILL', () => {
     expect(second!.at - Math.max(first!.at + 3_000, restartedAt)).toBeLessThan(5_000);
   });
 
-  it('delivers every event of a burst once per webhook-id when killed in the middle of it', async () => {
+  /** Which replica (its database session) holds which endpoints of this world, by the advisory locks it holds. */
+  async function holders(): Promise<Map<number, string[]>> {
+    const { rows } = await world.db.query<{ pid: number; client_id: string }>(
+      `SELECT l.pid, s.client_id FROM pg_locks l JOIN subscriptions s ON s.endpoint_no = l.objid::bigint
+       WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+         AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+         AND l.classid = (hashtext($1 || ':endpoints'))::oid`,
+      [world.schema],
+    );
+    const held = new Map<number, string[]>();
+    for (const row of rows) held.set(row.pid, [...(held.get(row.pid) ?? []), row.client_id]);
+    return held;
+  }
+
+  it('delivers every event of a burst once per webhook-id when a replica is killed in the middle of it, the other taking its endpoints over', async () => {
     const EVENTS = 150;
     // Slow receivers (40 ms a reply, 4 at a time per endpoint): the burst takes seconds, and the kill lands in it.
     const slow = () => startReceiver(() => ({ status: 200, delayMs: 40 }));
-    const receiversOfTest = [await slow(), await slow()];
-    const replica = await startReplica();
-    const clients = [await aSubscriber(receiversOfTest[0]!), await aSubscriber(receiversOfTest[1]!)];
+    const receiversOfTest = [await slow(), await slow(), await slow(), await slow()];
+    const killed = await startReplica();
+    await startReplica();
+    const clients: string[] = [];
+    for (const receiver of receiversOfTest) clients.push(await aSubscriber(receiver));
+    // The two replicas share the endpoints (the earlier test's one too): each holds some of this test's.
+    await waitFor(
+      'the endpoints shared by both replicas',
+      async () => {
+        const held = [...(await holders()).values()];
+        const { rows } = await world.db.query<{ count: number }>('SELECT count(*)::int AS count FROM subscriptions');
+        return (
+          held.length === 2 &&
+          held.flat().length === rows[0]!.count &&
+          held.every((endpoints) => endpoints.some((clientId) => clients.includes(clientId)))
+        );
+      },
+      30_000,
+    ).catch(async (error: Error) => {
+      throw new Error(`${error.message}: ${JSON.stringify([...(await holders())])}\n${killed.output()}`);
+    });
 
     const eventIds: string[] = [];
     for (let i = 0; i < EVENTS; i++)
@@ -121,32 +146,47 @@ describe('webhook dispatcher killed with SIGKILL', () => {
     const ownReceipts = (receiver: Receiver) =>
       receiver.received.filter((request) => own.has(String(request.headers['x-event-id'])));
     const total = () => receiversOfTest.reduce((sum, receiver) => sum + ownReceipts(receiver).length, 0);
-    await waitFor('a third of the burst', async () => total() >= (EVENTS * 2) / 3, 60_000).catch((error: Error) => {
-      throw new Error(`${error.message}\n${replica.output()}`);
+    await waitFor('a third of the burst', async () => total() >= (EVENTS * 4) / 3, 60_000).catch((error: Error) => {
+      throw new Error(`${error.message}\n${killed.output()}`);
     });
-    await kill(replica);
+    const before = await holders();
+    await kill(killed);
     const killedAt = Date.now();
-    expect(total()).toBeLessThan(EVENTS * 2);
-    await startReplica();
+    expect(total()).toBeLessThan(EVENTS * 4);
+    // The killed replica's endpoints: those whose session is gone; their cursors stand where it last wrote them.
+    await waitFor('the killed session to end', async () => {
+      const { rows } = await world.db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity');
+      const now = new Set(rows.map((row) => row.pid));
+      return [...before.keys()].some((pid) => !now.has(pid));
+    });
+    const { rows: sessions } = await world.db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity');
+    const survivors = new Set(sessions.map((row) => row.pid));
+    const orphaned = new Set([...before].filter(([pid]) => !survivors.has(pid)).flatMap(([, endpoints]) => endpoints));
+    expect([...orphaned].filter((clientId) => clients.includes(clientId)).length).toBeGreaterThan(0);
+    const { rows: cursors } = await world.db.query<{ client_id: string; cursor_position: string }>(
+      'SELECT client_id, cursor_position FROM subscriptions WHERE client_id = ANY($1::text[])',
+      [clients],
+    );
+    const cursorAtKill = new Map(cursors.map((row) => [row.client_id, Number(row.cursor_position)]));
 
     const { rows } = await waitForAll(world, eventIds, clients);
     for (const [index, receiver] of receiversOfTest.entries()) {
+      const clientId = clients[index]!;
       const receipts = ownReceipts(receiver);
       const ids = receipts.map((request) => String(request.headers['webhook-id']));
-      const expected = rows.filter((row) => row.client_id === clients[index]).map((row) => row.id);
+      const expected = rows.filter((row) => row.client_id === clientId).map((row) => row.id);
       // A deduping receiver processed every delivery exactly once...
       expect(new Set(ids)).toEqual(new Set(expected));
-      // ...and saw a repeat exactly for the attempts the killed replica made without recording their outcome: those in
-      // flight at the kill and those answered but still waiting for their batch of attempt records to be written.
-      // Each of them reached the receiver before the kill; the restarted replica repeated it once, and nothing else.
-      const { rows: recorded } = await world.db.query<{ count: string }>(
-        `SELECT count(*) FROM delivery_attempts WHERE delivery_id = ANY($1::uuid[]) AND attempted_at < $2`,
-        [expected, new Date(killedAt)],
+      // ...and saw a repeat exactly for the messages the killed replica had sent but not yet passed with a written
+      // checkpoint of its endpoint's cursor; the other replica's endpoints saw none.
+      const unrecorded = receipts.filter(
+        (request) =>
+          orphaned.has(clientId) &&
+          request.at < killedAt &&
+          parseDeliveryId(String(request.headers['webhook-id']))!.position > cursorAtKill.get(clientId)!,
       );
-      const beforeKill = receipts.filter((request) => request.at < killedAt);
-      const repeated = [...new Set(ids)].filter((id) => ids.indexOf(id) !== ids.lastIndexOf(id));
-      expect(ids.length - new Set(ids).size).toBe(beforeKill.length - Number(recorded[0]!.count));
-      for (const id of repeated) {
+      expect(ids.length - new Set(ids).size).toBe(unrecorded.length);
+      for (const id of [...new Set(ids)].filter((each) => ids.indexOf(each) !== ids.lastIndexOf(each))) {
         const times = receipts.filter((request) => request.headers['webhook-id'] === id).map((request) => request.at);
         expect({
           id,
@@ -164,7 +204,7 @@ async function waitForAll(world: DispatcherWorld, eventIds: string[], clients: s
     'every delivery DELIVERED',
     async () => {
       ({ rows } = await world.db.query<{ id: string; client_id: string; status: string }>(
-        `SELECT id, client_id, status FROM deliveries WHERE event_id = ANY($1::uuid[]) AND client_id = ANY($2::text[])`,
+        `SELECT id, client_id, status FROM delivery_view WHERE event_id = ANY($1::uuid[]) AND client_id = ANY($2::text[])`,
         [eventIds, clients],
       ));
       return rows.length === eventIds.length * clients.length && rows.every((row) => row.status === 'DELIVERED');

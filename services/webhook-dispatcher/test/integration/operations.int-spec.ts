@@ -66,10 +66,9 @@ describe('webhook operations', () => {
     expect(list.body.deliveries.map((delivery: { id: string }) => delivery.id)).not.toContain(other);
     expect(list.body.pagination).toEqual({ limit: 100, offset: 0, total: expect.any(Number) });
 
+    // Delivered at its first attempt: no attempt is kept (only messages that failed once have a record).
     const detail = await dispatcher.call('GET', `/webhooks/deliveries/${id}`, rsp(mine.clientId));
-    expect(detail.body.attemptLog).toEqual([
-      expect.objectContaining({ attempt: 1, statusCode: 200, url: `${mine.receiver.url}/locations/events` }),
-    ]);
+    expect(detail.body).toMatchObject({ id, status: 'DELIVERED', attempts: 1, attemptLog: [] });
     const foreign = await dispatcher.call('GET', `/webhooks/deliveries/${other}`, rsp(mine.clientId));
     expect(foreign.status).toBe(404);
     expect(foreign.body.error).toMatchObject({ code: 'RESOURCE_NOT_FOUND', details: { resourceType: 'delivery' } });
@@ -82,8 +81,21 @@ describe('webhook operations', () => {
     expect(again.body.status).toBe('PENDING');
     await waitFor('the second receipt', async () => receiptsOf(mine.receiver, eventId).length === 2);
     const [first, second] = receiptsOf(mine.receiver, eventId);
+    expect(first!.headers['webhook-id']).toBe(id);
     expect(second!.headers['webhook-id']).toBe(id);
     expect(second!.body).toBe(first!.body);
+    // The redelivery is on record, as attempt 2 of the delivery.
+    await waitFor('the redelivery recorded', async () => {
+      const again = await dispatcher.call('GET', `/webhooks/deliveries/${id}`, rsp(mine.clientId));
+      return again.body.status === 'DELIVERED' && again.body.attemptLog.length === 1;
+    });
+    const redelivered = await dispatcher.call('GET', `/webhooks/deliveries/${id}`, rsp(mine.clientId));
+    expect(redelivered.body).toMatchObject({
+      attempts: 2,
+      attemptLog: [
+        expect.objectContaining({ attempt: 2, statusCode: 200, url: `${mine.receiver.url}/locations/events` }),
+      ],
+    });
   });
 
   it('refuses to redrive a delivery that is still PENDING (409)', async () => {

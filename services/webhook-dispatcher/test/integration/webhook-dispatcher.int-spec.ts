@@ -32,6 +32,11 @@ describeServiceSmoke({
       'disabled_at timestamp with time zone',
       'disabled_reason text',
       'updated_at timestamp with time zone not null',
+      'endpoint_no bigint not null',
+      'cursor_position bigint not null',
+      'start_position bigint not null',
+      'start_at timestamp with time zone',
+      'lane_epoch bigint not null',
     ],
     notifications: [
       'event_id uuid not null',
@@ -42,6 +47,9 @@ describeServiceSmoke({
       'correlation_id text',
       'occurred_at timestamp with time zone not null',
       'created_at timestamp with time zone not null',
+      'position bigint not null',
+      'recipient text',
+      'location_id text',
     ],
     deliveries: [
       'id uuid not null',
@@ -68,7 +76,7 @@ describeServiceSmoke({
       'error text',
     ],
   },
-  readiness: ['database', 'kafka', 'webhook-intake', 'subscriptions'],
+  readiness: ['database', 'kafka', 'notifications', 'subscriptions'],
   required: ['DATABASE_URL', 'KAFKA_BROKERS', 'WEBHOOK_SECRET_TRANSPORT_KEY'],
   loadConfig: loadWebhookDispatcherConfig,
   createApp: async (env) => {

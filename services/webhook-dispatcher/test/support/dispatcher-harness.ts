@@ -9,23 +9,26 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import { type ClientData, type EventType, KAFKA_HEADERS, TOPICS } from '@lx/contracts';
-import { KafkaEventBus } from '@lx/messaging';
-import { type KafkaConfig, type ReadinessCheck, WebhookSecretTransport } from '@lx/platform';
+import { KafkaEventBus, type ProjectionConsumer, projectionConsumerToken } from '@lx/messaging';
+import { type KafkaConfig, WebhookSecretTransport } from '@lx/platform';
 import {
   aNewLocation,
+  freePort,
   type Json,
   positionAtLogEnd,
   publish,
+  REPO_ROOT,
   requireEnv,
+  spawnTs,
   startTestTokenIssuer,
   testKafka,
   type TestTokenIssuer,
+  type TsProcess,
   uniqueSuffix,
   waitFor,
 } from '@lx/testing';
 import { loadWebhookDispatcherConfig, type WebhookDispatcherConfig } from '../../src/config/webhook-dispatcher.config';
 import { MIGRATIONS } from '../../src/database/migrations';
-import { WEBHOOK_INTAKE } from '../../src/delivery/intake/webhook-intake.server';
 import { createWebhookDispatcherApp } from '../../src/webhook-dispatcher.app';
 
 /** A webhook secret in the Standard Webhooks form, as auth makes them. */
@@ -213,6 +216,8 @@ export async function prepareDispatcherWorld(settings: Record<string, string> = 
     WEBHOOK_ALLOWED_ADDRESS_KINDS: 'loopback',
     WEBHOOK_RETRY_JITTER: '0',
     WEBHOOK_POLL_INTERVAL: '100ms',
+    WEBHOOK_CHECKPOINT_INTERVAL: '100ms',
+    WEBHOOK_REBALANCE_INTERVAL: '200ms',
     ...settings,
   };
   const kafka = testKafka(`it-webhooks-publisher-${suffix}`, env);
@@ -264,8 +269,10 @@ export async function prepareDispatcherWorld(settings: Record<string, string> = 
         ]);
         return rows[0]?.version === version;
       }),
+    // As the APIs show them: rows of messages that failed once, and the messages delivered at their first attempt.
     deliveries: async (eventId) =>
-      (await db.query<DeliveryRow>('SELECT * FROM deliveries WHERE event_id = $1 ORDER BY client_id', [eventId])).rows,
+      (await db.query<DeliveryRow>('SELECT * FROM delivery_view WHERE event_id = $1 ORDER BY client_id', [eventId]))
+        .rows,
     attempts: async (deliveryId) =>
       (
         await db.query<AttemptRow>('SELECT * FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt', [
@@ -281,6 +288,28 @@ export async function prepareDispatcherWorld(settings: Record<string, string> = 
   };
 }
 
+const MAIN = join(REPO_ROOT, 'services/webhook-dispatcher/src/main.ts');
+
+/** A dispatcher process (a replica) in `world`, started, once it is ready. */
+export async function startDispatcherProcess(world: DispatcherWorld): Promise<TsProcess> {
+  const port = await freePort();
+  const child = spawnTs(MAIN, { ...world.env, HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port) });
+  const url = `http://127.0.0.1:${port}/health/ready`;
+  await waitFor(`a dispatcher ready on port ${port}`, async () => (await fetch(url)).status === 200, 90_000).catch(
+    (error: Error) => {
+      child.process.kill('SIGKILL');
+      throw new Error(`${error.message}\n${child.output()}`);
+    },
+  );
+  return child;
+}
+
+/** The resident memory of a process, from /proc, in MB. */
+export function residentMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
 /** The dispatcher in this process, started, once its intake has joined its consumer group. */
 export async function startWebhookDispatcherApp(config: WebhookDispatcherConfig): Promise<NestFastifyApplication> {
   const { app, start } = await createWebhookDispatcherApp(config);
@@ -288,10 +317,9 @@ export async function startWebhookDispatcherApp(config: WebhookDispatcherConfig)
   await waitFor(
     'the intake to join its group',
     () =>
-      app
-        .get<ReadinessCheck>(WEBHOOK_INTAKE)
-        .check()
-        .then(() => true),
+      Promise.resolve(
+        app.get<ProjectionConsumer>(projectionConsumerToken('notifications')).health().state === 'joined',
+      ),
     60_000,
   );
   return app;

@@ -5,12 +5,14 @@ import { MetricsRegistry } from '@lx/platform';
 /** What an SRE watches of the webhooks: outcomes, attempt latency, the queue, failing endpoints, credential problems. */
 @Injectable()
 export class DeliveryMetrics {
-  readonly events: Counter<'type' | 'outcome'>;
+  readonly events: Counter<'outcome'>;
   readonly deliveries: Counter<'outcome'>;
   readonly attempts: Counter<'result'>;
   readonly attemptDuration: Histogram<'result'>;
   readonly unauthorized: Counter<'client_id'>;
   readonly pending: Gauge;
+  readonly backlog: Gauge;
+  readonly endpointsHeld: Gauge;
   readonly oldestPendingAge: Gauge;
   readonly failingEndpoints: Gauge;
 
@@ -18,8 +20,8 @@ export class DeliveryMetrics {
     const registers = [metrics.registry];
     this.events = new Counter({
       name: 'webhook_events_total',
-      help: 'Consumed events by type and outcome: recorded (deliveries created), nothing-new (a redelivery, or no subscriber), invalid',
-      labelNames: ['type', 'outcome'],
+      help: 'Consumed events by outcome: logged (appended to the notification log), repeated (already in it)',
+      labelNames: ['outcome'],
       registers,
     });
     this.deliveries = new Counter({
@@ -47,10 +49,24 @@ export class DeliveryMetrics {
       labelNames: ['client_id'],
       registers,
     });
-    this.pending = new Gauge({ name: 'webhook_deliveries_pending', help: 'Deliveries in PENDING', registers });
+    this.pending = new Gauge({
+      name: 'webhook_deliveries_pending',
+      help: 'Deliveries waiting for a retry (PENDING rows)',
+      registers,
+    });
+    this.backlog = new Gauge({
+      name: 'webhook_cursor_backlog_messages',
+      help: 'Messages of the log behind the cursors of deliverable endpoints, summed over the endpoints',
+      registers,
+    });
+    this.endpointsHeld = new Gauge({
+      name: 'webhook_endpoints_held',
+      help: 'Endpoints this replica serves',
+      registers,
+    });
     this.oldestPendingAge = new Gauge({
       name: 'webhook_oldest_pending_age_seconds',
-      help: 'Age of the oldest PENDING delivery (0 when none)',
+      help: 'Age of the oldest message waiting: a delivery waiting for a retry, or the first message behind a cursor (0 when none)',
       registers,
     });
     this.failingEndpoints = new Gauge({

@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
 import type { Delivery, DeliveryAttempt, Endpoint, WebhookEventType } from '@lx/contracts';
-import type { DeliveryListQuery } from '@lx/domain';
+import { type DeliveryListQuery, parseDeliveryId } from '@lx/domain';
 import { PG_POOL } from '@lx/platform';
+import { startPositionSql } from './notification-log.repository';
 
 interface DeliveryRow {
   id: string;
@@ -40,7 +41,7 @@ interface EndpointRow {
   pending: string;
 }
 
-const DELIVERY_COLUMNS = `d.id, d.client_id, d.event_id, n.event_type, d.status, d.attempts, d.created_at,
+const DELIVERY_COLUMNS = `d.id, d.client_id, d.event_id, d.event_type, d.status, d.attempts, d.created_at,
   d.last_attempt_at, d.next_attempt_at, d.last_status_code, d.last_error, d.finished_at`;
 
 const optional = <K extends string, V>(key: K, value: V | null): Partial<Record<K, V>> =>
@@ -92,7 +93,7 @@ function endpointOf(row: EndpointRow): Endpoint {
 
 const ENDPOINT_SELECT = `SELECT s.client_id, s.webhook_url, s.enabled, s.consecutive_failures, s.disabled_at,
     s.disabled_reason, s.event_types,
-    (SELECT count(*) FROM deliveries d WHERE d.client_id = s.client_id AND d.status = 'PENDING') AS pending
+    (SELECT count(*) FROM delivery_view d WHERE d.client_id = s.client_id AND d.status = 'PENDING') AS pending
   FROM subscriptions s`;
 
 /** Reads and operator actions on the delivery records: lists, one delivery with its attempts, redrives, endpoints. */
@@ -115,23 +116,18 @@ export class DeliveryRecordsRepository {
     const filter = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
     const [rows, counted] = await Promise.all([
       this.pool.query<DeliveryRow>(
-        `SELECT ${DELIVERY_COLUMNS} FROM deliveries d JOIN notifications n ON n.event_id = d.event_id ${filter}
+        `SELECT ${DELIVERY_COLUMNS} FROM delivery_view d ${filter}
          ORDER BY d.created_at DESC, d.id DESC LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
         [...values, query.page.limit, query.page.offset],
       ),
-      this.pool.query<{ total: number }>(`SELECT count(*)::int AS total FROM deliveries d ${filter}`, values),
+      this.pool.query<{ total: number }>(`SELECT count(*)::int AS total FROM delivery_view d ${filter}`, values),
     ]);
     return { items: rows.rows.map(deliveryOf), total: counted.rows[0]?.total ?? 0 };
   }
 
   /** One delivery with its attempts; only the client's own when `clientId` is given. */
   async find(id: string, clientId?: string): Promise<{ delivery: Delivery; attempts: DeliveryAttempt[] } | undefined> {
-    const { rows } = await this.pool.query<DeliveryRow>(
-      `SELECT ${DELIVERY_COLUMNS} FROM deliveries d JOIN notifications n ON n.event_id = d.event_id
-       WHERE d.id = $1 AND ($2::text IS NULL OR d.client_id = $2)`,
-      [id, clientId ?? null],
-    );
-    const [row] = rows;
+    const row = await this.one(id, clientId);
     if (row === undefined) return undefined;
     const attempts = await this.pool.query<AttemptRow>(
       `SELECT attempt, attempted_at, url, status_code, latency_ms, response_excerpt, error
@@ -143,22 +139,32 @@ export class DeliveryRecordsRepository {
 
   /**
    * Makes an ended delivery (DELIVERED, FAILED, DEAD) PENDING and due now, with a fresh run of the retry schedule
-   * and the same webhook-id. Returns the delivery's status before, or undefined when it does not exist (or is not
-   * the client's).
+   * and the same webhook-id; a message delivered at its first attempt gets its delivery row now. Returns the
+   * delivery's status before, or undefined when it does not exist (or is not the client's).
    */
   async redrive(id: string, clientId?: string): Promise<Delivery['status'] | undefined> {
-    const { rows } = await this.pool.query<{ status: Delivery['status'] }>(
-      `WITH target AS (
-         SELECT id, status FROM deliveries WHERE id = $1 AND ($2::text IS NULL OR client_id = $2) FOR UPDATE
-       ), redriven AS (
-         UPDATE deliveries d SET status = 'PENDING', next_attempt_at = now(), schedule_start = d.attempts,
-           finished_at = NULL
-         FROM target t WHERE d.id = t.id AND t.status <> 'PENDING'
-       )
-       SELECT status FROM target`,
-      [id, clientId ?? null],
+    const found = await this.one(id, clientId);
+    if (found === undefined || found.status === 'PENDING') return found?.status;
+    await this.pool.query(
+      `INSERT INTO deliveries (id, event_id, client_id, status, attempts, schedule_start, next_attempt_at, created_at)
+       VALUES ($1, $2, $3, 'PENDING', 1, 1, now(), $4)
+       ON CONFLICT (id) DO UPDATE SET status = 'PENDING', next_attempt_at = now(),
+         schedule_start = deliveries.attempts, finished_at = NULL
+       WHERE deliveries.status <> 'PENDING'`,
+      [found.id, found.event_id, found.client_id, found.created_at],
     );
-    return rows[0]?.status;
+    return found.status;
+  }
+
+  /** One delivery as the view shows it: a recorded one by its id, a derived id by its position and endpoint. */
+  private async one(id: string, clientId?: string): Promise<DeliveryRow | undefined> {
+    const derived = parseDeliveryId(id);
+    const { rows } = await this.pool.query<DeliveryRow>(
+      `SELECT ${DELIVERY_COLUMNS} FROM delivery_view d
+       WHERE d.id = $1 AND ($2::text IS NULL OR d.client_id = $2) AND ($3::bigint IS NULL OR d.position = $3)`,
+      [id, clientId ?? null, derived?.position ?? null],
+    );
+    return rows[0];
   }
 
   /** Redrives every DEAD delivery of the client created at or after `since`; returns how many. */
@@ -183,8 +189,13 @@ export class DeliveryRecordsRepository {
 
   /** Clears an endpoint's DISABLED state and failure run (after the RSP fixed it); false when there is no such client. */
   async enableEndpoint(clientId: string): Promise<boolean> {
+    // A disabled endpoint's cursor starts again now: what happened while it was disabled is not sent.
     const { rowCount } = await this.pool.query(
-      `UPDATE subscriptions SET disabled_at = NULL, disabled_reason = NULL, consecutive_failures = 0
+      `UPDATE subscriptions SET disabled_at = NULL, disabled_reason = NULL, consecutive_failures = 0,
+         start_at = CASE WHEN disabled_at IS NULL THEN start_at ELSE now() END,
+         start_position = CASE WHEN disabled_at IS NULL THEN start_position ELSE ${startPositionSql('now()')} END,
+         cursor_position = CASE WHEN disabled_at IS NULL THEN cursor_position
+           ELSE GREATEST(cursor_position, ${startPositionSql('now()')}) END
        WHERE client_id = $1`,
       [clientId],
     );

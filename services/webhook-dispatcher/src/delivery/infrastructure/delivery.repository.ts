@@ -1,24 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool, PoolClient } from 'pg';
 import { checkOut, PG_POOL } from '@lx/platform';
+import type { WebhookEventType } from '@lx/contracts';
+import type { EndpointSubscription } from '../sending/endpoint-lane';
 import { EndpointEventsPublisher } from './endpoint-events.publisher';
-
-/** What is sent for one event, stored once however many clients receive it. */
-export interface Notification {
-  eventId: string;
-  eventType: string;
-  /** Path under the client's webhook URL. */
-  path: string;
-  /** The exact body bytes signed and sent. */
-  body: string;
-  /** Headers besides Content-Type and the signature headers (the OAF-100 X-Event-* of location events). */
-  headers: Record<string, string>;
-  correlationId?: string;
-  occurredAt: string;
-}
-
-/** Who receives a notification: one client (export outcomes) or every subscription that takes its type. */
-export type Recipients = { clientId: string } | 'subscribers';
 
 /** A delivery claimed for one attempt, with everything the attempt needs. */
 export interface ClaimedDelivery {
@@ -33,6 +18,8 @@ export interface ClaimedDelivery {
   webhookUrl: string;
   path: string;
   body: string;
+  /** The body's bytes when they were encoded already (a message read from the log). */
+  bytes?: Buffer;
   headers: Record<string, string>;
   correlationId: string | null;
   secret: { sealed: string; version: number };
@@ -55,6 +42,34 @@ export interface AttemptRecord {
   nextAttemptAt?: Date;
   /** The endpoint answered 410 Gone: disable it. */
   disableEndpoint?: string;
+  /**
+   * The first attempt of a message read through the endpoint's cursor: it has no delivery row yet. Its failure
+   * creates the row (with the derived id); its success writes nothing but, with `row` false, the endpoint's state.
+   */
+  first?: { eventId: string; row: boolean };
+}
+
+/** Where an endpoint's cursor stands, written with the records of the attempts it passed. */
+export interface Checkpoint {
+  clientId: string;
+  epoch: number;
+  position: number;
+}
+
+interface SubscriptionRow {
+  client_id: string;
+  endpoint_no: string;
+  deliverable: boolean;
+  webhook_url: string | null;
+  event_types: WebhookEventType[] | null;
+  start_position: string;
+  start_at: Date | null;
+  consecutive_failures: number;
+  secret_sealed: string | null;
+  secret_version: number | null;
+  previous_secret_sealed: string | null;
+  previous_secret_version: number | null;
+  secret_rotated_at: Date | null;
 }
 
 interface ClaimedRow {
@@ -79,55 +94,38 @@ interface ClaimedRow {
 /** A subscription that may receive deliveries now. */
 const DELIVERABLE = `s.enabled AND s.webhook_url IS NOT NULL AND s.secret_sealed IS NOT NULL AND s.disabled_at IS NULL`;
 
-/** The delivery records: one per event and client, each attempt its own row. */
+const secretsOf = (row: {
+  secret_sealed: string | null;
+  secret_version: number | null;
+  previous_secret_sealed: string | null;
+  previous_secret_version: number | null;
+  secret_rotated_at: Date | null;
+}): Pick<ClaimedDelivery, 'previousSecret'> & { secret: ClaimedDelivery['secret'] | null } => ({
+  secret:
+    row.secret_sealed === null || row.secret_version === null
+      ? null
+      : { sealed: row.secret_sealed, version: row.secret_version },
+  ...(row.previous_secret_sealed === null || row.previous_secret_version === null || row.secret_rotated_at === null
+    ? {}
+    : {
+        previousSecret: {
+          sealed: row.previous_secret_sealed,
+          version: row.previous_secret_version,
+          rotatedAt: row.secret_rotated_at,
+        },
+      }),
+});
+
+/**
+ * The delivery records of messages that failed at least once (each attempt its own row), and the endpoints' cursors
+ * and state.
+ */
 @Injectable()
 export class DeliveryRepository {
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     private readonly endpointEvents: EndpointEventsPublisher,
   ) {}
-
-  /**
-   * Stores each notification and a PENDING delivery, due at once, for each of its recipients that is deliverable now
-   * (and, for 'subscribers', takes the event type), all in one statement. Idempotent: a redelivered event finds its
-   * notification and its deliveries and adds nothing. Returns the number of deliveries created per event id.
-   */
-  async record(items: readonly { notification: Notification; recipients: Recipients }[]): Promise<Map<string, number>> {
-    const column = <T>(pick: (item: (typeof items)[number]) => T) => items.map(pick);
-    const { rows } = await this.pool.query<{ event_id: string; created: number }>(
-      `WITH e AS (
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::text[],
-           $7::timestamptz[], $8::text[])
-           AS e(event_id, event_type, path, body, headers, correlation_id, occurred_at, recipient)
-       ), stored AS (
-         INSERT INTO notifications (event_id, event_type, path, body, headers, correlation_id, occurred_at, created_at)
-         SELECT DISTINCT ON (event_id) event_id, event_type, path, body, headers, correlation_id, occurred_at, now()
-         FROM e
-         ON CONFLICT (event_id) DO NOTHING
-       ), created AS (
-         INSERT INTO deliveries (id, event_id, client_id, status, attempts, next_attempt_at, created_at)
-         SELECT DISTINCT ON (e.event_id, s.client_id) gen_random_uuid(), e.event_id, s.client_id, 'PENDING', 0, now(),
-           now()
-         FROM e JOIN subscriptions s
-           ON ${DELIVERABLE} AND (e.recipient IS NULL OR s.client_id = e.recipient)
-             AND (s.event_types IS NULL OR e.event_type = ANY (s.event_types))
-         ON CONFLICT (event_id, client_id) DO NOTHING
-         RETURNING event_id
-       )
-       SELECT event_id, count(*)::int AS created FROM created GROUP BY event_id`,
-      [
-        column((item) => item.notification.eventId),
-        column((item) => item.notification.eventType),
-        column((item) => item.notification.path),
-        column((item) => item.notification.body),
-        column((item) => JSON.stringify(item.notification.headers)),
-        column((item) => item.notification.correlationId ?? null),
-        column((item) => item.notification.occurredAt),
-        column((item) => (item.recipients === 'subscribers' ? null : item.recipients.clientId)),
-      ],
-    );
-    return new Map(rows.map((row) => [row.event_id, row.created]));
-  }
 
   /**
    * Claims due PENDING deliveries of deliverable endpoints for one attempt each: at most `slots.get(client)` (or
@@ -140,6 +138,7 @@ export class DeliveryRepository {
     perEndpoint: number,
     limit: number,
     leaseMs: number,
+    owned: readonly string[],
   ): Promise<ClaimedDelivery[]> {
     const { rows } = await this.pool.query<ClaimedRow>(
       `WITH free AS (
@@ -155,7 +154,7 @@ export class DeliveryRepository {
            LIMIT COALESCE(f.slots, $3)
            FOR UPDATE SKIP LOCKED
          ) d
-         WHERE ${DELIVERABLE}
+         WHERE ${DELIVERABLE} AND s.client_id = ANY ($6::text[])
          LIMIT $4
        )
        UPDATE deliveries d
@@ -167,7 +166,7 @@ export class DeliveryRepository {
        RETURNING d.id, d.client_id, d.event_id, n.event_type, d.attempts, d.schedule_start, s.webhook_url, n.path, n.body, n.headers,
          n.correlation_id, s.secret_sealed, s.secret_version, s.previous_secret_sealed, s.previous_secret_version,
          s.secret_rotated_at`,
-      [[...slots.keys()], [...slots.values()], perEndpoint, limit, leaseMs],
+      [[...slots.keys()], [...slots.values()], perEndpoint, limit, leaseMs, owned],
     );
     return rows.map((row) => ({
       id: row.id,
@@ -181,16 +180,7 @@ export class DeliveryRepository {
       body: row.body,
       headers: row.headers,
       correlationId: row.correlation_id,
-      secret: { sealed: row.secret_sealed, version: row.secret_version },
-      ...(row.previous_secret_sealed === null || row.previous_secret_version === null || row.secret_rotated_at === null
-        ? {}
-        : {
-            previousSecret: {
-              sealed: row.previous_secret_sealed,
-              version: row.previous_secret_version,
-              rotatedAt: row.secret_rotated_at,
-            },
-          }),
+      ...(secretsOf(row) as Pick<ClaimedDelivery, 'secret' | 'previousSecret'>),
     }));
   }
 
@@ -205,45 +195,59 @@ export class DeliveryRepository {
   }
 
   /**
-   * Records attempts and the state each leaves its delivery in, in one transaction. An outcome whose attempt is no
-   * longer the delivery's latest (its lease lapsed and another replica attempted again) is stored as an attempt but
-   * does not change the delivery. Also keeps each endpoint's run of consecutive failures, and disables an endpoint
-   * that answered 410, with a WEBHOOK_ENDPOINT_DISABLED event in the same transaction (once: an endpoint already
-   * disabled is not announced again).
+   * Records attempts and the state each leaves its delivery in, and moves endpoints' cursors past the messages these
+   * records (and earlier ones) settle, in one transaction. A first attempt that failed creates its delivery row; an
+   * outcome whose attempt is no longer the delivery's latest (its lease lapsed and another replica attempted again) is
+   * stored as an attempt but does not change the delivery. Also keeps each endpoint's run of consecutive failures,
+   * and disables an endpoint that answered 410, with a WEBHOOK_ENDPOINT_DISABLED event in the same transaction
+   * (once: an endpoint already disabled is not announced again). A checkpoint only moves a cursor forward, and only
+   * for the replica that holds the endpoint's current epoch.
    */
-  async recordAttempts(records: readonly AttemptRecord[]): Promise<void> {
-    if (records.length === 0) return;
-    const gone = records.filter((record) => record.disableEndpoint !== undefined);
-    if (gone.length === 0) {
-      await this.writeAttempts(this.pool, records);
-      return;
-    }
+  async recordAttempts(records: readonly AttemptRecord[], checkpoints: readonly Checkpoint[] = []): Promise<void> {
+    if (records.length === 0 && checkpoints.length === 0) return;
     const { client, release } = await checkOut(this.pool);
     try {
       await client.query('BEGIN');
-      const { rows } = await client.query<{ client_id: string }>(
-        `SELECT client_id FROM subscriptions WHERE client_id = ANY($1::text[]) AND disabled_at IS NULL FOR UPDATE`,
-        [[...new Set(gone.map((record) => record.clientId))]],
-      );
-      await this.writeAttempts(client, records);
-      // The endpoints this batch disabled, as stored (disabled_at is the batch's latest attempt of the client).
-      const { rows: disabled } = await client.query<{ client_id: string; disabled_at: Date; disabled_reason: string }>(
-        `SELECT client_id, disabled_at, disabled_reason FROM subscriptions WHERE client_id = ANY($1::text[])`,
-        [rows.map((row) => row.client_id)],
-      );
-      await this.endpointEvents.append(
-        client,
-        disabled.map((row) => {
-          const record = gone.find((candidate) => candidate.clientId === row.client_id)!;
-          return {
-            clientId: row.client_id,
-            url: record.url,
-            reason: row.disabled_reason,
-            disabledAt: row.disabled_at.toISOString(),
-            deliveryId: record.deliveryId,
-          };
-        }),
-      );
+      const gone = records.filter((record) => record.disableEndpoint !== undefined);
+      const { rows } =
+        gone.length === 0
+          ? { rows: [] }
+          : await client.query<{ client_id: string }>(
+              `SELECT client_id FROM subscriptions WHERE client_id = ANY($1::text[]) AND disabled_at IS NULL FOR UPDATE`,
+              [[...new Set(gone.map((record) => record.clientId))]],
+            );
+      if (records.length > 0) await this.writeAttempts(client, records);
+      if (checkpoints.length > 0) {
+        await client.query(
+          `UPDATE subscriptions s SET cursor_position = c.position
+           FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS c(client_id, epoch, position)
+           WHERE s.client_id = c.client_id AND s.lane_epoch = c.epoch AND s.cursor_position < c.position`,
+          [checkpoints.map((c) => c.clientId), checkpoints.map((c) => c.epoch), checkpoints.map((c) => c.position)],
+        );
+      }
+      if (rows.length > 0) {
+        // The endpoints this batch disabled, as stored (disabled_at is the batch's latest attempt of the client).
+        const { rows: disabled } = await client.query<{
+          client_id: string;
+          disabled_at: Date;
+          disabled_reason: string;
+        }>(`SELECT client_id, disabled_at, disabled_reason FROM subscriptions WHERE client_id = ANY($1::text[])`, [
+          rows.map((row) => row.client_id),
+        ]);
+        await this.endpointEvents.append(
+          client,
+          disabled.map((row) => {
+            const record = gone.find((candidate) => candidate.clientId === row.client_id)!;
+            return {
+              clientId: row.client_id,
+              url: record.url,
+              reason: row.disabled_reason,
+              disabledAt: row.disabled_at.toISOString(),
+              deliveryId: record.deliveryId,
+            };
+          }),
+        );
+      }
       await client.query('COMMIT');
       release();
     } catch (error) {
@@ -258,13 +262,21 @@ export class DeliveryRepository {
     await executor.query(
       `WITH o AS (
          SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::text[], $5::int[], $6::int[], $7::text[],
-           $8::text[], $9::text[], $10::timestamptz[], $11::text[], $12::text[])
+           $8::text[], $9::text[], $10::timestamptz[], $11::text[], $12::text[], $13::uuid[], $14::boolean[])
            AS o(delivery_id, attempt, attempted_at, url, status_code, latency_ms, response_excerpt, error, status,
-             next_attempt_at, client_id, disable_reason)
+             next_attempt_at, client_id, disable_reason, first_event_id, with_row)
+       ), firsts AS (
+         INSERT INTO deliveries (id, event_id, client_id, status, attempts, schedule_start, next_attempt_at,
+           last_attempt_at, last_status_code, last_error, created_at, finished_at)
+         SELECT delivery_id, first_event_id, client_id, status, 1, 0, next_attempt_at, attempted_at, status_code, error,
+           attempted_at, CASE WHEN status = 'PENDING' THEN NULL ELSE attempted_at END
+         FROM o WHERE first_event_id IS NOT NULL AND with_row
+         ON CONFLICT (id) DO NOTHING
        ), attempts AS (
          INSERT INTO delivery_attempts (delivery_id, attempt, attempted_at, url, status_code, latency_ms,
            response_excerpt, error)
          SELECT delivery_id, attempt, attempted_at, url, status_code, latency_ms, response_excerpt, error FROM o
+         WHERE with_row
          ON CONFLICT (delivery_id, attempt) DO NOTHING
        ), endpoints AS (
          SELECT client_id, bool_or(status = 'DELIVERED') AS delivered,
@@ -287,7 +299,7 @@ export class DeliveryRepository {
          last_status_code = o.status_code, last_error = o.error,
          finished_at = CASE WHEN o.status = 'PENDING' THEN NULL ELSE o.attempted_at END
        FROM o
-       WHERE d.id = o.delivery_id AND d.attempts = o.attempt AND d.status = 'PENDING'`,
+       WHERE o.first_event_id IS NULL AND d.id = o.delivery_id AND d.attempts = o.attempt AND d.status = 'PENDING'`,
       [
         column((r) => r.deliveryId),
         column((r) => r.attempt),
@@ -301,6 +313,8 @@ export class DeliveryRepository {
         column((r) => r.nextAttemptAt ?? null),
         column((r) => r.clientId),
         column((r) => r.disableEndpoint ?? null),
+        column((r) => r.first?.eventId ?? null),
+        column((r) => r.first?.row ?? true),
       ],
     );
   }
@@ -325,17 +339,114 @@ export class DeliveryRepository {
     return rowCount ?? 0;
   }
 
-  /** PENDING deliveries, the age of the oldest, and endpoints with failures since their last success. */
-  async summary(): Promise<{ pending: number; oldestPendingAgeSeconds: number; failingEndpoints: number }> {
-    const { rows } = await this.pool.query<{ pending: string; oldest: number | null; failing: string }>(
-      `SELECT (SELECT count(*) FROM deliveries WHERE status = 'PENDING') AS pending,
-         (SELECT extract(epoch FROM now() - min(created_at))::float8 FROM deliveries WHERE status = 'PENDING') AS oldest,
+  /**
+   * Deletes, in bounded batches, the records of deliveries that ended more than `recordRetentionMs` ago (and their
+   * attempts), then the log's messages older than `logRetentionMs` that every deliverable endpoint's cursor has passed
+   * and no remaining record refers to. Returns how many of each went.
+   */
+  async purge(recordRetentionMs: number, logRetentionMs: number): Promise<{ records: number; messages: number }> {
+    const { rows: ended } = await this.pool.query<{ count: string }>(
+      `WITH old AS (
+         SELECT id FROM deliveries
+         WHERE status <> 'PENDING' AND finished_at < now() - make_interval(secs => $1::double precision / 1000)
+         LIMIT 10000
+       ), attempts AS (
+         DELETE FROM delivery_attempts a USING old WHERE a.delivery_id = old.id
+       ), gone AS (
+         DELETE FROM deliveries d USING old WHERE d.id = old.id RETURNING 1
+       )
+       SELECT count(*) FROM gone`,
+      [recordRetentionMs],
+    );
+    const { rowCount } = await this.pool.query(
+      `DELETE FROM notifications n
+       WHERE n.position IN (
+         SELECT position FROM notifications
+         WHERE created_at < now() - make_interval(secs => $1::double precision / 1000)
+           AND position <= coalesce((SELECT min(s.cursor_position) FROM subscriptions s WHERE ${DELIVERABLE}),
+             (SELECT max(position) FROM notifications))
+         ORDER BY position LIMIT 10000)
+         AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = n.event_id)`,
+      [logRetentionMs],
+    );
+    return { records: Number(ended[0]?.count ?? 0), messages: rowCount ?? 0 };
+  }
+
+  /** Every subscription, as the dispatcher serves it. */
+  async subscriptions(): Promise<EndpointSubscription[]> {
+    const { rows } = await this.pool.query<SubscriptionRow>(
+      `SELECT s.client_id, s.endpoint_no, ${DELIVERABLE} AS deliverable, s.webhook_url, s.event_types,
+         s.start_position, s.start_at, s.consecutive_failures, s.secret_sealed, s.secret_version,
+         s.previous_secret_sealed, s.previous_secret_version, s.secret_rotated_at
+       FROM subscriptions s ORDER BY s.endpoint_no`,
+    );
+    return rows.map((row) => ({
+      clientId: row.client_id,
+      endpointNo: Number(row.endpoint_no),
+      deliverable: row.deliverable,
+      webhookUrl: row.webhook_url,
+      eventTypes: row.event_types,
+      startPosition: Number(row.start_position),
+      startAtMs: row.start_at?.getTime() ?? 0,
+      consecutiveFailures: row.consecutive_failures,
+      ...secretsOf(row),
+    }));
+  }
+
+  /** A replica takes the endpoint: a new epoch fences the previous holder's checkpoints; returns the epoch and cursor. */
+  async takeEndpoint(clientId: string): Promise<{ epoch: number; cursor: number } | undefined> {
+    const { rows } = await this.pool.query<{ lane_epoch: string; cursor_position: string }>(
+      `UPDATE subscriptions SET lane_epoch = lane_epoch + 1 WHERE client_id = $1 RETURNING lane_epoch, cursor_position`,
+      [clientId],
+    );
+    const [row] = rows;
+    return row === undefined ? undefined : { epoch: Number(row.lane_epoch), cursor: Number(row.cursor_position) };
+  }
+
+  /** Of these clients, those with deliveries waiting for a retry. */
+  async withPendingRetries(clientIds: readonly string[]): Promise<Set<string>> {
+    if (clientIds.length === 0) return new Set();
+    const { rows } = await this.pool.query<{ client_id: string }>(
+      `SELECT DISTINCT client_id FROM deliveries WHERE client_id = ANY($1::text[]) AND status = 'PENDING'`,
+      [clientIds],
+    );
+    return new Set(rows.map((row) => row.client_id));
+  }
+
+  /**
+   * What waits: deliveries waiting for a retry, messages behind the cursors of deliverable endpoints, the age of the
+   * oldest of either, and endpoints with failures since their last success.
+   */
+  async summary(): Promise<{
+    pending: number;
+    backlog: number;
+    oldestPendingAgeSeconds: number;
+    failingEndpoints: number;
+  }> {
+    const { rows } = await this.pool.query<{
+      pending: string;
+      backlog: string;
+      oldest_retry: number | null;
+      oldest_unsent: number | null;
+      failing: string;
+    }>(
+      `WITH head AS (SELECT coalesce(max(position), 0) AS head FROM notifications)
+       SELECT (SELECT count(*) FROM deliveries WHERE status = 'PENDING') AS pending,
+         (SELECT coalesce(sum(GREATEST(head.head - s.cursor_position, 0)), 0) FROM subscriptions s, head
+           WHERE ${DELIVERABLE}) AS backlog,
+         (SELECT extract(epoch FROM now() - min(created_at))::float8 FROM deliveries WHERE status = 'PENDING')
+           AS oldest_retry,
+         (SELECT extract(epoch FROM now() - min(n.created_at))::float8 FROM subscriptions s
+           CROSS JOIN LATERAL (SELECT created_at FROM notifications WHERE position > s.cursor_position
+             ORDER BY position LIMIT 1) n
+           WHERE ${DELIVERABLE}) AS oldest_unsent,
          (SELECT count(*) FROM subscriptions WHERE consecutive_failures > 0 OR disabled_at IS NOT NULL) AS failing`,
     );
     const [summary] = rows as [(typeof rows)[number]];
     return {
       pending: Number(summary.pending),
-      oldestPendingAgeSeconds: summary.oldest ?? 0,
+      backlog: Number(summary.backlog),
+      oldestPendingAgeSeconds: Math.max(summary.oldest_retry ?? 0, summary.oldest_unsent ?? 0),
       failingEndpoints: Number(summary.failing),
     };
   }

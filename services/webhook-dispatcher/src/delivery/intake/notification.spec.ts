@@ -14,21 +14,22 @@ const updated: EventOf<'LOCATION_UPDATED'> = {
 };
 
 describe('notificationOf', () => {
-  it('given a location event, then every subscriber receives the OAF-100 body and X-Event-* headers at /locations/events', () => {
-    const { notification, recipients } = notificationOf(updated, 'corr-1');
-    expect(recipients).toBe('subscribers');
+  it('given a location event, then every subscriber receives the OAF-100 body with the version and X-Event-* headers at /locations/events', () => {
+    const notification = notificationOf(updated, 7, 'corr-1');
     expect(notification).toEqual({
       eventId: updated.id,
       eventType: 'LOCATION_UPDATED',
       occurredAt: '2026-11-23T10:00:00Z',
       correlationId: 'corr-1',
       path: '/locations/events',
-      body: JSON.stringify({ event: updated }),
+      body: JSON.stringify({ event: { ...updated, version: 7 } }),
       headers: {
         'X-Event-Id': updated.id,
         'X-Event-Type': 'LOCATION_UPDATED',
         'X-Event-Timestamp': '2026-11-23T10:00:00Z',
+        'X-Event-Sequence': '7',
       },
+      locationId: location.id,
     });
   });
 
@@ -48,15 +49,14 @@ describe('notificationOf', () => {
       source: 'export-worker',
       data: { clientId: 'rsp-1', notification },
     };
-    const built = notificationOf(event, undefined);
-    expect(built.recipients).toEqual({ clientId: 'rsp-1' });
-    expect(built.notification).toEqual({
+    expect(notificationOf(event, 1, undefined)).toEqual({
       eventId: event.id,
       eventType: 'EXPORT_COMPLETED',
       occurredAt: '2026-11-23T10:00:01Z',
       path: '/locations/exports/events',
       body: JSON.stringify(notification),
       headers: {},
+      recipient: 'rsp-1',
     });
   });
 

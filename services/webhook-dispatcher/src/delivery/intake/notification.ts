@@ -6,10 +6,27 @@ import {
   WEBHOOK_PATHS,
   type WebhookEventType,
 } from '@lx/contracts';
-import type { Notification, Recipients } from '../infrastructure/delivery.repository';
 
 /** The events the dispatcher turns into webhooks. */
 export type WebhookEvent = EventOf<WebhookEventType>;
+
+/** What is sent for one event, stored once in the notification log however many clients receive it. */
+export interface Notification {
+  eventId: string;
+  eventType: WebhookEventType;
+  /** Path under the client's webhook URL. */
+  path: string;
+  /** The exact body bytes signed and sent. */
+  body: string;
+  /** Headers besides Content-Type and the signature headers (the OAF-100 X-Event-* of location events). */
+  headers: Record<string, string>;
+  correlationId?: string;
+  occurredAt: string;
+  /** The one client that receives it (an export's requester); absent: every subscriber that takes its type. */
+  recipient?: string;
+  /** The location it is about: one endpoint never has two messages of one location in flight. */
+  locationId?: string;
+}
 
 /** Whether an event is one the dispatcher turns into webhooks. */
 export const isWebhookEvent = (event: { type: string }): event is WebhookEvent =>
@@ -17,13 +34,10 @@ export const isWebhookEvent = (event: { type: string }): event is WebhookEvent =
 
 /**
  * What is sent for an event and to whom. A location event goes to every subscriber as the OAF-100 body
- * `{ "event": <envelope> }` with the X-Event-* headers; an export outcome goes to the client that asked for the
- * export, its body exactly the spec's notification.
+ * `{ "event": <envelope with the location's version> }` with the X-Event-* headers; an export outcome goes to the
+ * client that asked for the export, its body exactly the spec's notification.
  */
-export function notificationOf(
-  event: WebhookEvent,
-  correlationId: string | undefined,
-): { notification: Notification; recipients: Recipients } {
+export function notificationOf(event: WebhookEvent, version: number, correlationId: string | undefined): Notification {
   const common = {
     eventId: event.id,
     eventType: event.type,
@@ -32,27 +46,24 @@ export function notificationOf(
   };
   if (event.type === 'EXPORT_COMPLETED' || event.type === 'EXPORT_FAILED') {
     return {
-      notification: {
-        ...common,
-        path: WEBHOOK_PATHS.exportEvents,
-        body: JSON.stringify(event.data.notification),
-        headers: {},
-      },
-      recipients: { clientId: event.data.clientId },
+      ...common,
+      path: WEBHOOK_PATHS.exportEvents,
+      body: JSON.stringify(event.data.notification),
+      headers: {},
+      recipient: event.data.clientId,
     };
   }
-  const body: LocationEventDelivery = { event };
+  const body: LocationEventDelivery = { event: { ...event, version } };
   return {
-    notification: {
-      ...common,
-      path: WEBHOOK_PATHS.locationEvents,
-      body: JSON.stringify(body),
-      headers: {
-        [LOCATION_EVENT_HEADERS.eventId]: event.id,
-        [LOCATION_EVENT_HEADERS.eventType]: event.type,
-        [LOCATION_EVENT_HEADERS.eventTimestamp]: event.timestamp,
-      },
+    ...common,
+    path: WEBHOOK_PATHS.locationEvents,
+    body: JSON.stringify(body),
+    headers: {
+      [LOCATION_EVENT_HEADERS.eventId]: event.id,
+      [LOCATION_EVENT_HEADERS.eventType]: event.type,
+      [LOCATION_EVENT_HEADERS.eventTimestamp]: event.timestamp,
+      [LOCATION_EVENT_HEADERS.eventSequence]: String(version),
     },
-    recipients: 'subscribers',
+    locationId: event.data.id,
   };
 }

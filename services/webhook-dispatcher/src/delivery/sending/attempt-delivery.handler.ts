@@ -46,7 +46,7 @@ export class AttemptDeliveryHandler {
     const response = await this.sender.send({
       url,
       headers: this.headers(delivery, attemptedAt),
-      body: delivery.body,
+      body: delivery.bytes ?? delivery.body,
     });
     // Retry-After counts from the reply, and so does the schedule: the next attempt is that long after this one ended.
     const endedAt = this.clock.now().getTime();
@@ -133,7 +133,10 @@ export class AttemptDeliveryHandler {
       ...delivery.headers,
       'webhook-id': delivery.id,
       'webhook-timestamp': String(timestampSeconds),
-      'webhook-signature': signWebhook({ id: delivery.id, timestampSeconds, body: delivery.body }, secrets),
+      'webhook-signature': signWebhook(
+        { id: delivery.id, timestampSeconds, body: delivery.bytes ?? delivery.body },
+        secrets,
+      ),
     };
   }
 }

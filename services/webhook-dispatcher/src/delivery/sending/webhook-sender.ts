@@ -9,8 +9,9 @@ import { type AddressKind, refusedAddressKind } from '@lx/platform';
 /** One signed request to send. */
 export interface WebhookRequest {
   url: URL;
+  /** Every header but Content-Length. */
   headers: Record<string, string>;
-  body: string;
+  body: string | Buffer;
 }
 
 /** What came of it: the verdict's input, plus what the attempt record keeps. */
@@ -134,7 +135,7 @@ export class WebhookSender {
         method: 'POST',
         agent: this.agents[protocol],
         lookup: this.lookup,
-        headers: { ...request.headers, 'content-length': String(Buffer.byteLength(body)) },
+        headers: request.headers,
       });
       const fail = (error: Error) => {
         clearTimeout(responseTimer);
@@ -195,6 +196,7 @@ export class WebhookSender {
         res.on('close', done);
         res.on('error', () => done());
       });
+      req.setHeader('content-length', typeof body === 'string' ? Buffer.byteLength(body) : body.length);
       req.end(body);
     });
   }
