@@ -151,20 +151,26 @@ describe('webhooks through the ingress', () => {
       async () => receiver.mirror.get(written.location.id)?.version === updated.version,
     );
 
-    // The RSP asks for the creation again (recovering from a processing failure): it arrives after the update.
-    const deliveries = await rsp.get<{ deliveries: { id: string; eventType: string; eventId: string }[] }>(
-      '/webhooks/deliveries',
-    );
+    // The RSP asks for the creation again (recovering from a processing failure): it arrives after the update. It can
+    // once the creation shows as DELIVERED (its endpoint's cursor passed it; until then it is PENDING, and 409).
     const creation = receiver.receipts.find(
       (receipt) => receipt.body.includes(written.location.id) && receipt.headers['x-event-type'] === 'LOCATION_CREATED',
     )!;
-    const delivery = deliveries.body.deliveries.find((d) => d.eventId === creation.headers['x-event-id'])!;
-    expect(delivery.id).toBe(creation.headers['webhook-id']);
-    const redelivered = await rsp.post(`/webhooks/deliveries/${delivery.id}/redeliver`, {});
+    let delivery: { id: string; eventId: string; status: string } | undefined;
+    await waitFor('the creation to show as DELIVERED', async () => {
+      const reply = await rsp.get<{ deliveries: { id: string; eventId: string; status: string }[] }>(
+        '/webhooks/deliveries',
+      );
+      if (reply.status !== 200) throw new Error(describeReply('GET /webhooks/deliveries', reply));
+      delivery = reply.body.deliveries.find((d) => d.eventId === creation.headers['x-event-id']);
+      return delivery?.status === 'DELIVERED';
+    });
+    expect(delivery!.id).toBe(creation.headers['webhook-id']);
+    const redelivered = await rsp.post(`/webhooks/deliveries/${delivery!.id}/redeliver`, {});
     expect(redelivered.status).toBe(202);
 
     await waitFor('the stale creation discarded', async () =>
-      receiver.discarded.some((receipt) => receipt.headers['webhook-id'] === delivery.id),
+      receiver.discarded.some((receipt) => receipt.headers['webhook-id'] === delivery!.id),
     );
     const served = await awaitReadSide(rsp, written.location.id, updated.version);
     expect(receiver.mirror.get(written.location.id)).toEqual({ version: updated.version, data: served });
