@@ -112,6 +112,15 @@ export abstract class EventBus {
   abstract subscribeBatches(subscription: BatchSubscription): Promise<ConsumerHandle>;
   /** Per partition of `topic`: the first offset still in the log and the offset after its last message. */
   abstract partitionBounds(topic: string): Promise<readonly PartitionBounds[]>;
+  /**
+   * The offsets the log itself holds for a consumer group on `topic` (committed by an earlier consumer of the group),
+   * per partition that has one. The embedded event log keeps none apart from its consumers: none.
+   */
+  groupOffsets(groupId: string, topic: string): Promise<readonly PartitionPosition[]> {
+    void groupId;
+    void topic;
+    return Promise.resolve([]);
+  }
   /** Deletes consumer groups that no longer have members (e.g. of a finished rebuild); unknown groups are ignored. */
   abstract deleteGroups(groupIds: readonly string[]): Promise<void>;
   /** Creates missing topics as declared; existing topics are left as they are. */

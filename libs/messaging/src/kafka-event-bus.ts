@@ -20,6 +20,7 @@ import {
   type IncomingMessage,
   type OutgoingMessage,
   type PartitionBounds,
+  type PartitionPosition,
   type Subscription,
 } from './event-bus';
 import { KafkaNames } from './kafka-names';
@@ -197,6 +198,17 @@ export class KafkaEventBus extends EventBus {
     await this.connect();
     const offsets = await this.admin.fetchTopicOffsets(this.names.onCluster(topic));
     return offsets.map(({ partition, low, high }) => ({ topic, partition, low, high }));
+  }
+
+  override async groupOffsets(groupId: string, topic: string): Promise<readonly PartitionPosition[]> {
+    await this.connect();
+    const [committed] = await this.admin.fetchOffsets({
+      groupId: this.names.onCluster(groupId),
+      topics: [this.names.onCluster(topic)],
+    });
+    return (committed?.partitions ?? [])
+      .filter(({ offset }) => offset !== '-1')
+      .map(({ partition, offset }) => ({ topic, partition, offset }));
   }
 
   async deleteGroups(groupIds: readonly string[]): Promise<void> {

@@ -71,14 +71,19 @@ export async function createPrivateTopics(
   const topicPrefix = `${label}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
   const topics = ALL_TOPICS.map((topic) => ({ ...topic, name: prefixedName(topicPrefix, topic.name) }));
   await withAdmin(brokers, async (admin) => {
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: topics.map((topic) => topicCreationOf(topic)),
-    });
+    // Not kafkajs' waitForLeaders: its wait retries only LEADER_NOT_AVAILABLE, while a broker may still answer
+    // UNKNOWN_TOPIC_OR_PARTITION ("does not host this topic-partition") for a topic it has just created (seen in CI).
+    await admin.createTopics({ waitForLeaders: false, topics: topics.map((topic) => topicCreationOf(topic)) });
     const deadline = Date.now() + 30_000;
     for (;;) {
-      const metadata = await admin.fetchTopicMetadata({ topics: topics.map((topic) => topic.name) });
-      if (metadata.topics.every((topic) => topic.partitions.every((partition) => partition.leader >= 0))) break;
+      const metadata = await admin
+        .fetchTopicMetadata({ topics: topics.map((topic) => topic.name) })
+        .catch((error: { retriable?: boolean }) => {
+          if (error.retriable === true) return undefined;
+          throw error;
+        });
+      const led = metadata?.topics.every((topic) => topic.partitions.every((partition) => partition.leader >= 0));
+      if (led === true) break;
       if (Date.now() > deadline)
         throw new Error(`the topics under ${topicPrefix} have no partition leaders after 30 s`);
       await new Promise((resolve) => setTimeout(resolve, 200));

@@ -36,8 +36,10 @@ export interface ProjectionConsumerOptions {
   failingAfterMs?: number;
   /**
    * Where a partition with no stored offset starts: 'beginning' (default; a read model replays the whole log) or
-   * 'end', the end of the partition as it stood when this group first met it, stored at once so that a restart before
-   * the first message still starts there (nothing published after that moment is passed over).
+   * 'end': where the group's offsets committed to the log stand (a consumer of the group that kept no offsets of its
+   * own, such as an earlier version), else the end of the partition as it stood when this group first met it; stored
+   * at once, so that a restart before the first message still starts there (nothing published after that moment is
+   * passed over).
    */
   startAt?: 'beginning' | 'end';
 }
@@ -257,7 +259,14 @@ export class ProjectionConsumer {
       }
       let bounds = boundsByTopic.get(topic);
       if (bounds === undefined) {
-        bounds = new Map((await this.bus.partitionBounds(topic)).map((each) => [each.partition, each]));
+        const committed =
+          this.options.startAt === 'end' ? await this.bus.groupOffsets(this.options.groupId, topic) : [];
+        bounds = new Map(
+          (await this.bus.partitionBounds(topic)).map((each) => [
+            each.partition,
+            { ...each, high: committed.find((c) => c.partition === each.partition)?.offset ?? each.high },
+          ]),
+        );
         boundsByTopic.set(topic, bounds);
       }
       const atEnd = this.options.startAt === 'end';

@@ -166,7 +166,10 @@ describe('delivery record safety layers, each alone (the repository over real ta
         ).rows[0]!.cursor_position,
       );
 
-    await deliveries.recordAttempts([], [{ clientId, epoch: taken!.epoch - 1, position: 50 }]);
+    // A replica whose epoch is gone learns that another one holds the endpoint now.
+    expect(await deliveries.recordAttempts([], [{ clientId, epoch: taken!.epoch - 1, position: 50 }])).toEqual({
+      fenced: [clientId],
+    });
     expect(await cursor()).toBe(taken!.cursor);
     await deliveries.recordAttempts([], [{ clientId, epoch: taken!.epoch, position: 50 }]);
     expect(await cursor()).toBe(50);

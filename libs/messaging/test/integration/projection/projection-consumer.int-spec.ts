@@ -144,6 +144,57 @@ describe('ProjectionConsumer against real Postgres and Kafka', () => {
     expect(rows.map((row) => row.name)).toEqual([...names, ...more]);
   });
 
+  it("starts a new group at 'end' where its offsets committed to Kafka stand (an earlier consumer's), else at the end", async () => {
+    const startAtEnd = async (group: string) => {
+      consumer = new ProjectionConsumer(pool, bus, new RecordingProjection(), {
+        groupId: group,
+        batchSize: 100,
+        startAt: 'end',
+      });
+      await consumer.start();
+    };
+    await publishGroups([`${tag}-e-1`]);
+    const afterFirst = await bus.partitionBounds(TOPIC);
+    await publishGroups([`${tag}-e-2`, `${tag}-e-3`]);
+    // An earlier consumer of the group, which kept its offsets in Kafka only, had consumed e-1.
+    const upgraded = `${groupId}-upgraded`;
+    const admin = new Kafka({ brokers, logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    await admin.setOffsets({
+      groupId: testTopic(upgraded),
+      topic: testTopic(TOPIC),
+      partitions: afterFirst.map(({ partition, high }) => ({ partition, offset: high })),
+    });
+    await admin.disconnect();
+
+    await startAtEnd(upgraded);
+    await waitFor(
+      'e-2 and e-3',
+      async () => (await applied()).filter((row) => row.name.startsWith(`${tag}-e`)).length >= 2,
+    );
+    await consumer!.stop();
+    expect((await applied()).filter((row) => row.name.startsWith(`${tag}-e`)).map((row) => row.name)).toEqual([
+      `${tag}-e-2`,
+      `${tag}-e-3`,
+    ]);
+
+    // A group that never consumed starts at the end, stored at once: nothing before it, everything after.
+    const fresh = `${groupId}-fresh`;
+    await startAtEnd(fresh);
+    await waitFor('its start stored', async () => {
+      const { rows } = await pool.query('SELECT 1 FROM consumer_offsets WHERE group_id = $1', [fresh]);
+      return rows.length === afterFirst.length;
+    });
+    await publishGroups([`${tag}-e-4`]);
+    await waitFor('e-4', async () => (await applied()).some((row) => row.name === `${tag}-e-4`));
+    expect((await applied()).filter((row) => row.name.startsWith(`${tag}-e`)).map((row) => row.name)).toEqual([
+      `${tag}-e-2`,
+      `${tag}-e-3`,
+      `${tag}-e-4`,
+    ]);
+    await bus.deleteGroups([upgraded, fresh]);
+  });
+
   it('retries a transient failure without applying twice, reporting failing until it recovers', async () => {
     const projection = new RecordingProjection();
     projection.transientFailures = 2;

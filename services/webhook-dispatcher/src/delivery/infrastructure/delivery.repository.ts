@@ -203,8 +203,12 @@ export class DeliveryRepository {
    * (once: an endpoint already disabled is not announced again). A checkpoint only moves a cursor forward, and only
    * for the replica that holds the endpoint's current epoch.
    */
-  async recordAttempts(records: readonly AttemptRecord[], checkpoints: readonly Checkpoint[] = []): Promise<void> {
-    if (records.length === 0 && checkpoints.length === 0) return;
+  async recordAttempts(
+    records: readonly AttemptRecord[],
+    checkpoints: readonly Checkpoint[] = [],
+  ): Promise<{ fenced: string[] }> {
+    if (records.length === 0 && checkpoints.length === 0) return { fenced: [] };
+    let fenced: string[] = [];
     const { client, release } = await checkOut(this.pool);
     try {
       await client.query('BEGIN');
@@ -218,12 +222,18 @@ export class DeliveryRepository {
             );
       if (records.length > 0) await this.writeAttempts(client, records);
       if (checkpoints.length > 0) {
-        await client.query(
-          `UPDATE subscriptions s SET cursor_position = c.position
-           FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS c(client_id, epoch, position)
-           WHERE s.client_id = c.client_id AND s.lane_epoch = c.epoch AND s.cursor_position < c.position`,
+        // Returns the endpoints another replica took meanwhile (a newer epoch): this one must let them go.
+        const { rows: stale } = await client.query<{ client_id: string }>(
+          `WITH c AS (
+             SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS c(client_id, epoch, position)
+           ), moved AS (
+             UPDATE subscriptions s SET cursor_position = c.position FROM c
+             WHERE s.client_id = c.client_id AND s.lane_epoch = c.epoch AND s.cursor_position < c.position
+           )
+           SELECT c.client_id FROM c JOIN subscriptions s ON s.client_id = c.client_id WHERE s.lane_epoch <> c.epoch`,
           [checkpoints.map((c) => c.clientId), checkpoints.map((c) => c.epoch), checkpoints.map((c) => c.position)],
         );
+        fenced = stale.map((row) => row.client_id);
       }
       if (rows.length > 0) {
         // The endpoints this batch disabled, as stored (disabled_at is the batch's latest attempt of the client).
@@ -250,6 +260,7 @@ export class DeliveryRepository {
       }
       await client.query('COMMIT');
       release();
+      return { fenced };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       release(error as Error);
@@ -270,17 +281,22 @@ export class DeliveryRepository {
            last_attempt_at, last_status_code, last_error, created_at, finished_at)
          SELECT delivery_id, first_event_id, client_id, status, 1, 0, next_attempt_at, attempted_at, status_code, error,
            attempted_at, CASE WHEN status = 'PENDING' THEN NULL ELSE attempted_at END
-         FROM o WHERE first_event_id IS NOT NULL AND with_row
+         -- A message purged from the log meanwhile (its endpoint was disabled for longer than the log keeps it) leaves
+         -- no record, rather than a batch that can never be written.
+         FROM o JOIN notifications n ON n.event_id = o.first_event_id
+         WHERE with_row
          ON CONFLICT (id) DO NOTHING
        ), attempts AS (
          INSERT INTO delivery_attempts (delivery_id, attempt, attempted_at, url, status_code, latency_ms,
            response_excerpt, error)
          SELECT delivery_id, attempt, attempted_at, url, status_code, latency_ms, response_excerpt, error FROM o
          WHERE with_row
+           AND (first_event_id IS NULL OR EXISTS (SELECT 1 FROM notifications n WHERE n.event_id = o.first_event_id))
          ON CONFLICT (delivery_id, attempt) DO NOTHING
        ), endpoints AS (
+         -- A 400 (FAILED without a disabling) is the message's outcome, not a failure of the endpoint.
          SELECT client_id, bool_or(status = 'DELIVERED') AS delivered,
-           count(*) FILTER (WHERE status <> 'DELIVERED') AS failures,
+           count(*) FILTER (WHERE status IN ('PENDING', 'DEAD') OR disable_reason IS NOT NULL) AS failures,
            max(disable_reason) AS disable_reason, max(attempted_at) AS at
          FROM o GROUP BY client_id
        ), endpoint_state AS (
@@ -361,12 +377,12 @@ export class DeliveryRepository {
     const { rowCount } = await this.pool.query(
       `DELETE FROM notifications n
        WHERE n.position IN (
-         SELECT position FROM notifications
-         WHERE created_at < now() - make_interval(secs => $1::double precision / 1000)
-           AND position <= coalesce((SELECT min(s.cursor_position) FROM subscriptions s WHERE ${DELIVERABLE}),
+         SELECT o.position FROM notifications o
+         WHERE o.created_at < now() - make_interval(secs => $1::double precision / 1000)
+           AND o.position <= coalesce((SELECT min(s.cursor_position) FROM subscriptions s WHERE ${DELIVERABLE}),
              (SELECT max(position) FROM notifications))
-         ORDER BY position LIMIT 10000)
-         AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = n.event_id)`,
+           AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = o.event_id)
+         ORDER BY o.position LIMIT 10000)`,
       [logRetentionMs],
     );
     return { records: Number(ended[0]?.count ?? 0), messages: rowCount ?? 0 };

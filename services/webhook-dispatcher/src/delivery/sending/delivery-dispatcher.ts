@@ -191,7 +191,8 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplica
       if (count >= share || this.stopping) break;
       if (this.lanes.has(subscription.clientId) || !(await this.ownership.acquire(subscription.endpointNo))) continue;
       const taken = await this.deliveries.takeEndpoint(subscription.clientId);
-      if (taken === undefined) {
+      // The session may have dropped while the endpoint was taken: its lock went with it.
+      if (taken === undefined || !this.ownership.owns(subscription.endpointNo)) {
         await this.ownership.release(subscription.endpointNo);
         continue;
       }
@@ -235,7 +236,14 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplica
       this.leaseMs,
       lanes.map((lane) => lane.clientId),
     );
-    for (const delivery of claimed) this.lanes.get(delivery.clientId)?.retries.push(delivery);
+    const unheld: string[] = [];
+    for (const delivery of claimed) {
+      const lane = this.lanes.get(delivery.clientId);
+      // A lane let go meanwhile (the session dropped): its claims go back at once.
+      if (lane === undefined || lane.draining) unheld.push(delivery.id);
+      else lane.retries.push(delivery);
+    }
+    await this.deliveries.release(unheld);
   }
 
   /** Starts what the lane may start now: its retries first, then its next messages. */
@@ -420,11 +428,16 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplica
       }
       if (batch.length === 0 && checkpoints.length === 0) return;
       try {
-        await this.deliveries.recordAttempts(
+        const { fenced } = await this.deliveries.recordAttempts(
           batch.map(({ record }) => record),
           checkpoints,
         );
         for (const { lane, position } of checkpoints) lane.written = position;
+        // Endpoints another replica holds now (this one lost them without noticing): let them go.
+        for (const clientId of fenced) {
+          const lane = this.lanes.get(clientId);
+          if (lane !== undefined) this.drain(lane);
+        }
         for (const { lane, position } of batch)
           if (lane !== undefined && position !== undefined) lane.unfinished.delete(position);
       } catch (error) {
@@ -497,7 +510,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplica
       this.metrics.backlog.set(summary.backlog);
       this.metrics.oldestPendingAge.set(summary.oldestPendingAgeSeconds);
       this.metrics.failingEndpoints.set(summary.failingEndpoints);
-      this.metrics.endpointsHeld.set(this.lanes.size);
+      this.metrics.endpointsHeld.set([...this.lanes.values()].filter((lane) => !lane.draining).length);
     } catch {
       // The next round tries again; readiness reports the database.
     }

@@ -76,6 +76,8 @@ export class EndpointLane {
       this.buffer.length = 0;
       this.readPosition = subscription.startPosition;
     }
+    // A new webhook URL clears the endpoint's failure run: its backoff too.
+    if (subscription.webhookUrl !== this.subscription.webhookUrl) this.failuresInARow = 0;
     this.subscription = subscription;
   }
 
