@@ -34,8 +34,24 @@ describe('delivery ids', () => {
     },
   );
 
-  it('given a negative or fractional position, then it is refused', () => {
-    expect(() => deliveryIdOf(-1, 1)).toThrow(RangeError);
-    expect(() => deliveryIdOf(1.5, 1)).toThrow(RangeError);
+  it('given a negative, fractional or unsafe position or endpoint, then it is refused, naming the value', () => {
+    expect(() => deliveryIdOf(-1, 1)).toThrow(new RangeError('not a position: -1'));
+    expect(() => deliveryIdOf(1.5, 1)).toThrow(new RangeError('not a position: 1.5'));
+    expect(() => deliveryIdOf(1, 2 ** 53)).toThrow(RangeError);
+  });
+
+  it('given a derived layout holding a number beyond the safe integers, then it does not parse', () => {
+    expect(parseDeliveryId('02000000-0000-8000-8000-000000000001')).toBeUndefined();
+    expect(parseDeliveryId('00000000-0000-8001-8020-000000000000')).toBeUndefined();
+    expect(parseDeliveryId('01ffffff-ffff-8fff-8000-000000000001')).toEqual({
+      position: Number.MAX_SAFE_INTEGER,
+      endpointNo: 1,
+    });
+  });
+
+  it('given an id with anything before or after it, then it does not parse', () => {
+    const id = deliveryIdOf(5, 1);
+    expect(parseDeliveryId(`x${id}`)).toBeUndefined();
+    expect(parseDeliveryId(`${id}x`)).toBeUndefined();
   });
 });

@@ -13,7 +13,7 @@ const MAX = 2 ** 53 - 1;
 const DERIVED = /^([0-9a-f]{8})-([0-9a-f]{4})-8([0-9a-f]{3})-8([0-9a-f]{3})-([0-9a-f]{12})$/;
 
 const hex15 = (value: number): string => {
-  if (!Number.isSafeInteger(value) || value < 0 || value > MAX) throw new RangeError(`not a position: ${value}`);
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`not a position: ${value}`);
   return value.toString(16).padStart(15, '0');
 };
 

@@ -63,6 +63,31 @@ describe('decodeMessage', () => {
     });
   });
 
+  it('given a correlation id header, when decoded, then the event carries it; without one, it has none', () => {
+    const withHeader = message(created, {
+      headers: { [KAFKA_HEADERS.aggregateVersion]: '7', [KAFKA_HEADERS.correlationId]: 'corr-9' },
+    });
+    expect(decodeMessage(withHeader, locationTypes)).toStrictEqual({
+      kind: 'event',
+      event: {
+        event: created,
+        version: 7,
+        topic: 'location.events.v1',
+        partition: 2,
+        offset: '41',
+        correlationId: 'corr-9',
+      },
+    });
+    const decoded = decodeMessage(message(created), locationTypes);
+    expect(decoded.kind === 'event' && Object.keys(decoded.event)).toEqual([
+      'event',
+      'version',
+      'topic',
+      'partition',
+      'offset',
+    ]);
+  });
+
   it('given a valid event of a type the projection does not use, when decoded, then it is ignored', () => {
     const group = { ...created, type: 'LOCATION_GROUP_CREATED', data: { id: randomUUID(), name: 'G', type: 'OTHER' } };
     expect(decodeMessage(message(group, { topic: 'location-group.events.v1' }), locationTypes)).toEqual({
