@@ -193,9 +193,9 @@ export class DeliveryRecordsRepository {
     const { rowCount } = await this.pool.query(
       `UPDATE subscriptions SET disabled_at = NULL, disabled_reason = NULL, consecutive_failures = 0,
          start_at = CASE WHEN disabled_at IS NULL THEN start_at ELSE now() END,
-         start_position = CASE WHEN disabled_at IS NULL THEN start_position ELSE ${startPositionSql('now()')} END,
-         cursor_position = CASE WHEN disabled_at IS NULL THEN cursor_position
-           ELSE GREATEST(cursor_position, ${startPositionSql('now()')}) END
+         start_position = CASE WHEN disabled_at IS NULL THEN start_position ELSE p.start END,
+         cursor_position = CASE WHEN disabled_at IS NULL THEN cursor_position ELSE GREATEST(cursor_position, p.start) END
+       FROM (SELECT ${startPositionSql('now()')} AS start) p
        WHERE client_id = $1`,
       [clientId],
     );

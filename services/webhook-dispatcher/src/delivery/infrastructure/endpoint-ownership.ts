@@ -15,7 +15,7 @@ const KEY = (name: string) => `hashtext(current_schema() || ':${name}')`;
 @Injectable()
 export class EndpointOwnership {
   private readonly logger = new Logger(EndpointOwnership.name);
-  private session?: { client: PoolClient; release: (error?: Error) => void };
+  private session?: PoolClient;
   private readonly held = new Set<number>();
   private appended: () => void = () => undefined;
   private lost: () => void = () => undefined;
@@ -35,14 +35,13 @@ export class EndpointOwnership {
 
   async connect(): Promise<void> {
     if (this.session !== undefined) return;
-    const client = await this.pool.connect();
-    const session = { client, release: (error?: Error) => client.release(error) };
+    const session = await this.pool.connect();
     try {
-      client.on('notification', () => this.appended());
-      client.on('error', (error: Error) => this.drop(session, error));
-      await client.query(`SELECT pg_advisory_lock(${KEY('replicas')}, $1)`, [(Math.random() * 2 ** 31) | 0]);
-      const { rows } = await client.query<{ channel: string }>(`SELECT ${LOG_CHANNEL_SQL} AS channel`);
-      await client.query(`LISTEN "${rows[0]!.channel}"`);
+      session.on('notification', () => this.appended());
+      session.on('error', (error: Error) => this.drop(session, error));
+      await session.query(`SELECT pg_advisory_lock(${KEY('replicas')}, $1)`, [(Math.random() * 2 ** 31) | 0]);
+      const { rows } = await session.query<{ channel: string }>(`SELECT ${LOG_CHANNEL_SQL} AS channel`);
+      await session.query(`LISTEN "${rows[0]!.channel}"`);
       this.session = session;
     } catch (error) {
       session.release(error as Error);
@@ -63,10 +62,6 @@ export class EndpointOwnership {
 
   owns(endpointNo: number): boolean {
     return this.held.has(endpointNo);
-  }
-
-  get count(): number {
-    return this.held.size;
   }
 
   /** Takes the endpoint when no other replica holds it. */
@@ -90,7 +85,7 @@ export class EndpointOwnership {
     this.session = undefined;
     this.held.clear();
     if (session === undefined) return;
-    await session.client.query(`SELECT pg_advisory_unlock_all()`).catch(() => undefined);
+    await session.query(`SELECT pg_advisory_unlock_all()`).catch(() => undefined);
     // Not back to the pool: a LISTENing session is not for other work.
     session.release(new Error('ownership session closed'));
   }
@@ -99,14 +94,14 @@ export class EndpointOwnership {
     const session = this.session;
     if (session === undefined) throw new Error('the ownership session is not connected');
     try {
-      return await session.client.query<R & Record<string, unknown>>(text, values);
+      return await session.query<R & Record<string, unknown>>(text, values);
     } catch (error) {
       this.drop(session, error as Error);
       throw error;
     }
   }
 
-  private drop(session: NonNullable<EndpointOwnership['session']>, error: Error): void {
+  private drop(session: PoolClient, error: Error): void {
     if (this.session !== session) return;
     this.logger.warn({
       msg: 'Endpoint ownership session lost; its endpoints are free for any replica',

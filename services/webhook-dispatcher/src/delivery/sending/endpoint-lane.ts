@@ -57,9 +57,9 @@ export class EndpointLane {
     return this.subscription.clientId;
   }
 
+  /** Which messages it receives: the subscription is one (no copy per read on the hot path). */
   get scope(): EndpointScope {
-    const { clientId, eventTypes, startAtMs } = this.subscription;
-    return { clientId, eventTypes, startAtMs };
+    return this.subscription;
   }
 
   /** In backoff: new messages wait at the cursor. */
