@@ -134,20 +134,26 @@ export class KafkaEventBus extends EventBus {
     const consumer = this.kafka.consumer({ groupId: this.names.onCluster(subscription.groupId), ...BATCH_CONSUMER });
     this.consumers.push(consumer);
     const report = subscription.onEvent ?? (() => undefined);
+    // The positions of the latest assignment. kafkajs fetches from its own default (the committed offset, or the
+    // beginning) as soon as the group is joined; no batch is handed over before the positions are known and sought.
+    let positioned: Promise<void> = Promise.resolve();
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
       const assigned: AssignedPartition[] = Object.entries(payload.memberAssignment).flatMap(([topic, partitions]) =>
         partitions.map((partition) => ({ topic: this.names.declared(topic), partition })),
       );
       report({ type: 'joined', assigned });
       if (subscription.positionsFor && assigned.length > 0) {
-        // seek() applies before the next fetch of the partition and discards batches fetched before it (isStale).
-        subscription.positionsFor(assigned).then(
-          (positions) =>
+        // seek() applies before the next fetch of the partition and marks batches fetched before it stale.
+        positioned = subscription
+          .positionsFor(assigned)
+          .then((positions) =>
             positions.forEach((position) =>
               consumer.seek({ ...position, topic: this.names.onCluster(position.topic) }),
             ),
-          (error: unknown) =>
-            this.logger.warn({ groupId: subscription.groupId, err: String(error) }, 'Could not position consumer'),
+          );
+        // Batches fail (and the consumer restarts and joins again) until positions are found; logged once here.
+        positioned.catch((error: unknown) =>
+          this.logger.warn({ groupId: subscription.groupId, err: String(error) }, 'Could not position consumer'),
         );
       }
     });
@@ -165,6 +171,8 @@ export class KafkaEventBus extends EventBus {
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: subscription.partitionsConcurrently ?? 1,
       eachBatch: async (payload) => {
+        await positioned;
+        if (payload.isStale()) return;
         const { batch } = payload;
         const topic = this.names.declared(batch.topic);
         await subscription.handleBatch(

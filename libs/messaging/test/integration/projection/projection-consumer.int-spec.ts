@@ -206,7 +206,8 @@ describe('ProjectionConsumer against real Postgres and Kafka', () => {
       'applied after the retries',
       async () => (await applied()).filter((row) => row.name.startsWith(`${tag}-c`)).length === 2,
     );
-    expect(running.health().state).toBe('joined');
+    // The rows are visible once the transaction commits; the consumer clears the failure just after COMMIT returns to it.
+    await waitFor('joined reported', async () => running.health().state === 'joined');
     expect((await applied()).filter((row) => row.name.startsWith(`${tag}-c`)).map((row) => row.name)).toEqual(names);
   });
 
