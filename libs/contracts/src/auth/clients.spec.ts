@@ -35,6 +35,12 @@ describe('client admin contracts', () => {
     }
   });
 
+  it('given the SERVICE kind, when registering, then it is refused: only auth creates that client, from configuration', () => {
+    expect(issuesOf(registerClientRequestSchema, { name: 'Mallory', kind: 'SERVICE' })).toEqual([
+      { field: 'kind', rule: 'enum', message: 'kind must be one of RSP, OPERATOR, ADMIN' },
+    ]);
+  });
+
   it('given several scopes, when registering, then they are accepted; given none, then at least one is asked for', () => {
     const rsp = { name: 'Acme', kind: 'RSP' };
     expect(issuesOf(registerClientRequestSchema, { ...rsp, scopes: ['locations:read', 'locations:write'] })).toEqual(

@@ -3,12 +3,19 @@ import { httpUrlSchema, nonEmptyStringSchema, utcDateTimeSchema, uuidSchema } fr
 import { paginationSchema } from '../resources/groups';
 import { scopeSchema } from './scopes';
 
-/** Who an API client is: a retail service provider, the network operator's systems, or an administrator. */
-export const CLIENT_KINDS = ['RSP', 'OPERATOR', 'ADMIN'] as const;
+/**
+ * Who an API client is: a retail service provider, the network operator's systems, an administrator, or the internal
+ * services' own client (created from configuration at auth's start, never through the admin API).
+ */
+export const CLIENT_KINDS = ['RSP', 'OPERATOR', 'ADMIN', 'SERVICE'] as const;
 /** Who an API client is. */
 export type ClientKind = (typeof CLIENT_KINDS)[number];
 /** One of the client kinds. */
 export const clientKindSchema = z.enum(CLIENT_KINDS);
+/** The kinds the admin API and the CLI register: every kind but SERVICE. */
+export const REGISTRABLE_CLIENT_KINDS = ['RSP', 'OPERATOR', 'ADMIN'] as const;
+/** A kind the admin API registers. */
+export const registrableClientKindSchema = z.enum(REGISTRABLE_CLIENT_KINDS);
 
 /** An RSP's webhook base URL: absolute http(s), without credentials or fragment (deliveries append their paths). */
 export const webhookUrlSchema = httpUrlSchema.refine(
@@ -26,7 +33,7 @@ const scopesSchema = z.array(scopeSchema).min(1).max(10);
 export const registerClientRequestSchema = z
   .object({
     name: clientNameSchema,
-    kind: clientKindSchema,
+    kind: registrableClientKindSchema,
     scopes: scopesSchema.optional(),
     webhookUrl: webhookUrlSchema.optional(),
   })

@@ -13,6 +13,11 @@ export const SCOPES = {
   authAdmin: 'auth:admin',
   /** Operations of the webhook dispatcher: every client's deliveries, redrives, endpoint states. */
   webhooksAdmin: 'webhooks:admin',
+  /**
+   * The internal endpoints the export worker reads from (the snapshot stream, the watermark fence): held only by the
+   * internal services' client (kind SERVICE), which no admin API call can create or give it to another client.
+   */
+  locationsInternal: 'locations:internal',
 } as const;
 
 /** One OAuth scope. */

@@ -207,6 +207,7 @@ const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'locations:write': "The operator's writes: locations, groups, imports",
   'auth:admin': 'Administration of API clients',
   'webhooks:admin': "Operations of webhook delivery: every client's deliveries, redrives, endpoints",
+  'locations:internal': "The internal services' own client only (endpoints not routed by the ingress); never granted",
 };
 
 const TAGS = [

@@ -38,7 +38,7 @@ export type StatisticsParameter = (typeof STATISTICS_PARAMETERS)[number];
  * The internal snapshot stream of location-query, for the export worker: the locations of a consistent snapshot of
  * the read model, ordered by id, as NDJSON (one Location per line, `format=json`, the default) or as CSV records
  * (`format=csv`: one locationCsvRecord per location, CRLF-terminated, no header row). Not routed by the public
- * ingress; needs a token with locations:read.
+ * ingress; needs a token with locations:internal (only the internal services' client holds it).
  */
 export const LOCATION_SNAPSHOT = {
   path: '/internal/locations/snapshot',
@@ -67,7 +67,7 @@ export const LOCATION_SNAPSHOT = {
 
 /**
  * The internal watermark fence of location-command, for the export worker: POST answers once every location change
- * with updatedAt at or before `watermark` has been published. Not routed by the public ingress; needs locations:read.
+ * with updatedAt at or before `watermark` has been published. Not routed by the public ingress; needs locations:internal.
  */
 export const WATERMARK_FENCE = {
   path: '/internal/watermark',

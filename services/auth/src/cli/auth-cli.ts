@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { Command, CommanderError, Option } from 'commander';
 import pino from 'pino';
 import {
-  CLIENT_KINDS,
+  REGISTRABLE_CLIENT_KINDS,
   errorBody,
   PAGINATION,
   registerClientRequestSchema,
@@ -90,7 +90,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .command('create')
     .description('register a client; prints its clientSecret (and an RSP webhookSecret) this once')
     .requiredOption('--name <name>', 'display name')
-    .addOption(new Option('--kind <kind>', 'who the client is').choices(CLIENT_KINDS).makeOptionMandatory())
+    .addOption(new Option('--kind <kind>', 'who the client is').choices(REGISTRABLE_CLIENT_KINDS).makeOptionMandatory())
     .option('--scopes <scopes>', 'comma- or space-separated scopes (default: every scope the kind may hold)', scopeList)
     .option('--webhook-url <url>', 'RSP webhook base URL')
     .action((options: { name: string; kind: string; scopes?: string[]; webhookUrl?: string }) =>

@@ -256,6 +256,13 @@ describe('client registry: admin API, command-line tool, events', () => {
       ['an operator with a webhook', { name: 'x', kind: 'OPERATOR', webhookUrl: 'https://x.example' }, 'webhookUrl'],
       ['an unknown scope', { name: 'x', kind: 'RSP', scopes: ['everything'] }, 'scopes[0]'],
       ['an unknown kind', { name: 'x', kind: 'ROBOT' }, 'kind'],
+      ["the internal services' kind", { name: 'x', kind: 'SERVICE' }, 'kind'],
+      [
+        'an operator with the internal scope',
+        { name: 'x', kind: 'OPERATOR', scopes: ['locations:internal'] },
+        'scopes',
+      ],
+      ['an RSP with the internal scope', { name: 'x', kind: 'RSP', scopes: ['locations:internal'] }, 'scopes'],
       ['no name', { kind: 'RSP' }, 'name'],
       ['an ftp webhook', { name: 'x', kind: 'RSP', webhookUrl: 'ftp://x.example' }, 'webhookUrl'],
       ['a webhook with credentials', { name: 'x', kind: 'RSP', webhookUrl: 'https://u:p@x.example' }, 'webhookUrl'],
@@ -434,7 +441,7 @@ describe('client registry: admin API, command-line tool, events', () => {
   });
 
   describe('the bootstrap service client', () => {
-    it('is created at start as an OPERATOR client with locations:read only, once; a restart keeps it', async () => {
+    it('is created at start as the SERVICE client with locations:internal only, once; a restart keeps it', async () => {
       const service = { clientId: randomUUID(), clientSecret: 'the-internal-services-secret-of-32-chars' };
       const env = {
         DATABASE_SCHEMA: auth.env.DATABASE_SCHEMA!,
@@ -448,7 +455,7 @@ describe('client registry: admin API, command-line tool, events', () => {
         const started = await startAuth(env);
         try {
           await expect(started.token(service.clientId, service.clientSecret)).resolves.toMatchObject({
-            scope: 'locations:read',
+            scope: 'locations:internal',
           });
         } finally {
           await started.app.close();
@@ -458,12 +465,41 @@ describe('client registry: admin API, command-line tool, events', () => {
       expect(registered?.data).toEqual({
         clientId: service.clientId,
         name: 'internal services',
-        kind: 'OPERATOR',
-        scopes: ['locations:read'],
+        kind: 'SERVICE',
+        scopes: ['locations:internal'],
         enabled: true,
       });
       const reply = await admin('GET', `/admin/clients/${service.clientId}`);
-      expect(await reply.json()).toMatchObject({ clientId: service.clientId, kind: 'OPERATOR' });
+      expect(await reply.json()).toMatchObject({ clientId: service.clientId, kind: 'SERVICE' });
+      // The admin API cannot give its scope to another kind, nor any other scope to it.
+      const widened = await admin('PATCH', `/admin/clients/${service.clientId}`, { scopes: ['locations:read'] });
+      expect(widened.status).toBe(400);
+    });
+
+    it('that an earlier version created as an OPERATOR with locations:read becomes the SERVICE client at start', async () => {
+      // Versions before the SERVICE kind bootstrapped the client like this (an admin registering it stands in here).
+      const earlier = await admin('POST', '/admin/clients', {
+        name: 'internal services',
+        kind: 'OPERATOR',
+        scopes: ['locations:read'],
+      });
+      expect(earlier.status).toBe(201);
+      const { clientId, clientSecret }: any = await earlier.json();
+      const started = await startAuth({
+        DATABASE_SCHEMA: auth.env.DATABASE_SCHEMA!,
+        AUTH_ENCRYPTION_KEY: auth.env.AUTH_ENCRYPTION_KEY!,
+        WEBHOOK_SECRET_TRANSPORT_KEY: auth.env.WEBHOOK_SECRET_TRANSPORT_KEY!,
+        SERVICE_BOOTSTRAP_CLIENT_ID: clientId,
+        SERVICE_BOOTSTRAP_CLIENT_SECRET: clientSecret,
+      });
+      try {
+        await expect(started.token(clientId, clientSecret)).resolves.toMatchObject({ scope: 'locations:internal' });
+      } finally {
+        await started.app.close();
+      }
+      const [, updated] = await events.waitForEvents(clientId, 2);
+      expect(updated?.type).toBe('CLIENT_UPDATED');
+      expect(updated?.data).toMatchObject({ kind: 'SERVICE', scopes: ['locations:internal'] });
     });
 
     it('whose id another kind of client holds is not created, and that client is left as it was', async () => {

@@ -61,18 +61,18 @@ async function holdCheckpoint(schema: string): Promise<{ held(): Promise<boolean
 /** The watermark fence of location-command, against real Postgres and Kafka (the relay publishes for real). */
 describe(`POST ${WATERMARK_FENCE.path}`, () => {
   let service: LocationCommandHarness;
-  let readToken: string;
+  let internalToken: string;
 
   beforeAll(async () => {
     service = await startLocationCommand();
-    readToken = await service.issuer.token({ scopes: ['locations:read'] });
+    internalToken = await service.issuer.token({ scopes: ['locations:internal'] });
   }, 60_000);
 
   afterAll(() => service?.close());
 
   afterEach(() => jest.restoreAllMocks());
 
-  const fence = () => service.request('POST', WATERMARK_FENCE.path, { token: readToken });
+  const fence = () => service.request('POST', WATERMARK_FENCE.path, { token: internalToken });
   const put = (id: string) => service.request('PUT', `/operator/locations/${id}`, { body: aLocationBody() });
   /** The write succeeded at or before the watermark the fence answered, and the relay has published it. */
   const expectBelowWatermarkAndPublished = async (id: string, written: Reply, fenced: Reply) => {
@@ -95,11 +95,15 @@ describe(`POST ${WATERMARK_FENCE.path}`, () => {
     expect((await storedFence()).toISOString()).toBe(reply.body.watermark);
   });
 
-  it('answers 401 without a token and 403 FORBIDDEN to a token without locations:read', async () => {
+  it("answers 401 without a token and 403 FORBIDDEN to a token without locations:internal: the operator's, an RSP's", async () => {
     expect((await service.request('POST', WATERMARK_FENCE.path, { token: null })).status).toBe(401);
     const writeOnly = await service.request('POST', WATERMARK_FENCE.path);
     expect(writeOnly.status).toBe(403);
     expect(writeOnly.body.error.code).toBe('FORBIDDEN');
+    const rsp = await service.issuer.token({ scopes: ['locations:read'] });
+    const forbidden = await service.request('POST', WATERMARK_FENCE.path, { token: rsp });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.error.details).toEqual({ requiredScope: 'locations:internal' });
   });
 
   it('never moves back, even when the clock does', async () => {
@@ -262,16 +266,16 @@ describe(`POST ${WATERMARK_FENCE.path}`, () => {
 
 describe(`POST ${WATERMARK_FENCE.path} when it cannot finish in time`, () => {
   let service: LocationCommandHarness;
-  let readToken: string;
+  let internalToken: string;
 
   beforeAll(async () => {
     service = await startLocationCommand({ WATERMARK_LOCK_TIMEOUT_MS: '300', WATERMARK_PUBLISH_TIMEOUT_MS: '500' });
-    readToken = await service.issuer.token({ scopes: ['locations:read'] });
+    internalToken = await service.issuer.token({ scopes: ['locations:internal'] });
   }, 60_000);
 
   afterAll(() => service?.close());
 
-  const fence = () => service.request('POST', WATERMARK_FENCE.path, { token: readToken });
+  const fence = () => service.request('POST', WATERMARK_FENCE.path, { token: internalToken });
 
   it('answers 503 SERVICE_UNAVAILABLE when a transaction in flight does not end in time', async () => {
     const before = await fence();

@@ -331,6 +331,21 @@ describe('location-query read model', () => {
   });
 
   describe(`GET ${LOCATION_SNAPSHOT.path}`, () => {
+    it("answers 403 FORBIDDEN to every token without locations:internal, an RSP's and the operator's among them", async () => {
+      const rsp = await service.issuer.token({ scopes: ['locations:read'] });
+      const operator = await service.issuer.token({ scopes: ['locations:read', 'locations:write'] });
+      for (const token of [rsp, operator]) {
+        const forbidden = await service.get(LOCATION_SNAPSHOT.path, { token });
+        expect(forbidden.status).toBe(403);
+        expect(forbidden.body.error).toMatchObject({
+          code: 'FORBIDDEN',
+          details: { requiredScope: 'locations:internal' },
+        });
+      }
+      expect((await service.get(LOCATION_SNAPSHOT.path, { token: null })).status).toBe(401);
+      expect((await service.get(LOCATION_SNAPSHOT.path)).status).toBe(200);
+    });
+
     it('streams a consistent snapshot as NDJSON with the count and time in headers, optionally only recent changes', async () => {
       const older = aNewLocation({ updatedAt: '2020-01-01T00:00:00Z', createdAt: '2020-01-01T00:00:00Z' });
       const newer = aNewLocation();

@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
-import { TOPICS } from '@lx/contracts';
+import { type Scope, TOPICS } from '@lx/contracts';
 import { KafkaEventBus } from '@lx/messaging';
 import { createServiceApp } from '@lx/platform';
 import {
@@ -67,15 +67,16 @@ export async function startLocationQuery(settings: Record<string, string> = {}):
   const bus = new KafkaEventBus(kafka);
   const db = new Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
   await db.connect();
-  // Test tokens live ten minutes; long tests (replays) get a fresh one every five.
-  let readToken = await issuer.token({ scopes: ['locations:read'] });
-  let readTokenAt = Date.now();
-  const currentToken = async () => {
-    if (Date.now() - readTokenAt > 300_000) {
-      readToken = await issuer.token({ scopes: ['locations:read'] });
-      readTokenAt = Date.now();
-    }
-    return readToken;
+  // Test tokens live ten minutes; long tests (replays) get a fresh one every five. /internal/ paths are read with the
+  // internal services' scope, every other path with an RSP's.
+  const tokens = new Map<Scope, { token: string; at: number }>();
+  const currentToken = async (url: string) => {
+    const scope: Scope = url.startsWith('/internal/') ? 'locations:internal' : 'locations:read';
+    const cached = tokens.get(scope);
+    if (cached !== undefined && Date.now() - cached.at <= 300_000) return cached.token;
+    const token = await issuer.token({ scopes: [scope] });
+    tokens.set(scope, { token, at: Date.now() });
+    return token;
   };
 
   return {
@@ -87,7 +88,7 @@ export async function startLocationQuery(settings: Record<string, string> = {}):
     bus,
     db,
     async get(url, options = {}) {
-      const token = options.token === undefined ? await currentToken() : options.token;
+      const token = options.token === undefined ? await currentToken(url) : options.token;
       const headers: Record<string, string> = { ...options.headers };
       if (token !== null) headers['authorization'] = `Bearer ${token}`;
       const response = await app.getHttpAdapter().getInstance().inject({ method: 'GET', url, headers });

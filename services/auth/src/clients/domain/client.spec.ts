@@ -15,6 +15,23 @@ describe('client rules', () => {
     ]);
   });
 
+  it('given the internal scope for any kind but SERVICE, when checked, then it is refused; SERVICE holds only it', () => {
+    for (const kind of ['RSP', 'OPERATOR', 'ADMIN'] as const) {
+      expect(clientShapeIssues(kind, ['locations:internal'], null)).toEqual([
+        expect.objectContaining({
+          field: 'scopes',
+          message: expect.stringContaining('not allowed: locations:internal'),
+        }),
+      ]);
+    }
+    expect(clientShapeIssues('SERVICE', ['locations:internal'], null)).toEqual([]);
+    expect(clientShapeIssues('SERVICE', ['locations:read'], null)).toEqual([
+      expect.objectContaining({
+        message: 'scopes of SERVICE clients must be among locations:internal; not allowed: locations:read',
+      }),
+    ]);
+  });
+
   it('given an operator or an admin with a webhook, when checked, then the webhook is refused', () => {
     for (const kind of ['OPERATOR', 'ADMIN'] as const) {
       expect(clientShapeIssues(kind, [], 'https://hooks.example')).toEqual([

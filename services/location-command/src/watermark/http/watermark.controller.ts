@@ -5,11 +5,11 @@ import { FenceWatermarkHandler } from '../commands/fence-watermark/fence-waterma
 
 /**
  * Internal: the watermark fence for the export worker's chained incremental exports. The public ingress does not
- * route /internal/…; callers inside the cluster still need a (service) token with locations:read, the scope of the
- * snapshot the watermark goes with.
+ * route /internal/…; callers inside the cluster still need a token with locations:internal, which only the internal
+ * services' client holds (an RSP looping the fence would hold up every write).
  */
 @Controller(WATERMARK_FENCE.path.slice(1))
-@RequireScope(SCOPES.locationsRead)
+@RequireScope(SCOPES.locationsInternal)
 export class WatermarkController {
   constructor(private readonly fenceWatermark: FenceWatermarkHandler) {}
 

@@ -8,12 +8,13 @@ import { StreamSnapshotHandler } from '../queries/stream-snapshot/stream-snapsho
 
 /**
  * Internal: streams a consistent snapshot of the read model as NDJSON or CSV records for the export worker. The public
- * ingress does not route /internal/…; callers inside the cluster still need a (service) token with locations:read.
+ * ingress does not route /internal/…; callers inside the cluster still need a token with locations:internal, which
+ * only the internal services' client holds.
  * Parameters: format (json or csv), modifiedSince, locationGroupId, and catchUp=true to wait (503 after the configured
  * timeout) until the read model has applied the location topic up to its current end before the snapshot is opened.
  */
 @Controller(LOCATION_SNAPSHOT.path.slice(1))
-@RequireScope(SCOPES.locationsRead)
+@RequireScope(SCOPES.locationsInternal)
 export class LocationSnapshotController {
   constructor(private readonly streamSnapshot: StreamSnapshotHandler) {}
 

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { Clock } from '@lx/platform';
+import { changeClient, type Client } from '../../domain/client';
 import { ClientEventsPublisher } from '../../infrastructure/client-events.publisher';
 import { ClientRepository } from '../../infrastructure/client.repository';
 import { NewClientFactory } from '../../infrastructure/new-client.factory';
@@ -10,15 +12,25 @@ export interface BootstrapServiceClientCommand {
   clientSecret: string;
 }
 
-/** `created`, or why nothing was done. */
-export type BootstrapServiceClientOutcome = 'created' | 'exists' | 'id-taken';
+/** `created`, `upgraded` (from the OPERATOR client of earlier versions), or why nothing was done. */
+export type BootstrapServiceClientOutcome = 'created' | 'upgraded' | 'exists' | 'id-taken';
 
-/** What the internal services' client may do: read what an export reads (the internal snapshot, fence and counts). */
-export const SERVICE_CLIENT = { name: 'internal services', kind: 'OPERATOR', scopes: ['locations:read'] } as const;
+/** What the internal services' client may do: the internal endpoints an export reads (the snapshot and the fence). */
+export const SERVICE_CLIENT = { name: 'internal services', kind: 'SERVICE', scopes: ['locations:internal'] } as const;
+
+/**
+ * The service client as versions before the SERVICE kind created it: an OPERATOR with locations:read (which every RSP
+ * holds too, so the internal endpoints could not tell the export worker from an RSP).
+ */
+const isEarlierServiceClient = (client: Client): boolean =>
+  client.kind === 'OPERATOR' &&
+  client.name === SERVICE_CLIENT.name &&
+  client.scopes.length === 1 &&
+  client.scopes[0] === 'locations:read';
 
 /**
  * Creates the internal services' own API client (the export worker's, for the internal endpoints it reads from)
- * from configuration when no client has its id yet: a Kubernetes Secret holds the id and secret, auth creates the
+ * from configuration when no client has its id yet, or turns the one an earlier version created into it: a Kubernetes Secret holds the id and secret, auth creates the
  * client at its first start and the export worker uses the same Secret, so one `helm install` wires both. Once the
  * client exists the configured secret is not compared again: rotating it is the admin API's rotate-secret, then the
  * Secret is updated (docs/kubernetes.md).
@@ -30,6 +42,7 @@ export class BootstrapServiceClientHandler {
     private readonly clients: ClientRepository,
     private readonly factory: NewClientFactory,
     private readonly events: ClientEventsPublisher,
+    private readonly clock: Clock,
   ) {}
 
   async execute(command: BootstrapServiceClientCommand): Promise<BootstrapServiceClientOutcome> {
@@ -44,6 +57,13 @@ export class BootstrapServiceClientHandler {
       // Replicas starting together: one creates the client, the others then see it.
       await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['auth:bootstrap-service-client']);
       const existing = await this.clients.findById(client.id, manager);
+      if (existing !== null && isEarlierServiceClient(existing)) {
+        const { kind, scopes } = SERVICE_CLIENT;
+        const upgraded = { ...changeClient(existing, { scopes: [...scopes] }, this.clock.now()), kind };
+        await this.clients.save(manager, upgraded);
+        await this.events.append(manager, 'CLIENT_UPDATED', upgraded);
+        return 'upgraded';
+      }
       if (existing !== null) return existing.kind === SERVICE_CLIENT.kind ? 'exists' : 'id-taken';
       await this.clients.insert(manager, client);
       await this.events.append(manager, 'CLIENT_REGISTERED', client);
