@@ -86,8 +86,8 @@ wait_ready() {
 
 # The local stack's auth secrets, generated once and kept in $LX_ENV_FILE: the key that encrypts signing keys and
 # webhook secrets at rest, the key that seals webhook secrets into client events (a different one: the webhook
-# dispatcher holds it too), the first admin client and the export worker's own API client (kind SERVICE, scope
-# locations:internal), both of which auth creates at its first start (in production all of them come from a Kubernetes
+# dispatcher holds it too), the first admin client and the export worker's own API client (kind SERVICE, scopes
+# locations:read and locations:internal), both of which auth creates at its first start (in production all of them come from a Kubernetes
 # Secret).
 ensure_auth_secrets() {
   local name value values=()

@@ -441,7 +441,7 @@ describe('client registry: admin API, command-line tool, events', () => {
   });
 
   describe('the bootstrap service client', () => {
-    it('is created at start as the SERVICE client with locations:internal only, once; a restart keeps it', async () => {
+    it('is created at start as the SERVICE client with locations:read and locations:internal, once; a restart keeps it', async () => {
       const service = { clientId: randomUUID(), clientSecret: 'the-internal-services-secret-of-32-chars' };
       const env = {
         DATABASE_SCHEMA: auth.env.DATABASE_SCHEMA!,
@@ -455,7 +455,7 @@ describe('client registry: admin API, command-line tool, events', () => {
         const started = await startAuth(env);
         try {
           await expect(started.token(service.clientId, service.clientSecret)).resolves.toMatchObject({
-            scope: 'locations:internal',
+            scope: 'locations:read locations:internal',
           });
         } finally {
           await started.app.close();
@@ -466,13 +466,13 @@ describe('client registry: admin API, command-line tool, events', () => {
         clientId: service.clientId,
         name: 'internal services',
         kind: 'SERVICE',
-        scopes: ['locations:internal'],
+        scopes: ['locations:read', 'locations:internal'],
         enabled: true,
       });
       const reply = await admin('GET', `/admin/clients/${service.clientId}`);
       expect(await reply.json()).toMatchObject({ clientId: service.clientId, kind: 'SERVICE' });
       // The admin API cannot give its scope to another kind, nor any other scope to it.
-      const widened = await admin('PATCH', `/admin/clients/${service.clientId}`, { scopes: ['locations:read'] });
+      const widened = await admin('PATCH', `/admin/clients/${service.clientId}`, { scopes: ['locations:write'] });
       expect(widened.status).toBe(400);
     });
 
@@ -485,21 +485,29 @@ describe('client registry: admin API, command-line tool, events', () => {
       });
       expect(earlier.status).toBe(201);
       const { clientId, clientSecret }: any = await earlier.json();
-      const started = await startAuth({
+      const env = {
         DATABASE_SCHEMA: auth.env.DATABASE_SCHEMA!,
         AUTH_ENCRYPTION_KEY: auth.env.AUTH_ENCRYPTION_KEY!,
         WEBHOOK_SECRET_TRANSPORT_KEY: auth.env.WEBHOOK_SECRET_TRANSPORT_KEY!,
         SERVICE_BOOTSTRAP_CLIENT_ID: clientId,
         SERVICE_BOOTSTRAP_CLIENT_SECRET: clientSecret,
-      });
-      try {
-        await expect(started.token(clientId, clientSecret)).resolves.toMatchObject({ scope: 'locations:internal' });
-      } finally {
-        await started.app.close();
-      }
+      };
+      const tokenAfterStart = async () => {
+        const started = await startAuth(env);
+        try {
+          return await started.token(clientId, clientSecret);
+        } finally {
+          await started.app.close();
+        }
+      };
+      await expect(tokenAfterStart()).resolves.toMatchObject({ scope: 'locations:read locations:internal' });
       const [, updated] = await events.waitForEvents(clientId, 2);
       expect(updated?.type).toBe('CLIENT_UPDATED');
-      expect(updated?.data).toMatchObject({ kind: 'SERVICE', scopes: ['locations:internal'] });
+      expect(updated?.data).toMatchObject({ kind: 'SERVICE', scopes: ['locations:read', 'locations:internal'] });
+
+      // An admin may narrow its scopes; the next start gives them back (the export worker needs both).
+      expect((await admin('PATCH', `/admin/clients/${clientId}`, { scopes: ['locations:internal'] })).status).toBe(200);
+      await expect(tokenAfterStart()).resolves.toMatchObject({ scope: 'locations:read locations:internal' });
     });
 
     it('whose id another kind of client holds is not created, and that client is left as it was', async () => {

@@ -74,7 +74,7 @@ export async function startPeers(issuer: TestTokenIssuer): Promise<Peers> {
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://peer');
     if (request.method === 'POST' && url.pathname === '/oauth/token') {
-      const token = await issuer.token({ clientId: 'export-worker', scopes: ['locations:internal'] });
+      const token = await issuer.token({ clientId: 'export-worker', scopes: ['locations:read', 'locations:internal'] });
       return json(response, 200, { access_token: token, token_type: 'Bearer', expires_in: 600 });
     }
     const authorization = request.headers.authorization ?? '';

@@ -24,10 +24,11 @@ describe('client rules', () => {
         }),
       ]);
     }
-    expect(clientShapeIssues('SERVICE', ['locations:internal'], null)).toEqual([]);
-    expect(clientShapeIssues('SERVICE', ['locations:read'], null)).toEqual([
+    expect(clientShapeIssues('SERVICE', ['locations:read', 'locations:internal'], null)).toEqual([]);
+    expect(clientShapeIssues('SERVICE', ['locations:write'], null)).toEqual([
       expect.objectContaining({
-        message: 'scopes of SERVICE clients must be among locations:internal; not allowed: locations:read',
+        message:
+          'scopes of SERVICE clients must be among locations:read, locations:internal; not allowed: locations:write',
       }),
     ]);
   });

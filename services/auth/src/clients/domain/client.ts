@@ -36,7 +36,7 @@ export const SCOPES_BY_KIND: Readonly<Record<ClientKind, readonly Scope[]>> = {
   RSP: ['locations:read'],
   OPERATOR: ['locations:read', 'locations:write'],
   ADMIN: ['auth:admin', 'webhooks:admin'],
-  SERVICE: ['locations:internal'],
+  SERVICE: ['locations:read', 'locations:internal'],
 };
 
 /** Only RSPs receive webhooks, so only they have a webhook URL and a webhook signing secret. */

@@ -12,11 +12,21 @@ export interface BootstrapServiceClientCommand {
   clientSecret: string;
 }
 
-/** `created`, `upgraded` (from the OPERATOR client of earlier versions), or why nothing was done. */
+/**
+ * `created`, `upgraded` (the OPERATOR client of earlier versions, or a SERVICE client with other scopes, given the
+ * kind and scopes of SERVICE_CLIENT), or why nothing was done.
+ */
 export type BootstrapServiceClientOutcome = 'created' | 'upgraded' | 'exists' | 'id-taken';
 
-/** What the internal services' client may do: the internal endpoints an export reads (the snapshot and the fence). */
-export const SERVICE_CLIENT = { name: 'internal services', kind: 'SERVICE', scopes: ['locations:internal'] } as const;
+/**
+ * What the internal services' client may do: read what an export reads, the public reads (a group's existence, the
+ * statistics count) and the internal endpoints (the snapshot and the fence).
+ */
+export const SERVICE_CLIENT = {
+  name: 'internal services',
+  kind: 'SERVICE',
+  scopes: ['locations:read', 'locations:internal'],
+} as const;
 
 /**
  * The service client as versions before the SERVICE kind created it: an OPERATOR with locations:read (which every RSP
@@ -28,12 +38,19 @@ const isEarlierServiceClient = (client: Client): boolean =>
   client.scopes.length === 1 &&
   client.scopes[0] === 'locations:read';
 
+/** A SERVICE client whose scopes are not (or no longer) those the code gives it, such as after an upgrade. */
+const hasOtherServiceScopes = (client: Client): boolean =>
+  client.kind === SERVICE_CLIENT.kind &&
+  (client.scopes.length !== SERVICE_CLIENT.scopes.length ||
+    SERVICE_CLIENT.scopes.some((scope, index) => client.scopes[index] !== scope));
+
 /**
  * Creates the internal services' own API client (the export worker's, for the internal endpoints it reads from)
- * from configuration when no client has its id yet, or turns the one an earlier version created into it: a Kubernetes Secret holds the id and secret, auth creates the
+ * from configuration when no client has its id yet: a Kubernetes Secret holds the id and secret, auth creates the
  * client at its first start and the export worker uses the same Secret, so one `helm install` wires both. Once the
  * client exists the configured secret is not compared again: rotating it is the admin API's rotate-secret, then the
- * Secret is updated (docs/kubernetes.md).
+ * Secret is updated (docs/kubernetes.md). Its kind and scopes are the code's: every start gives them back to it (after
+ * an upgrade, or an admin's change of its scopes).
  */
 @Injectable()
 export class BootstrapServiceClientHandler {
@@ -57,7 +74,7 @@ export class BootstrapServiceClientHandler {
       // Replicas starting together: one creates the client, the others then see it.
       await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['auth:bootstrap-service-client']);
       const existing = await this.clients.findById(client.id, manager);
-      if (existing !== null && isEarlierServiceClient(existing)) {
+      if (existing !== null && (isEarlierServiceClient(existing) || hasOtherServiceScopes(existing))) {
         const { kind, scopes } = SERVICE_CLIENT;
         const upgraded = { ...changeClient(existing, { scopes: [...scopes] }, this.clock.now()), kind };
         await this.clients.save(manager, upgraded);
