@@ -249,6 +249,33 @@ else
   fail "values.schema.json must refuse the topic prefixes staging., .staging, team/a and 65 characters"
 fi
 
+info "kafka durability"
+# kafka.replicationFactor and kafka.minInsyncReplicas reach every service and its migration: 3 and 2 by default (a
+# cluster of three brokers); more in-sync replicas than replicas is refused by name, below 1 by the schema.
+durable=0
+for pair in 'KAFKA_REPLICATION_FACTOR 3' 'KAFKA_MIN_INSYNC_REPLICAS 2'; do
+  read -r name value <<<"$pair"
+  durable=$((durable + $(grep -A1 "name: $name\$" "$DEFAULT" | grep -c "value: \"\{0,1\}$value\"\{0,1\}\$" || true)))
+done
+if ((durable == 24)); then
+  pass "kafka.replicationFactor 3 and kafka.minInsyncReplicas 2 reach the six services and their migrations by default"
+else
+  fail "kafka.replicationFactor and kafka.minInsyncReplicas must reach 12 containers each by default: found $durable of 24"
+fi
+if helm_template -f "$CHART/ci/default-values.yaml" --set kafka.replicationFactor=1 >"$WORK/durability.out" 2>&1; then
+  fail "kafka.minInsyncReplicas 2 above kafka.replicationFactor 1 must be refused"
+elif grep -qF 'kafka.minInsyncReplicas (2) must be at most kafka.replicationFactor (1)' "$WORK/durability.out"; then
+  pass "more in-sync replicas than replicas is refused by name"
+else
+  cat "$WORK/durability.out"
+  fail "the refusal of kafka.minInsyncReplicas above kafka.replicationFactor must name both"
+fi
+if helm_template -f "$CHART/ci/default-values.yaml" --set kafka.replicationFactor=0 >/dev/null 2>&1; then
+  fail "values.schema.json must refuse kafka.replicationFactor 0"
+else
+  pass "values.schema.json refuses kafka.replicationFactor 0"
+fi
+
 info "security and migrations"
 for rendering in "$DEFAULT" "$FULL"; do
   containers=$(grep -Ec '^ +(- name: (migrate-[a-z-]+|done|smoke-test|auth|location-command|location-query|statistics-projection|export-worker|webhook-dispatcher))$' "$rendering")

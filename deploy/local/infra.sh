@@ -12,7 +12,8 @@
 # A component whose endpoint the caller already names is external: it is neither started nor
 # stopped, and the given values are recorded instead:
 #   DATABASE_URL         -> postgres
-#   KAFKA_BROKERS        -> kafka
+#   KAFKA_BROKERS        -> kafka (with KAFKA_REPLICATION_FACTOR and KAFKA_MIN_INSYNC_REPLICAS when given; 1 and 1
+#                           otherwise, as for the managed single broker)
 #   MINIO_ENDPOINT_URL   -> minio (with MINIO_PUBLIC_ENDPOINT_URL, MINIO_ACCESS_KEY, MINIO_SECRET_KEY,
 #                           MINIO_BUCKET when given)
 # A value equal to the endpoint this script itself manages (for example after sourcing .infra/env)
@@ -63,7 +64,11 @@ is_external() {
 record_external() {
   case "$1" in
     postgres) lx_env_set DATABASE_URL "$DATABASE_URL" ;;
-    kafka) lx_env_set KAFKA_BROKERS "$KAFKA_BROKERS" ;;
+    kafka)
+      lx_env_set KAFKA_BROKERS "$KAFKA_BROKERS" \
+        KAFKA_REPLICATION_FACTOR "${KAFKA_REPLICATION_FACTOR:-1}" \
+        KAFKA_MIN_INSYNC_REPLICAS "${KAFKA_MIN_INSYNC_REPLICAS:-1}"
+      ;;
     minio)
       lx_env_set MINIO_ENDPOINT_URL "$MINIO_ENDPOINT_URL" \
         MINIO_PUBLIC_ENDPOINT_URL "${MINIO_PUBLIC_ENDPOINT_URL:-$MINIO_ENDPOINT_URL}" \

@@ -92,9 +92,10 @@ running_pid() {
   printf '%s\n' "$pid"
 }
 
+# One broker: every topic the services create can have one replica, and a write needs only it in sync.
 report() {
   local brokers="$LX_BIND_ADDRESS:$KAFKA_PORT"
-  lx_env_set KAFKA_BROKERS "$brokers"
+  lx_env_set KAFKA_BROKERS "$brokers" KAFKA_REPLICATION_FACTOR 1 KAFKA_MIN_INSYNC_REPLICAS 1
   printf 'KAFKA_BROKERS=%s\n' "$brokers"
 }
 

@@ -209,6 +209,8 @@ map on top. Takes (dict "root" $ "service" "<name>" "values" <service block>); r
   "LOG_LEVEL" $root.Values.logLevel
   "DATABASE_MIGRATE_ON_BOOT" "false"
   "KAFKA_BROKERS" (join "," $root.Values.kafka.brokers)
+  "KAFKA_REPLICATION_FACTOR" (toString $root.Values.kafka.replicationFactor)
+  "KAFKA_MIN_INSYNC_REPLICAS" (toString $root.Values.kafka.minInsyncReplicas)
   "AUTH_JWKS_URL" (printf "%s/.well-known/jwks.json" $auth)
   "AUTH_ISSUER" (trimSuffix "/" $root.Values.publicBaseUrl)
 }}
@@ -326,6 +328,9 @@ the first. Rendered by templates/validate.yaml; the other templates assume it pa
 {{- end }}
 {{- if not $v.kafka.brokers }}
 {{- $problems = append $problems "kafka.brokers is required: the Kafka bootstrap brokers, a list of host:port" }}
+{{- end }}
+{{- if gt (int $v.kafka.minInsyncReplicas) (int $v.kafka.replicationFactor) }}
+{{- $problems = append $problems (printf "kafka.minInsyncReplicas (%v) must be at most kafka.replicationFactor (%v): more in-sync replicas than replicas refuses every write" $v.kafka.minInsyncReplicas $v.kafka.replicationFactor) }}
 {{- end }}
 {{- if not $v.objectStorage.endpoint }}
 {{- $problems = append $problems "objectStorage.endpoint is required: the S3/MinIO endpoint URL export-worker talks to" }}

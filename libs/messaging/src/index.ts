@@ -5,3 +5,4 @@ export * from './messaging.module';
 export * from './outbox';
 export * from './projection';
 export * from './postgres-event-log';
+export * from './topic-durability';

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import {
   type Admin,
+  ConfigResourceTypes,
   type Consumer,
   type IHeaders,
   Kafka,
@@ -24,6 +25,7 @@ import {
   type Subscription,
 } from './event-bus';
 import { KafkaNames } from './kafka-names';
+import { clusterSizeProblem, durabilityProblems, type ExistingTopic, TopicDurabilityError } from './topic-durability';
 
 function headersOf(headers: IHeaders | undefined): Record<string, string> {
   const result: Record<string, string> = {};
@@ -71,6 +73,10 @@ function kafkaLogger(entry: LogEntry, logger: Logger): void {
  * duplicate nor reorder messages of one partition (and so of one key). Callers use declared topic names and group
  * ids; on the cluster each carries the deployment's topic prefix (KafkaNames), and what comes back (messages,
  * assignments, bounds) carries the declared names again.
+ *
+ * Durability: every send waits for all in-sync replicas (acks=all; kafkajs' default of -1, and its idempotent producer
+ * refuses any other), and the topics are created with KAFKA_REPLICATION_FACTOR replicas and KAFKA_MIN_INSYNC_REPLICAS,
+ * so an acknowledged event is on that many brokers and survives the loss of its partition's leader.
  */
 export class KafkaEventBus extends EventBus {
   private readonly logger = new Logger(KafkaEventBus.name);
@@ -230,18 +236,76 @@ export class KafkaEventBus extends EventBus {
     }
   }
 
+  /**
+   * Creates the missing topics with the configured replicas and min.insync.replicas, and refuses (TopicDurabilityError)
+   * when existing ones have less, or when the cluster has too few brokers to create them: a service does not start on
+   * topics that would lose acknowledged events. Dead-letter topics go through here too and get the same settings:
+   * a dead letter is the only copy of an event the projection could not apply. Cheap whatever the number of topics:
+   * the topic list, one metadata request and one describeConfigs for the existing ones, the cluster's brokers when
+   * some are missing.
+   */
   async ensureTopics(topics: readonly TopicSpec[]): Promise<void> {
     await this.connect();
+    const onCluster = topics.map((topic) => ({ ...topic, name: this.names.onCluster(topic.name) }));
     const existing = new Set(await this.admin.listTopics());
-    const missing = topics
-      .map((topic) => ({ ...topic, name: this.names.onCluster(topic.name) }))
-      .filter((topic) => !existing.has(topic.name));
+    const missing = onCluster.filter((topic) => !existing.has(topic.name));
+    const present = onCluster.filter((topic) => existing.has(topic.name)).map((topic) => topic.name);
+    // Only topics to create need the brokers up now; existing ones are judged by their replicas, so a service still
+    // starts while one broker of three is down (a rolling restart of Kafka).
+    const tooFewBrokers =
+      missing.length > 0
+        ? clusterSizeProblem((await this.admin.describeCluster()).brokers.length, this.config)
+        : undefined;
+    const problems = [
+      ...(tooFewBrokers === undefined ? [] : [tooFewBrokers]),
+      ...durabilityProblems(await this.existingTopics(present), this.config),
+    ];
+    if (problems.length > 0) throw new TopicDurabilityError(problems);
     if (missing.length === 0) return;
+    // A topic another replica creates meanwhile is TOPIC_ALREADY_EXISTS, which kafkajs ignores; it was created with
+    // the same settings (every service of a deployment has them).
     await this.admin.createTopics({
       waitForLeaders: true,
-      topics: missing.map((topic) => topicCreationOf(topic)),
+      topics: missing.map((topic) => topicCreationOf(topic, this.config)),
     });
-    this.logger.log({ topics: missing.map((topic) => topic.name) }, 'Created topics');
+    this.logger.log(
+      {
+        topics: missing.map((topic) => topic.name),
+        replicationFactor: this.config.replicationFactor,
+        minInsyncReplicas: this.config.minInsyncReplicas,
+      },
+      'Created topics',
+    );
+  }
+
+  /** The replicas and effective min.insync.replicas of existing topics, by their names on the cluster. */
+  private async existingTopics(names: readonly string[]): Promise<ExistingTopic[]> {
+    if (names.length === 0) return [];
+    const [metadata, configs] = await Promise.all([
+      this.admin.fetchTopicMetadata({ topics: [...names] }),
+      this.admin.describeConfigs({
+        includeSynonyms: false,
+        resources: names.map((name) => ({
+          type: ConfigResourceTypes.TOPIC,
+          name,
+          configNames: ['min.insync.replicas'],
+        })),
+      }),
+    ]);
+    const minInsync = new Map(
+      configs.resources.map((resource) => [
+        resource.resourceName,
+        resource.configEntries.find((entry) => entry.configName === 'min.insync.replicas')?.configValue,
+      ]),
+    );
+    return metadata.topics.map((topic) => {
+      const value = minInsync.get(topic.name);
+      return {
+        name: topic.name,
+        replicas: Math.min(...topic.partitions.map((partition) => partition.replicas.length)),
+        minInsyncReplicas: value === undefined || !/^\d+$/.test(value) ? undefined : Number(value),
+      };
+    });
   }
 
   async ping(): Promise<void> {

@@ -231,6 +231,10 @@ export class PostgresEventLog extends EventBus {
     await this.pool.query(`DELETE FROM ${this.schema}.group_offsets WHERE group_id = ANY($1::text[])`, [idle]);
   }
 
+  /**
+   * Partition rows only: KAFKA_REPLICATION_FACTOR and KAFKA_MIN_INSYNC_REPLICAS mean nothing here. The log is rows of
+   * one PostgreSQL database, as durable as that database (and its replicas, if any); the embedded profile has one.
+   */
   async ensureTopics(topics: readonly TopicSpec[]): Promise<void> {
     await this.tables();
     for (const topic of topics) {

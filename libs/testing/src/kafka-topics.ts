@@ -4,8 +4,20 @@ import { randomBytes } from 'node:crypto';
 import { type Admin, Kafka, logLevel } from 'kafkajs';
 import type { KafkaConfig } from '@lx/platform';
 // eslint-disable-next-line @nx/enforce-module-boundaries, lx/no-relative-import-outside-project -- see the top
-import { ALL_TOPICS, prefixedName, topicCreationOf } from '../../contracts/src/events/topics';
+import { ALL_TOPICS, prefixedName, type TopicDurability, topicCreationOf } from '../../contracts/src/events/topics';
 import { requireEnv, uniqueSuffix } from './infra-env';
+
+/**
+ * The replicas and min.insync.replicas of the local Kafka's topics: what deploy/local wrote to .infra/env beside
+ * KAFKA_BROKERS, 1 and 1 (its single broker) when it wrote none. Every topic a test or benchmark creates gets them, and
+ * so does every service it starts (PrivateTopics.env), which would otherwise ask the single broker for three replicas.
+ */
+export function testDurability(env: NodeJS.ProcessEnv = process.env): TopicDurability {
+  return {
+    replicationFactor: Number(env['KAFKA_REPLICATION_FACTOR'] || '1'),
+    minInsyncReplicas: Number(env['KAFKA_MIN_INSYNC_REPLICAS'] || '1'),
+  };
+}
 
 /**
  * What a test's or benchmark's own Kafka clients need: the brokers and the topic prefix. A service's KafkaConfig is
@@ -23,7 +35,7 @@ export function testKafka(clientId = `it-${uniqueSuffix()}`, env: NodeJS.Process
   if (!topicPrefix) {
     throw new Error('KAFKA_TOPIC_PREFIX is not set: tests and benchmarks run on topics of their own (kafka-topics.ts)');
   }
-  return { brokers: requireEnv('KAFKA_BROKERS').split(','), clientId, topicPrefix };
+  return { brokers: requireEnv('KAFKA_BROKERS').split(','), clientId, topicPrefix, ...testDurability(env) };
 }
 
 /** The name on the broker of a declared topic, dead-letter topic or consumer group of the running test file. */
@@ -36,8 +48,8 @@ const PREFIX_PATTERN = /^(lxit|lxbench)-([0-9a-z]+)-[0-9a-f]+$/;
 
 /** Topics and consumer groups of one's own on the shared broker, under one prefix, for a test file or a benchmark. */
 export interface PrivateTopics extends PrefixedKafka {
-  /** KAFKA_TOPIC_PREFIX for the services started on these topics. */
-  readonly env: { KAFKA_TOPIC_PREFIX: string };
+  /** KAFKA_TOPIC_PREFIX for the services started on these topics, and the durability settings of the local Kafka. */
+  readonly env: { KAFKA_TOPIC_PREFIX: string; KAFKA_REPLICATION_FACTOR: string; KAFKA_MIN_INSYNC_REPLICAS: string };
   /** Kafka settings of a client (a KafkaEventBus) on these topics. */
   kafka(clientId: string): KafkaConfig;
   /** Deletes every topic and consumer group under the prefix; call after every client on them stopped. */
@@ -70,10 +82,14 @@ export async function createPrivateTopics(
 ): Promise<PrivateTopics> {
   const topicPrefix = `${label}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
   const topics = ALL_TOPICS.map((topic) => ({ ...topic, name: prefixedName(topicPrefix, topic.name) }));
+  const durability = testDurability();
   await withAdmin(brokers, async (admin) => {
     // Not kafkajs' waitForLeaders: its wait retries only LEADER_NOT_AVAILABLE, while a broker may still answer
     // UNKNOWN_TOPIC_OR_PARTITION ("does not host this topic-partition") for a topic it has just created (seen in CI).
-    await admin.createTopics({ waitForLeaders: false, topics: topics.map((topic) => topicCreationOf(topic)) });
+    await admin.createTopics({
+      waitForLeaders: false,
+      topics: topics.map((topic) => topicCreationOf(topic, durability)),
+    });
     const deadline = Date.now() + 30_000;
     for (;;) {
       const metadata = await admin
@@ -92,8 +108,12 @@ export async function createPrivateTopics(
   return {
     brokers: [...brokers],
     topicPrefix,
-    env: { KAFKA_TOPIC_PREFIX: topicPrefix },
-    kafka: (clientId) => ({ brokers: [...brokers], clientId, topicPrefix }),
+    env: {
+      KAFKA_TOPIC_PREFIX: topicPrefix,
+      KAFKA_REPLICATION_FACTOR: String(durability.replicationFactor),
+      KAFKA_MIN_INSYNC_REPLICAS: String(durability.minInsyncReplicas),
+    },
+    kafka: (clientId) => ({ brokers: [...brokers], clientId, topicPrefix, ...durability }),
     remove: () => withAdmin(brokers, (admin) => deleteUnder(admin, [topicPrefix])),
   };
 }

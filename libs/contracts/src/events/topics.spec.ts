@@ -115,20 +115,24 @@ describe('prefixedName', () => {
 
 describe('topicCreationOf', () => {
   it('given a declared topic, when turned into a creation request, then it keeps its partitions, retention and cleanup', () => {
-    expect(topicCreationOf(TOPICS.clientEvents)).toEqual({
+    expect(topicCreationOf(TOPICS.clientEvents, { replicationFactor: 3, minInsyncReplicas: 2 })).toEqual({
       topic: 'client.events.v1',
       numPartitions: 1,
+      replicationFactor: 3,
       configEntries: [
         { name: 'retention.ms', value: '-1' },
         { name: 'cleanup.policy', value: 'compact' },
+        { name: 'min.insync.replicas', value: '2' },
       ],
     });
   });
 
   it('given a name on the cluster, when turned into a creation request, then the topic is created under that name', () => {
-    expect(topicCreationOf(TOPICS.locationEvents, 'staging.location.events.v1')).toMatchObject({
+    const durability = { replicationFactor: 1, minInsyncReplicas: 1 };
+    expect(topicCreationOf(TOPICS.locationEvents, durability, 'staging.location.events.v1')).toMatchObject({
       topic: 'staging.location.events.v1',
       numPartitions: 6,
+      replicationFactor: 1,
     });
   });
 });

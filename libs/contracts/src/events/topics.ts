@@ -106,14 +106,26 @@ export function prefixedName(prefix: string, name: string): string {
   return prefix === '' ? name : `${prefix}.${name}`;
 }
 
+/**
+ * How many copies of each topic a deployment keeps: its replicas, and the replicas in sync that a write acknowledged
+ * by all (`acks=all`) must reach (`min.insync.replicas`). Deployment settings (KAFKA_REPLICATION_FACTOR,
+ * KAFKA_MIN_INSYNC_REPLICAS), the same for every topic, dead-letter topics included.
+ */
+export interface TopicDurability {
+  readonly replicationFactor: number;
+  readonly minInsyncReplicas: number;
+}
+
 /** A declared topic as Kafka's CreateTopics request takes it (kafkajs `ITopicConfig`), under the name it has there. */
-export function topicCreationOf(topic: TopicSpec, name: string = topic.name) {
+export function topicCreationOf(topic: TopicSpec, durability: TopicDurability, name: string = topic.name) {
   return {
     topic: name,
     numPartitions: topic.partitions,
+    replicationFactor: durability.replicationFactor,
     configEntries: [
       { name: 'retention.ms', value: String(topic.retentionMs) },
       { name: 'cleanup.policy', value: topic.cleanupPolicy },
+      { name: 'min.insync.replicas', value: String(durability.minInsyncReplicas) },
     ],
   };
 }

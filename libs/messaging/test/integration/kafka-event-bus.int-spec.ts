@@ -1,6 +1,6 @@
 import { Kafka, logLevel, ConfigResourceTypes } from 'kafkajs';
 import { ALL_TOPICS, KAFKA_HEADERS, type TopicSpec, TOPICS } from '@lx/contracts';
-import { KafkaEventBus, type IncomingBatch, type IncomingMessage } from '../../src';
+import { KafkaEventBus, type IncomingBatch, type IncomingMessage, TopicDurabilityError } from '../../src';
 import { testKafka, testTopic, uniqueSuffix, waitFor } from '@lx/testing';
 
 /**
@@ -22,7 +22,7 @@ describe('KafkaEventBus against the real broker', () => {
 
   afterAll(() => bus.close());
 
-  it('creates a declared topic once under the topic prefix, with its partitions, retention and cleanup policy', async () => {
+  it('creates a declared topic once under the topic prefix, with its partitions, retention, cleanup policy and durability', async () => {
     await bus.ensureTopics([topic]);
     await bus.ensureTopics([topic]);
 
@@ -38,14 +38,20 @@ describe('KafkaEventBus against the real broker', () => {
           {
             type: ConfigResourceTypes.TOPIC,
             name: testTopic(topic.name),
-            configNames: ['retention.ms', 'cleanup.policy'],
+            configNames: ['retention.ms', 'cleanup.policy', 'min.insync.replicas'],
           },
         ],
       });
       const entries = Object.fromEntries(
         (described.resources[0]?.configEntries ?? []).map((entry) => [entry.configName, entry.configValue]),
       );
-      expect(entries).toEqual({ 'retention.ms': '-1', 'cleanup.policy': 'delete' });
+      expect(entries).toEqual({ 'retention.ms': '-1', 'cleanup.policy': 'delete', 'min.insync.replicas': '1' });
+      // Set on the topic itself, not the broker's default that happens to be the same.
+      const minInsync = described.resources[0]?.configEntries.find(
+        ({ configName }) => configName === 'min.insync.replicas',
+      );
+      expect(minInsync?.isDefault).toBe(false);
+      expect(metadata?.partitions.map((partition) => partition.replicas.length)).toEqual([1, 1, 1]);
     } finally {
       await admin.disconnect();
     }
@@ -98,11 +104,12 @@ describe('KafkaEventBus against the real broker', () => {
  * removes them): the same declared topics and the same consumer group id, and neither sees the other's events.
  */
 describe('KafkaEventBus: two topic prefixes on one broker', () => {
-  const { brokers, topicPrefix } = testKafka();
+  const kafka = testKafka();
+  const { brokers, topicPrefix } = kafka;
   const deployments = ['blue', 'green'].map((name) => ({
     name,
     topicPrefix: `${topicPrefix}.${name}`,
-    bus: new KafkaEventBus({ brokers, clientId: `it-${name}`, topicPrefix: `${topicPrefix}.${name}` }),
+    bus: new KafkaEventBus({ ...kafka, clientId: `it-${name}`, topicPrefix: `${topicPrefix}.${name}` }),
     batches: [] as IncomingBatch[],
   }));
   const admin = new Kafka({ brokers: [...brokers], logLevel: logLevel.NOTHING }).admin();
@@ -162,5 +169,90 @@ describe('KafkaEventBus: two topic prefixes on one broker', () => {
       expect(topics).toContain(`${deployment.topicPrefix}.location.events.v1`);
       expect(groups).toContain(`${deployment.topicPrefix}.location-query`);
     }
+  });
+});
+
+/**
+ * The durability settings on the local single broker (KAFKA_REPLICATION_FACTOR and KAFKA_MIN_INSYNC_REPLICAS 1): a
+ * bus that asks for more than the cluster or an existing topic has refuses to start, naming what is wrong.
+ */
+describe('KafkaEventBus: replication factor and min.insync.replicas', () => {
+  const kafka = testKafka();
+  const suffix = uniqueSuffix();
+  const topicNamed = (name: string): TopicSpec => ({
+    name: `it.durability.${name}.${suffix}`,
+    partitions: 1,
+    retentionMs: -1,
+    cleanupPolicy: 'delete',
+    description: 'integration test topic',
+  });
+  const admin = new Kafka({ brokers: [...kafka.brokers], logLevel: logLevel.NOTHING }).admin();
+  const buses: KafkaEventBus[] = [];
+  const busWith = (durability: { replicationFactor: number; minInsyncReplicas: number }) => {
+    const bus = new KafkaEventBus({ ...kafka, clientId: `it-durability-${buses.length}`, ...durability });
+    buses.push(bus);
+    return bus;
+  };
+
+  beforeAll(() => admin.connect());
+  afterAll(async () => {
+    await Promise.all(buses.map((bus) => bus.close()));
+    await admin.disconnect();
+  });
+
+  it('given a replication factor above the brokers of the cluster, then creating a topic fails naming both', async () => {
+    const topic = topicNamed('two-replicas');
+
+    const failure = busWith({ replicationFactor: 2, minInsyncReplicas: 1 }).ensureTopics([topic]);
+
+    await expect(failure).rejects.toThrow(TopicDurabilityError);
+    await expect(failure).rejects.toThrow(
+      /the Kafka cluster has 1 broker up, fewer than KAFKA_REPLICATION_FACTOR \(2\), so a topic cannot get 2 replicas/,
+    );
+    expect(await admin.listTopics()).not.toContain(testTopic(topic.name));
+  });
+
+  it('given an existing topic with a lower min.insync.replicas than configured, then the start fails naming the topic and the fix', async () => {
+    const topic = topicNamed('one-in-sync');
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: [
+        {
+          topic: testTopic(topic.name),
+          numPartitions: 1,
+          replicationFactor: 1,
+          configEntries: [{ name: 'min.insync.replicas', value: '1' }],
+        },
+      ],
+    });
+
+    // More in sync than replicas, which the configuration refuses: on one broker, the only way to ask for more.
+    const failure = busWith({ replicationFactor: 1, minInsyncReplicas: 2 }).ensureTopics([topic]);
+
+    await expect(failure).rejects.toThrow(TopicDurabilityError);
+    await expect(failure).rejects.toThrow(
+      `topic ${testTopic(topic.name)} has min.insync.replicas=1, KAFKA_MIN_INSYNC_REPLICAS is 2: kafka-configs.sh ` +
+        `--alter --entity-type topics --entity-name ${testTopic(topic.name)} --add-config min.insync.replicas=2`,
+    );
+  });
+
+  it('given an existing topic with fewer replicas than configured, then the start fails naming the topic', async () => {
+    const topic = topicNamed('one-replica');
+    await busWith({ replicationFactor: 1, minInsyncReplicas: 1 }).ensureTopics([topic]);
+
+    const failure = busWith({ replicationFactor: 2, minInsyncReplicas: 1 }).ensureTopics([topic]);
+
+    await expect(failure).rejects.toThrow(
+      `topic ${testTopic(topic.name)} has 1 replica, KAFKA_REPLICATION_FACTOR is 2: add replicas with kafka-reassign-partitions.sh`,
+    );
+  });
+
+  it('given existing topics as durable as configured, then ensureTopics passes without creating anything', async () => {
+    const topic = topicNamed('as-configured');
+    await busWith({ replicationFactor: 1, minInsyncReplicas: 1 }).ensureTopics([topic]);
+
+    await expect(
+      busWith({ replicationFactor: 1, minInsyncReplicas: 1 }).ensureTopics([topic]),
+    ).resolves.toBeUndefined();
   });
 });

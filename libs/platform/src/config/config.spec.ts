@@ -11,6 +11,7 @@ import {
   httpEnv,
   kafkaConfig,
   kafkaEnv,
+  kafkaEnvRules,
   loadConfig,
   httpUrlEnv,
   serviceClientConfig,
@@ -19,11 +20,14 @@ import {
   storageEnv,
 } from './config';
 
-const schema = z.object({ ...httpEnv(3999), ...databaseEnv, ...kafkaEnv }).transform((env) => ({
-  http: httpConfig(env),
-  database: databaseConfig(env, 'svc'),
-  kafka: kafkaConfig(env, 'svc'),
-}));
+const schema = z
+  .object({ ...httpEnv(3999), ...databaseEnv, ...kafkaEnv })
+  .superRefine(kafkaEnvRules)
+  .transform((env) => ({
+    http: httpConfig(env),
+    database: databaseConfig(env, 'svc'),
+    kafka: kafkaConfig(env, 'svc'),
+  }));
 
 function problemsOf(env: NodeJS.ProcessEnv, of: z.ZodTypeAny = schema): readonly string[] {
   try {
@@ -43,7 +47,13 @@ describe('loadConfig', () => {
     expect(config).toEqual({
       http: { host: '0.0.0.0', port: 3999, bodyLimitBytes: 1_048_576, logLevel: 'info' },
       database: { url: valid.DATABASE_URL, schema: 'svc', poolSize: 10, migrateOnBoot: true },
-      kafka: { brokers: ['k1:9092', 'k2:9092'], clientId: 'svc', topicPrefix: '' },
+      kafka: {
+        brokers: ['k1:9092', 'k2:9092'],
+        clientId: 'svc',
+        topicPrefix: '',
+        replicationFactor: 3,
+        minInsyncReplicas: 2,
+      },
     });
     expect(Object.isFrozen(config.database)).toBe(true);
   });
@@ -165,6 +175,73 @@ describe('topic prefix (KAFKA_TOPIC_PREFIX)', () => {
   ])('given KAFKA_TOPIC_PREFIX with %s, then the variable is named with the rule', (_, prefix, rule) => {
     expect(problemsOf({ ...valid, KAFKA_TOPIC_PREFIX: prefix })).toEqual([`KAFKA_TOPIC_PREFIX: ${rule}`]);
   });
+});
+
+describe('topic durability (KAFKA_REPLICATION_FACTOR, KAFKA_MIN_INSYNC_REPLICAS)', () => {
+  const valid = { DATABASE_URL: 'postgresql://u:secret@db:5432/app', KAFKA_BROKERS: 'k1:9092' };
+  const durability = (env: NodeJS.ProcessEnv) => {
+    const { replicationFactor, minInsyncReplicas } = loadConfig('svc', schema, { ...valid, ...env }).kafka;
+    return { replicationFactor, minInsyncReplicas };
+  };
+
+  it('given neither, then three replicas with two in sync: a leader may fail without losing an acknowledged event', () => {
+    expect(durability({})).toEqual({ replicationFactor: 3, minInsyncReplicas: 2 });
+  });
+
+  it.each([
+    ['1', '1', 1, 1],
+    ['3', '3', 3, 3],
+    ['5', '2', 5, 2],
+  ])(
+    'given %s replicas with %s in sync, then they are the settings',
+    (rf, isr, replicationFactor, minInsyncReplicas) => {
+      expect(durability({ KAFKA_REPLICATION_FACTOR: rf, KAFKA_MIN_INSYNC_REPLICAS: isr })).toEqual({
+        replicationFactor,
+        minInsyncReplicas,
+      });
+    },
+  );
+
+  it.each([
+    ['0', 'Number must be greater than 0'],
+    ['-1', 'Number must be greater than 0'],
+    ['1.5', 'Expected integer'],
+    ['three', 'Expected number'],
+  ])('given %p for either, then each variable is named with the rule', (value, rule) => {
+    expect(problemsOf({ ...valid, KAFKA_REPLICATION_FACTOR: value, KAFKA_MIN_INSYNC_REPLICAS: value })).toEqual([
+      expect.stringMatching(new RegExp(`^KAFKA_REPLICATION_FACTOR: ${rule}`)),
+      expect.stringMatching(new RegExp(`^KAFKA_MIN_INSYNC_REPLICAS: ${rule}`)),
+    ]);
+  });
+
+  it.each([
+    ['more in-sync replicas than replicas', { KAFKA_REPLICATION_FACTOR: '1', KAFKA_MIN_INSYNC_REPLICAS: '2' }],
+    ['the default in-sync replicas above one replica', { KAFKA_REPLICATION_FACTOR: '1' }],
+  ])('given %s, then KAFKA_MIN_INSYNC_REPLICAS is refused by name', (_, env) => {
+    expect(problemsOf({ ...valid, ...env })).toEqual([
+      'KAFKA_MIN_INSYNC_REPLICAS: must be at most KAFKA_REPLICATION_FACTOR (a partition cannot have more in-sync replicas than replicas)',
+    ]);
+  });
+
+  it('given an invalid broker list beside too many in-sync replicas, then both are named', () => {
+    expect(problemsOf({ ...valid, KAFKA_BROKERS: 'k1', KAFKA_REPLICATION_FACTOR: '1' })).toEqual([
+      'KAFKA_BROKERS: must be a comma-separated list of host:port',
+      'KAFKA_MIN_INSYNC_REPLICAS: must be at most KAFKA_REPLICATION_FACTOR (a partition cannot have more in-sync replicas than replicas)',
+    ]);
+  });
+
+  it.each([
+    ['0', 'Number must be greater than 0'],
+    ['-1', 'Number must be greater than 0'],
+    ['1.5', 'Expected integer'],
+  ])(
+    'given KAFKA_REPLICATION_FACTOR %p beside the default in-sync replicas, then only the replication factor is named',
+    (value, rule) => {
+      expect(problemsOf({ ...valid, KAFKA_REPLICATION_FACTOR: value })).toEqual([
+        expect.stringMatching(new RegExp(`^KAFKA_REPLICATION_FACTOR: ${rule}`)),
+      ]);
+    },
+  );
 });
 
 describe('consumer group ids (consumerGroupEnv)', () => {

@@ -106,7 +106,30 @@ export const kafkaEnv = {
       const problem = topicPrefixProblem(prefix);
       if (problem !== undefined) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem });
     }),
+  /**
+   * Replicas of every topic the services create, and the in-sync replicas a write acknowledged with acks=all needs.
+   * The defaults suit a cluster of three brokers or more: an acknowledged event is on two brokers, so it survives the
+   * loss of its partition leader, and one broker may be down without stopping writes. A single broker needs 1 and 1.
+   */
+  KAFKA_REPLICATION_FACTOR: z.coerce.number().int().positive().default(3),
+  KAFKA_MIN_INSYNC_REPLICAS: z.coerce.number().int().positive().default(2),
 };
+
+/**
+ * The rule across kafkaEnv's variables, which a shape of single variables cannot state: every service schema that
+ * spreads kafkaEnv refines itself with it. More in-sync replicas than replicas would refuse every write.
+ */
+export function kafkaEnvRules(env: Env<typeof kafkaEnv>, ctx: z.RefinementCtx): void {
+  const replicas = env.KAFKA_REPLICATION_FACTOR;
+  // A replication factor that is itself refused (0, 1.5) is reported once, by its own rule.
+  if (Number.isInteger(replicas) && replicas > 0 && env.KAFKA_MIN_INSYNC_REPLICAS > replicas) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      path: ['KAFKA_MIN_INSYNC_REPLICAS'],
+      message: 'must be at most KAFKA_REPLICATION_FACTOR (a partition cannot have more in-sync replicas than replicas)',
+    });
+  }
+}
 
 /**
  * A Kafka consumer group id from the environment, with its default. Short enough that the dead-letter topics named
@@ -221,6 +244,10 @@ export interface KafkaConfig {
   clientId: string;
   /** KAFKA_TOPIC_PREFIX: the deployment's topics and groups on the cluster are `<prefix>.<name>`; '' for none. */
   topicPrefix: string;
+  /** KAFKA_REPLICATION_FACTOR: replicas of each topic created; existing topics must have at least as many. */
+  replicationFactor: number;
+  /** KAFKA_MIN_INSYNC_REPLICAS: `min.insync.replicas` of each topic created; existing topics need at least as much. */
+  minInsyncReplicas: number;
 }
 export interface StorageConfig {
   endpointUrl: string;
@@ -266,6 +293,8 @@ export const kafkaConfig = (env: Env<typeof kafkaEnv>, clientId: string): KafkaC
   brokers: env.KAFKA_BROKERS,
   clientId,
   topicPrefix: env.KAFKA_TOPIC_PREFIX,
+  replicationFactor: env.KAFKA_REPLICATION_FACTOR,
+  minInsyncReplicas: env.KAFKA_MIN_INSYNC_REPLICAS,
 });
 export const storageConfig = (env: Env<typeof storageEnv>): StorageConfig => ({
   endpointUrl: env.MINIO_ENDPOINT_URL,

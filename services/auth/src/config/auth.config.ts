@@ -9,6 +9,7 @@ import {
   httpEnv,
   kafkaConfig,
   kafkaEnv,
+  kafkaEnvRules,
   loadConfig,
 } from '@lx/platform';
 
@@ -58,6 +59,7 @@ const schema = z
       }
     }
   })
+  .superRefine(kafkaEnvRules)
   .transform((env) => ({
     http: httpConfig(env),
     auth: authConfig(env),

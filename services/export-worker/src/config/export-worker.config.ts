@@ -9,6 +9,7 @@ import {
   httpUrlEnv,
   kafkaConfig,
   kafkaEnv,
+  kafkaEnvRules,
   loadConfig,
   serviceClientConfig,
   serviceClientEnv,
@@ -50,6 +51,7 @@ const schema = z
     ...serviceClientEnv,
     ...exportEnv,
   })
+  .superRefine(kafkaEnvRules)
   .transform((env) => ({
     http: httpConfig(env),
     auth: authConfig(env),

@@ -8,6 +8,7 @@ import {
   httpEnv,
   kafkaConfig,
   kafkaEnv,
+  kafkaEnvRules,
   loadConfig,
 } from '@lx/platform';
 
@@ -26,6 +27,7 @@ const writeSideEnv = {
 
 const schema = z
   .object({ ...httpEnv(3002), ...databaseEnv, ...authEnv, ...kafkaEnv, ...writeSideEnv })
+  .superRefine(kafkaEnvRules)
   .transform((env) => ({
     http: httpConfig(env),
     auth: authConfig(env),

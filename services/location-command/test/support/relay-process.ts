@@ -4,7 +4,8 @@
  * itself right after the n-th batch was acknowledged by Kafka and before the relay moves its checkpoint: the one
  * instant where a crash must lead to a re-publish and never to a loss. It prints `published <n>` per batch sent.
  *
- * Env: DATABASE_URL, DATABASE_SCHEMA, KAFKA_BROKERS, KAFKA_TOPIC_PREFIX (the test file's), RELAY_BATCH_SIZE,
+ * Env: DATABASE_URL, DATABASE_SCHEMA, KAFKA_BROKERS, KAFKA_TOPIC_PREFIX, KAFKA_REPLICATION_FACTOR and
+ * KAFKA_MIN_INSYNC_REPLICAS (the test file's), RELAY_BATCH_SIZE,
  * CRASH_AFTER_PUBLISHES (optional).
  * Run with: node -r ./libs/testing/register-swc.js <this file>
  */
@@ -43,7 +44,13 @@ class CrashingKafkaEventBus extends KafkaEventBus {
 async function main(): Promise<void> {
   const crashAfter = process.env['CRASH_AFTER_PUBLISHES'] ? Number(process.env['CRASH_AFTER_PUBLISHES']) : undefined;
   const bus = new CrashingKafkaEventBus(
-    { brokers: env('KAFKA_BROKERS').split(','), clientId: 'relay-crash-test', topicPrefix: env('KAFKA_TOPIC_PREFIX') },
+    {
+      brokers: env('KAFKA_BROKERS').split(','),
+      clientId: 'relay-crash-test',
+      topicPrefix: env('KAFKA_TOPIC_PREFIX'),
+      replicationFactor: Number(env('KAFKA_REPLICATION_FACTOR')),
+      minInsyncReplicas: Number(env('KAFKA_MIN_INSYNC_REPLICAS')),
+    },
     crashAfter,
   );
 

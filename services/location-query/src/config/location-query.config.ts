@@ -9,6 +9,7 @@ import {
   httpEnv,
   kafkaConfig,
   kafkaEnv,
+  kafkaEnvRules,
   loadConfig,
 } from '@lx/platform';
 
@@ -22,6 +23,7 @@ const readSideEnv = {
 
 const schema = z
   .object({ ...httpEnv(3003), ...databaseEnv, ...authEnv, ...kafkaEnv, ...readSideEnv })
+  .superRefine(kafkaEnvRules)
   .transform((env) => ({
     http: httpConfig(env),
     auth: authConfig(env),

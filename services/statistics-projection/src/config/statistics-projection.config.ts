@@ -9,6 +9,7 @@ import {
   httpEnv,
   kafkaConfig,
   kafkaEnv,
+  kafkaEnvRules,
   loadConfig,
 } from '@lx/platform';
 
@@ -20,6 +21,7 @@ const projectionEnv = {
 
 const schema = z
   .object({ ...httpEnv(3004), ...databaseEnv, ...authEnv, ...kafkaEnv, ...projectionEnv })
+  .superRefine(kafkaEnvRules)
   .transform((env) => ({
     http: httpConfig(env),
     auth: authConfig(env),

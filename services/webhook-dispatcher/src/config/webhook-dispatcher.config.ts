@@ -13,6 +13,7 @@ import {
   httpEnv,
   kafkaConfig,
   kafkaEnv,
+  kafkaEnvRules,
   loadConfig,
 } from '@lx/platform';
 
@@ -77,6 +78,7 @@ const webhookEnv = {
 
 const schema = z
   .object({ ...httpEnv(3006), ...databaseEnv, ...authEnv, ...kafkaEnv, ...webhookEnv })
+  .superRefine(kafkaEnvRules)
   .transform((env) => ({
     http: httpConfig(env),
     auth: authConfig(env),
