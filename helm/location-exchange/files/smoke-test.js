@@ -87,9 +87,9 @@ async function main() {
   });
   expect(
     'service client registered',
-    client.status === 200 && client.body?.kind === 'OPERATOR',
+    client.status === 200 && client.body?.kind === 'SERVICE',
     client,
-    `200 with the OPERATOR client ${serviceClientId}`,
+    `200 with the SERVICE client ${serviceClientId}`,
   );
 
   const readToken = await token(

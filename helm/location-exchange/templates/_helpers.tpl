@@ -40,7 +40,7 @@ is. Every key is required.
   about: the first admin client's secret, at least 32 characters
 - key: SERVICE_CLIENT_ID
   value: serviceClientId
-  about: UUID of the internal services' client (OPERATOR, locations:read) that auth creates and export-worker uses
+  about: UUID of the internal services' client (SERVICE: locations:read, locations:internal) that auth creates and export-worker uses
 - key: SERVICE_CLIENT_SECRET
   value: serviceClientSecret
   about: the internal services' client secret, at least 32 characters
