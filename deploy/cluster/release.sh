@@ -11,6 +11,15 @@ write_release_values() {
   local key='process.stdout.write(require("crypto").randomBytes(32).toString("base64"))'
   ADMIN_CLIENT_ID=$(node -e "$uuid")
   ADMIN_CLIENT_SECRET=$(node -e "$secret")
+  # The ports infra.sh listens on, for the NetworkPolicies: host:port of the broker, of the database URL and of MinIO.
+  local brokers database_host minio_host
+  brokers=$(lx_env_get KAFKA_BROKERS)
+  database_host=$(lx_env_get DATABASE_URL)
+  database_host=${database_host#*@}
+  database_host=${database_host%%/*}
+  minio_host=$(lx_env_get MINIO_ENDPOINT_URL)
+  minio_host=${minio_host#*://}
+  minio_host=${minio_host%%/*}
   (
     umask 077
     cat >"$file" <<VALUES
@@ -21,6 +30,19 @@ objectStorage:
   endpoint: "$(lx_env_get MINIO_ENDPOINT_URL)"
   publicEndpoint: "$(lx_env_get MINIO_ENDPOINT_URL)"
   bucket: "$(lx_env_get MINIO_BUCKET)"
+networkPolicy:
+  # PostgreSQL, Kafka and MinIO of infra.sh, and the system suite's RSP receivers, all on this machine's address.
+  postgresql:
+    to: [{ ipBlock: { cidr: "$LX_BIND_ADDRESS/32" } }]
+    ports: [{ port: ${database_host##*:}, protocol: TCP }]
+  kafka:
+    to: [{ ipBlock: { cidr: "$LX_BIND_ADDRESS/32" } }]
+    ports: [{ port: ${brokers##*:}, protocol: TCP }]
+  objectStorage:
+    to: [{ ipBlock: { cidr: "$LX_BIND_ADDRESS/32" } }]
+    ports: [{ port: ${minio_host##*:}, protocol: TCP }]
+  webhooks:
+    extraTo: [{ ipBlock: { cidr: "$LX_BIND_ADDRESS/32" } }]
 secrets:
   databaseUrl: "$(lx_env_get DATABASE_URL)"
   authEncryptionKey: "$(node -e "$key")"

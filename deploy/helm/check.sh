@@ -2,14 +2,15 @@
 # Static checks of the Helm chart helm/location-exchange, without a cluster (run by npm test):
 #   helm lint --strict and helm template | kubeconform -strict (Kubernetes 1.34 schemas, offline) for every ci/*.yaml,
 #   the failure of an install without the required values (naming each one), negative checks per area (routes,
-#   secrets, Kafka topic prefix, security, migrations, PDB guard, schema), and check-routes.js (chart route table =
-#   local nginx ingress).
+#   secrets, Kafka topic prefix, security, migrations, PDB guard, schema), the NetworkPolicies against a traffic
+#   matrix (network-policies/), and check-routes.js (chart route table = local nginx ingress).
 #
 # Tools, built or fetched once and cached (the same paths and versions as shared/tools/k8s-offline/build.sh, so either
 # one skips what the other built):
 #   ${K8S_CACHE:-~/.cache/k8s-offline/v1.34.4}/bin/{helm,kubeconform}   go install from the Go module proxy
 #   ${LX_CACHE_DIR:-~/.cache/location-exchange}/venv-kubeconform         kubernetes-validate from PyPI (its schemas)
 #   ${LX_CACHE_DIR:-~/.cache/location-exchange}/kubeconform-schemas      those schemas made usable offline
+#   ${LX_CACHE_DIR:-~/.cache/location-exchange}/venv-nca                 network-config-analyzer from PyPI
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -24,6 +25,8 @@ K8S_CACHE=${K8S_CACHE:-$HOME/.cache/k8s-offline/v1.34.4}
 BIN="$K8S_CACHE/bin"
 LX_CACHE_DIR=${LX_CACHE_DIR:-$HOME/.cache/location-exchange}
 VENV="$LX_CACHE_DIR/venv-kubeconform"
+NCA_VERSION=2.1.0
+NCA_VENV="$LX_CACHE_DIR/venv-nca"
 SCHEMAS="$LX_CACHE_DIR/kubeconform-schemas"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
@@ -67,6 +70,18 @@ ensure_schemas() {
   rm -rf "$dir"
   "$VENV/bin/python" "$HERE/fix-schemas.py" "$KUBE_VERSION" "$SCHEMAS" >&2
   touch "$marker"
+}
+
+# network-config-analyzer (np-guard), the NetworkPolicy analyser of the network policy checks, in a venv of its own.
+ensure_nca() {
+  if [[ ! -x "$NCA_VENV/bin/python" ]]; then
+    info "creating $NCA_VENV"
+    python3 -m venv "$NCA_VENV" || die "python3 -m venv failed (on Debian: apt-get install python3-venv)"
+  fi
+  if [[ "$("$NCA_VENV/bin/python" -m pip show network-config-analyzer 2>/dev/null | sed -n 's/^Version: //p')" != "$NCA_VERSION" ]]; then
+    info "installing network-config-analyzer==$NCA_VERSION"
+    "$NCA_VENV/bin/python" -m pip install --quiet --disable-pip-version-check "network-config-analyzer==$NCA_VERSION" >&2
+  fi
 }
 
 ensure_tool helm "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
@@ -311,6 +326,43 @@ if [[ $(grep -c '^kind: PodDisruptionBudget$' "$DEFAULT") == 0 && $(grep -c '^ki
   pass "no PDB by default; full-values: 6 PDBs, 2 HPAs"
 else
   fail "no PDB by default; full-values: 6 PDBs, 2 HPAs"
+fi
+
+info "network policies (network-config-analyzer $NCA_VERSION)"
+# The default rendering's policies against the cluster around a release (network-policies/world.yaml): the connectivity
+# matrix is the committed one (a change of it is a reviewed change of connectivity.csv: regenerate with
+# NCA_WRITE=1), the connections of forbidden.yaml are all denied and those of permitted.yaml all allowed.
+ensure_nca
+NP="$HERE/network-policies"
+cp "$NP/world.yaml" "$NP/forbidden.yaml" "$NP/permitted.yaml" "$WORK/"
+cp "$DEFAULT" "$WORK/rendered.yaml"
+nca() { (cd "$WORK" && "$NCA_VENV/bin/nca" "$@" -r rendered.yaml -r world.yaml >"$WORK/nca.out" 2>&1); }
+if [[ "${NCA_WRITE:-}" == 1 ]]; then
+  nca --connectivity rendered.yaml -o csv -f "$NP/connectivity.csv" || die "nca --connectivity failed: $(cat "$WORK/nca.out")"
+  info "wrote $NP/connectivity.csv"
+fi
+if nca --connectivity rendered.yaml -o csv --expected_output "$NP/connectivity.csv"; then
+  pass "the connectivity of the default policies is network-policies/connectivity.csv"
+else
+  cat "$WORK/nca.out"
+  fail "the connectivity of the default policies is network-policies/connectivity.csv (NCA_WRITE=1 rewrites it)"
+fi
+if nca --forbids forbidden.yaml -b rendered.yaml; then
+  pass "the default policies deny every connection of network-policies/forbidden.yaml"
+else
+  cat "$WORK/nca.out"
+  fail "the default policies deny every connection of network-policies/forbidden.yaml"
+fi
+if nca --permits permitted.yaml -b rendered.yaml; then
+  pass "the default policies allow every connection of network-policies/permitted.yaml"
+else
+  cat "$WORK/nca.out"
+  fail "the default policies allow every connection of network-policies/permitted.yaml"
+fi
+if helm_template -f "$CHART/ci/default-values.yaml" --set networkPolicy.enabled=false | grep -q '^kind: NetworkPolicy$'; then
+  fail "networkPolicy.enabled=false renders no NetworkPolicy"
+else
+  pass "networkPolicy.enabled=false renders no NetworkPolicy"
 fi
 
 echo

@@ -19,6 +19,32 @@ over this list, so the kinds cannot drift apart between services.
 {{- end }}
 
 {{/*
+NetworkPolicies (templates/networkpolicy.yaml): which of the release's pods call each service on its HTTP port (tokens
+and JWKS from auth; the export worker's snapshot, fence, group and count reads; the smoke test's health checks and
+reads), and where each pod of the release may connect: postgresql, kafka and objectStorage are networkPolicy.* values,
+webhooks the RSP endpoints, any other name the release's service of that name.
+*/}}
+{{- define "location-exchange.callers" -}}
+auth: [location-command, location-query, statistics-projection, export-worker, webhook-dispatcher, smoke-test]
+location-command: [export-worker, smoke-test]
+location-query: [export-worker, smoke-test]
+statistics-projection: [export-worker, smoke-test]
+export-worker: [smoke-test]
+webhook-dispatcher: [smoke-test]
+{{- end }}
+
+{{- define "location-exchange.egress" -}}
+auth: [postgresql, kafka]
+location-command: [postgresql, kafka, auth]
+location-query: [postgresql, kafka, auth]
+statistics-projection: [postgresql, kafka, auth]
+export-worker: [postgresql, kafka, objectStorage, auth, location-query, location-command, statistics-projection]
+webhook-dispatcher: [postgresql, kafka, auth, webhooks]
+migrations: [postgresql]
+smoke-test: [auth, location-command, location-query, statistics-projection, export-worker, webhook-dispatcher]
+{{- end }}
+
+{{/*
 The keys of the chart's Secret (or of secrets.existingSecret), the value under secrets.* that fills each, and what it
 is. Every key is required.
 */}}
@@ -40,7 +66,7 @@ is. Every key is required.
   about: the first admin client's secret, at least 32 characters
 - key: SERVICE_CLIENT_ID
   value: serviceClientId
-  about: UUID of the internal services' client (SERVICE: locations:read, locations:internal) that auth creates and export-worker uses
+  about: UUID of the internal services' client (kind SERVICE, scopes locations:read and locations:internal) that auth creates and export-worker uses
 - key: SERVICE_CLIENT_SECRET
   value: serviceClientSecret
   about: the internal services' client secret, at least 32 characters
