@@ -86,7 +86,7 @@ async function startTokenEndpoint(issuer: TestTokenIssuer): Promise<{ url: strin
       return;
     }
     request.resume();
-    issuer.token({ clientId: SERVICE_CLIENT_ID, scopes: ['locations:read'] }).then(
+    issuer.token({ clientId: SERVICE_CLIENT_ID, scopes: ['locations:read', 'locations:internal'] }).then(
       (token) => {
         response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
         response.end(JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: 600 }));

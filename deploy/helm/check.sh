@@ -359,6 +359,25 @@ else
   cat "$WORK/nca.out"
   fail "the default policies allow every connection of network-policies/permitted.yaml"
 fi
+if helm_template -f "$CHART/ci/default-values.yaml" --set 'kafka.brokers[0]=kafka:9093' \
+  --set objectStorage.endpoint=http://minio.storage >"$WORK/np-ports.out" 2>&1 ||
+  ! grep -q 'networkPolicy.kafka.ports (9092) must include the port of the broker kafka:9093' "$WORK/np-ports.out" ||
+  ! grep -q 'networkPolicy.objectStorage.ports (9000, 443) must include the port of objectStorage.endpoint http://minio.storage (80)' "$WORK/np-ports.out"; then
+  cat "$WORK/np-ports.out"
+  fail "a broker or object storage port the policies do not open is refused by name"
+else
+  pass "a broker or object storage port the policies do not open is refused by name"
+fi
+helm_template -f "$CHART/ci/default-values.yaml" --set-json 'networkPolicy.kafka.ports=[]' >"$WORK/np-empty.out" 2>&1 || true
+helm_template -f "$CHART/ci/default-values.yaml" --set-json 'networkPolicy.webhooks.exceptCidrs=["fc00::/7"]' \
+  >>"$WORK/np-empty.out" 2>&1 || true
+if ! grep -q "at '/networkPolicy/kafka/ports': minItems" "$WORK/np-empty.out" ||
+  ! grep -q "at '/networkPolicy/webhooks/exceptCidrs/0': 'fc00::/7' does not match pattern" "$WORK/np-empty.out"; then
+  cat "$WORK/np-empty.out"
+  fail "values.schema.json refuses no Kafka port (which would open every port) and an IPv6 exception"
+else
+  pass "values.schema.json refuses no Kafka port (which would open every port) and an IPv6 exception"
+fi
 if helm_template -f "$CHART/ci/default-values.yaml" --set networkPolicy.enabled=false | grep -q '^kind: NetworkPolicy$'; then
   fail "networkPolicy.enabled=false renders no NetworkPolicy"
 else

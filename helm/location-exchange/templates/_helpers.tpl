@@ -355,6 +355,26 @@ the first. Rendered by templates/validate.yaml; the other templates assume it pa
 {{- if not $v.kafka.brokers }}
 {{- $problems = append $problems "kafka.brokers is required: the Kafka bootstrap brokers, a list of host:port" }}
 {{- end }}
+{{- if $v.networkPolicy.enabled }}
+{{- /* The NetworkPolicies open fixed ports: the brokers' and the object storage's must be among them. */}}
+{{- $kafkaPorts := list }}
+{{- range $v.networkPolicy.kafka.ports }}{{ $kafkaPorts = append $kafkaPorts (toString .port) }}{{ end }}
+{{- range $v.kafka.brokers }}
+{{- $brokerPort := regexFind "[0-9]+$" . }}
+{{- if and $brokerPort (not (has $brokerPort $kafkaPorts)) }}
+{{- $problems = append $problems (printf "networkPolicy.kafka.ports (%s) must include the port of the broker %s, or the services cannot reach it" (join ", " $kafkaPorts) .) }}
+{{- end }}
+{{- end }}
+{{- with $v.objectStorage.endpoint }}
+{{- $storagePorts := list }}
+{{- range $v.networkPolicy.objectStorage.ports }}{{ $storagePorts = append $storagePorts (toString .port) }}{{ end }}
+{{- $storagePort := regexFind ":[0-9]+" (regexReplaceAll "^[a-z]+://" . "") | trimPrefix ":" }}
+{{- if not $storagePort }}{{ $storagePort = ternary "443" "80" (hasPrefix "https://" .) }}{{ end }}
+{{- if not (has $storagePort $storagePorts) }}
+{{- $problems = append $problems (printf "networkPolicy.objectStorage.ports (%s) must include the port of objectStorage.endpoint %s (%s), or export-worker cannot reach it" (join ", " $storagePorts) . $storagePort) }}
+{{- end }}
+{{- end }}
+{{- end }}
 {{- if gt (int $v.kafka.minInsyncReplicas) (int $v.kafka.replicationFactor) }}
 {{- $problems = append $problems (printf "kafka.minInsyncReplicas (%v) must be at most kafka.replicationFactor (%v): more in-sync replicas than replicas refuses every write" $v.kafka.minInsyncReplicas $v.kafka.replicationFactor) }}
 {{- end }}

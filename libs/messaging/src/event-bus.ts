@@ -88,8 +88,9 @@ export interface BatchSubscription {
   handleBatch: (batch: IncomingBatch, control: BatchControl) => Promise<void>;
   /**
    * Asked whenever partitions are assigned to this member; the positions returned replace the log's committed
-   * offsets (a projection returns the offsets stored in its own database). Applied asynchronously: messages fetched
-   * before may still be delivered once, so handlers must tolerate them.
+   * offsets (a projection returns the offsets stored in its own database). No batch of the assignment is handed over
+   * before they apply (a rejected promise fails the batches until the member rejoins); handlers still tolerate a
+   * message delivered twice (a redelivery after a crash).
    */
   positionsFor?: (assigned: readonly AssignedPartition[]) => Promise<readonly PartitionPosition[]>;
   onEvent?: (event: ConsumerEvent) => void;

@@ -26,6 +26,12 @@ export type Scope = (typeof SCOPES)[keyof typeof SCOPES];
 /** Every scope, in table order. */
 export const ALL_SCOPES = Object.values(SCOPES) as [Scope, ...Scope[]];
 
+/**
+ * The scopes a client registered through the admin API can hold, which the authorization server's metadata advertises
+ * (RFC 8414 lets a server leave scopes out): every scope but the internal services' own.
+ */
+export const REGISTRABLE_SCOPES = ALL_SCOPES.filter((scope) => scope !== SCOPES.locationsInternal);
+
 /** One of the known scopes. */
 export const scopeSchema = z.enum(ALL_SCOPES);
 

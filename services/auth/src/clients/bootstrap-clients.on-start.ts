@@ -31,8 +31,11 @@ export class BootstrapClientsOnStart implements OnApplicationBootstrap {
 
   private report(which: 'admin' | 'service', clientId: string, outcome: string): void {
     if (outcome === 'id-taken') {
-      this.logger.warn({
-        msg: `Bootstrap ${which} client not created: a client of another kind has this id`,
+      // For the service client this stops every export (its peers answer 403): an error, with the way out.
+      this.logger.error({
+        msg:
+          `Bootstrap ${which} client not created: a client of another kind has this id; give the bootstrap ` +
+          'another id, or disable that client and register none under this id',
         clientId,
       });
     } else {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt, SignJWT } from 'jose';
 import {
-  ALL_SCOPES,
+  REGISTRABLE_SCOPES,
   AUTHORIZATION_SERVER_METADATA_PATH,
   type AuthorizationServerMetadata,
   authorizationServerMetadataSchema,
@@ -51,7 +51,7 @@ describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
       jwks_uri: `${ISSUER}/.well-known/jwks.json`,
       grant_types_supported: ['client_credentials'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-      scopes_supported: [...ALL_SCOPES],
+      scopes_supported: [...REGISTRABLE_SCOPES],
       service_documentation: `${ISSUER}/docs`,
     });
     for (const member of URL_MEMBERS.filter((name) => name !== 'issuer' && metadata[name] !== undefined)) {

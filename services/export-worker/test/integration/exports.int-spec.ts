@@ -297,6 +297,21 @@ describe('exports', () => {
       expect(rows[0].attempts).toBe(2);
     });
 
+    it('a token without locations:internal (issued before an upgrade) is fetched anew once, on the same attempt', async () => {
+      const modifiedSince = '2001-01-01T00:00:03.000Z';
+      const first = (await create({ format: 'json', modifiedSince }, { clientId: 'rsp-scope' })).body.requestId;
+      expect((await service.settled(first, 'rsp-scope')).status).toBe('COMPLETED');
+      // The token the worker holds now lacks the scope, as one issued before the upgrade would.
+      const held = service.peers.issuedTokens.length;
+      service.peers.tokensWithoutInternalScope.add(service.peers.issuedTokens[held - 1]!);
+
+      const second = (await create({ format: 'csv', modifiedSince }, { clientId: 'rsp-scope' })).body.requestId;
+      expect((await service.settled(second, 'rsp-scope')).status).toBe('COMPLETED');
+      expect(service.peers.issuedTokens.length).toBeGreaterThan(held);
+      const { rows } = await service.db.query('SELECT attempts FROM export_requests WHERE id = $1', [second]);
+      expect(rows[0].attempts).toBe(1);
+    });
+
     it('a request whose lease lapsed (its replica died) is taken over and completed once', async () => {
       const id = randomUUID();
       await service.db.query(

@@ -47,6 +47,10 @@ export interface Peers {
   countOverride?: number;
   /** Authorization headers the internal endpoints received. */
   authorizations: string[];
+  /** Every token the token endpoint issued, oldest first. */
+  issuedTokens: string[];
+  /** Tokens the internal endpoints answer 403 insufficient_scope, as tokens issued before an upgrade gave the scope. */
+  tokensWithoutInternalScope: Set<string>;
   close(): Promise<void>;
 }
 
@@ -57,6 +61,8 @@ export async function startPeers(issuer: TestTokenIssuer): Promise<Peers> {
     failingSnapshots: new Map(),
     lineDelayMs: 0,
     authorizations: [],
+    issuedTokens: [],
+    tokensWithoutInternalScope: new Set(),
   };
   const selected = (query: URLSearchParams) =>
     peers.locations
@@ -75,11 +81,17 @@ export async function startPeers(issuer: TestTokenIssuer): Promise<Peers> {
     const url = new URL(request.url ?? '/', 'http://peer');
     if (request.method === 'POST' && url.pathname === '/oauth/token') {
       const token = await issuer.token({ clientId: 'export-worker', scopes: ['locations:read', 'locations:internal'] });
+      peers.issuedTokens.push(token);
       return json(response, 200, { access_token: token, token_type: 'Bearer', expires_in: 600 });
     }
     const authorization = request.headers.authorization ?? '';
     peers.authorizations.push(authorization);
     if (!authorization.startsWith('Bearer ')) return json(response, 401, { error: { code: 'UNAUTHORIZED' } });
+    const internal = url.pathname === WATERMARK_FENCE.path || url.pathname === LOCATION_SNAPSHOT.path;
+    if (internal && peers.tokensWithoutInternalScope.has(authorization.slice('Bearer '.length))) {
+      response.setHeader('www-authenticate', 'Bearer error="insufficient_scope", scope="locations:internal"');
+      return json(response, 403, { error: { code: 'FORBIDDEN', details: { requiredScope: 'locations:internal' } } });
+    }
     if (request.method === 'POST' && url.pathname === WATERMARK_FENCE.path) {
       return json(response, 200, { watermark: new Date().toISOString() });
     }

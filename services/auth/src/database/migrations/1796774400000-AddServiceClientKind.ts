@@ -15,6 +15,8 @@ export class AddServiceClientKind1796774400000 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    // Back to the service client of earlier versions, which the old constraint allows.
+    await queryRunner.query(`UPDATE clients SET kind = 'OPERATOR', scopes = '{locations:read}' WHERE kind = 'SERVICE'`);
     await queryRunner.query(`ALTER TABLE clients DROP CONSTRAINT clients_kind_check`);
     await queryRunner.query(
       `ALTER TABLE clients ADD CONSTRAINT clients_kind_check CHECK (kind IN ('RSP', 'OPERATOR', 'ADMIN'))`,

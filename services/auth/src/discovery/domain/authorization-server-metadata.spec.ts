@@ -1,4 +1,4 @@
-import { ALL_SCOPES, authorizationServerMetadataSchema, validate } from '@lx/contracts';
+import { authorizationServerMetadataSchema, validate } from '@lx/contracts';
 import { authorizationServerMetadata } from './authorization-server-metadata';
 
 const endpoints = { tokenPath: '/oauth/token', jwksPath: '/.well-known/jwks.json', documentationPath: '/docs' };
@@ -11,7 +11,8 @@ describe('authorizationServerMetadata', () => {
       jwks_uri: 'https://api.example.com/.well-known/jwks.json',
       grant_types_supported: ['client_credentials'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-      scopes_supported: [...ALL_SCOPES],
+      // Not locations:internal: no client that discovers the server can hold it.
+      scopes_supported: ['locations:read', 'locations:write', 'auth:admin', 'webhooks:admin'],
       response_types_supported: [],
       service_documentation: 'https://api.example.com/docs',
     });

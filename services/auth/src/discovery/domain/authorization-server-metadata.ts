@@ -1,5 +1,5 @@
 import {
-  ALL_SCOPES,
+  REGISTRABLE_SCOPES,
   type AuthorizationServerMetadata,
   CLIENT_CREDENTIALS_GRANT,
   TOKEN_ENDPOINT_AUTH_METHODS,
@@ -29,7 +29,7 @@ export function authorizationServerMetadata(
     jwks_uri: under(endpoints.jwksPath),
     grant_types_supported: [CLIENT_CREDENTIALS_GRANT],
     token_endpoint_auth_methods_supported: [...TOKEN_ENDPOINT_AUTH_METHODS],
-    scopes_supported: [...ALL_SCOPES],
+    scopes_supported: [...REGISTRABLE_SCOPES],
     // Required by RFC 8414 even without an authorization endpoint: no response type is supported.
     response_types_supported: [],
     service_documentation: under(endpoints.documentationPath),

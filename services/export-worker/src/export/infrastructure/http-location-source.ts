@@ -82,7 +82,9 @@ export class HttpLocationSource extends LocationSource {
 
   private async call(method: string, url: string, accepted: readonly number[] = []): Promise<Response> {
     let response = await this.send(method, url, await this.tokens.token());
-    if (response.status === 401) {
+    // A token refused (401), or lacking a scope the client has since been given (403 insufficient_scope: issued
+    // before an upgrade gave the service client locations:internal), is fetched anew once.
+    if (response.status === 401 || isInsufficientScope(response)) {
       await response.body?.cancel();
       this.tokens.invalidate();
       response = await this.send(method, url, await this.tokens.token());
@@ -108,4 +110,9 @@ export class HttpLocationSource extends LocationSource {
       clearTimeout(timer);
     }
   }
+}
+
+/** RFC 6750 section 3.1: the resource server's 403 for a token without the scope the operation needs. */
+function isInsufficientScope(response: Response): boolean {
+  return response.status === 403 && /error="insufficient_scope"/.test(response.headers.get('www-authenticate') ?? '');
 }

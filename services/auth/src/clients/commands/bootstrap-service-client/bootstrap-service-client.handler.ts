@@ -73,7 +73,8 @@ export class BootstrapServiceClientHandler {
     return this.dataSource.transaction(async (manager) => {
       // Replicas starting together: one creates the client, the others then see it.
       await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['auth:bootstrap-service-client']);
-      const existing = await this.clients.findById(client.id, manager);
+      // Locked as an admin's change locks it: both bump the version, and two events of one version must not exist.
+      const existing = await this.clients.lockById(manager, client.id);
       if (existing !== null && (isEarlierServiceClient(existing) || hasOtherServiceScopes(existing))) {
         const { kind, scopes } = SERVICE_CLIENT;
         const upgraded = { ...changeClient(existing, { scopes: [...scopes] }, this.clock.now()), kind };
