@@ -60,6 +60,29 @@ const BATCH_CONSUMER = {
   retry: { initialRetryTime: 300, maxRetryTime: 5_000, retries: 8 },
 } as const;
 
+/**
+ * Waits for `pending`, heartbeating every `intervalMs` meanwhile: kafkajs heartbeats only between batches, and a
+ * member silent for the session timeout is evicted from its group.
+ */
+async function untilSettled(pending: Promise<void>, heartbeat: () => Promise<void>, intervalMs: number): Promise<void> {
+  let settled = false;
+  const done = pending.finally(() => {
+    settled = true;
+  });
+  while (!settled) {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      done.catch(() => undefined),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, intervalMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!settled) await heartbeat();
+  }
+  await done;
+}
+
 function kafkaLogger(entry: LogEntry, logger: Logger): void {
   const { message, ...fields } = entry.log;
   const line = { namespace: entry.namespace, ...fields };
@@ -177,7 +200,7 @@ export class KafkaEventBus extends EventBus {
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: subscription.partitionsConcurrently ?? 1,
       eachBatch: async (payload) => {
-        await positioned;
+        await untilSettled(positioned, () => payload.heartbeat(), BATCH_CONSUMER.heartbeatInterval);
         if (payload.isStale()) return;
         const { batch } = payload;
         const topic = this.names.declared(batch.topic);
