@@ -8,7 +8,7 @@ import {
   updateClientRequestSchema,
 } from './clients';
 import { oauthErrorBodySchema, tokenResponseSchema } from './oauth';
-import { isScope } from './scopes';
+import { ALL_SCOPES, isScope, REGISTRABLE_SCOPES } from './scopes';
 
 describe('client admin contracts', () => {
   it('given an RSP registration, when validated, then it is accepted', () => {
@@ -115,5 +115,10 @@ describe('client admin contracts', () => {
   it('given scope names, when checked, then only the catalog ones are scopes', () => {
     expect(isScope('locations:read')).toBe(true);
     expect(isScope('everything')).toBe(false);
+  });
+
+  it('given the catalog, when the registrable scopes are taken, then every scope but locations:internal, in order', () => {
+    expect(ALL_SCOPES).toContain('locations:internal');
+    expect(REGISTRABLE_SCOPES).toEqual(['locations:read', 'locations:write', 'auth:admin', 'webhooks:admin']);
   });
 });
