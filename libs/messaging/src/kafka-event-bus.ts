@@ -8,6 +8,8 @@ import {
   type KafkaMessage,
   logLevel,
   type LogEntry,
+  type Message,
+  type PartitionMetadata,
   Partitioners,
   type Producer,
 } from 'kafkajs';
@@ -53,6 +55,8 @@ function incoming(topic: string, partition: number, message: KafkaMessage): Inco
  * shorter than kafkajs' 30 s; retries of a failing batch back off up to 5 s, so a projection recovers within seconds
  * of its database coming back, and after the last retry the consumer restarts (and rejoins) instead of giving up.
  */
+const PARTITION_METADATA_TTL_MS = 60_000;
+
 const BATCH_CONSUMER = {
   sessionTimeout: 10_000,
   heartbeatInterval: 1_000,
@@ -108,6 +112,9 @@ export class KafkaEventBus extends EventBus {
   private readonly admin: Admin;
   private readonly producer: Producer;
   private readonly consumers: Consumer[] = [];
+  /** The producer's partitioner, applied by publish() itself to send each partition apart. */
+  private readonly partitioner = Partitioners.DefaultPartitioner();
+  private readonly partitionMetadata = new Map<string, { at: number; partitions: PartitionMetadata[] }>();
   private connected?: Promise<void>;
 
   constructor(private readonly config: Readonly<KafkaConfig>) {
@@ -133,12 +140,42 @@ export class KafkaEventBus extends EventBus {
     return this.connected;
   }
 
+  /**
+   * One acknowledged send per partition, all under way together. A send of kafkajs 2.2.4 that spans brokers loses
+   * messages when a leader fails: its retry skips every broker that answered the first try, also for the partitions
+   * that moved to that broker from the failed one, and resolves as if they were written (measured: 59 of 10,001 events
+   * missing after a SIGKILL of a leader, broker-failover.int-spec.ts). A send of one partition has one broker per try.
+   * The partition of each message is the producer's own choice (its default partitioner, over the topic's partitions).
+   */
   async publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
     await this.connect();
-    await this.producer.send({
-      topic: this.names.onCluster(topic),
-      messages: messages.map((message) => ({ key: message.key, value: message.value, headers: message.headers })),
-    });
+    const name = this.names.onCluster(topic);
+    const partitionMetadata = await this.partitionsOf(name);
+    const byPartition = new Map<number, Message[]>();
+    for (const { key, value, headers } of messages) {
+      const message: Message = { key, value, headers };
+      const partition = this.partitioner({ topic: name, partitionMetadata, message });
+      const batch = byPartition.get(partition) ?? [];
+      if (batch.length === 0) byPartition.set(partition, batch);
+      batch.push({ ...message, partition });
+    }
+    try {
+      await Promise.all([...byPartition.values()].map((batch) => this.producer.send({ topic: name, messages: batch })));
+    } catch (error) {
+      this.partitionMetadata.delete(name);
+      throw error;
+    }
+  }
+
+  /** A topic's partitions, read again after a minute or a failed send (partitions are added, rarely). */
+  private async partitionsOf(topic: string): Promise<PartitionMetadata[]> {
+    const cached = this.partitionMetadata.get(topic);
+    if (cached !== undefined && Date.now() - cached.at < PARTITION_METADATA_TTL_MS) return cached.partitions;
+    const { topics } = await this.admin.fetchTopicMetadata({ topics: [topic] });
+    const partitions = topics.find((each) => each.name === topic)?.partitions ?? [];
+    if (partitions.length === 0) throw new Error(`topic ${topic} has no partitions in the cluster's metadata`);
+    this.partitionMetadata.set(topic, { at: Date.now(), partitions });
+    return partitions;
   }
 
   override topicOnLog(topic: string): string {
