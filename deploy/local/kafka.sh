@@ -121,6 +121,40 @@ format_storage() {
     >>"$KAFKA_LOG" 2>&1 || lx_fail "$KAFKA_LOG" "StorageTool format failed"
 }
 
+# spawn_broker: starts the node of $KAFKA_STATE/server.properties, logging to $KAFKA_LOG, and sets KAFKA_SPAWNED_PID.
+# Own session (setsid) so that Ctrl-C in the calling terminal does not take the broker down. The inner shell writes
+# its pid to $KAFKA_PID_FILE and then execs the JVM, so the pid file names the broker itself.
+# (kafka-cluster.sh calls this and the functions below with its own KAFKA_STATE, KAFKA_LOG and KAFKA_PID_FILE per node.)
+spawn_broker() {
+  rm -f "$KAFKA_PID_FILE"
+  # shellcheck disable=SC2086,SC2016
+  setsid bash -c 'echo $$ >"$1"; shift; exec "$@"' _ "$KAFKA_PID_FILE" \
+    "$JAVA" -Xms256m -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:+ExitOnOutOfMemoryError \
+    -Djava.awt.headless=true -Djava.io.tmpdir="$KAFKA_STATE/tmp" \
+    -Dlog4j2.configurationFile="$KAFKA_CONF_DIR/log4j2.properties" \
+    ${LX_KAFKA_JAVA_OPTS:-} -cp "$KAFKA_LIBS/*" kafka.Kafka "$KAFKA_STATE/server.properties" \
+    </dev/null >>"$KAFKA_LOG" 2>&1 &
+  local deadline=$((SECONDS + START_TIMEOUT))
+  while [[ ! -s "$KAFKA_PID_FILE" ]] && ((SECONDS < deadline)); do sleep 0.1; done
+  [[ -s "$KAFKA_PID_FILE" ]] || lx_fail "$KAFKA_LOG" "the broker process did not start"
+  KAFKA_SPAWNED_PID=$(tr -dc '0-9' <"$KAFKA_PID_FILE")
+}
+
+# await_started PID LOG_OFFSET DEADLINE: waits for the broker's own "started" line in $KAFKA_LOG after LOG_OFFSET (a
+# port check alone answers too early), then for $KAFKA_PORT; stops the broker when DEADLINE (bash SECONDS) passes.
+await_started() {
+  local pid=$1 offset=$2 deadline=$3
+  until tail -c +"$((offset + 1))" "$KAFKA_LOG" | grep -qF "$STARTED_LINE"; do
+    kill -0 "$pid" 2>/dev/null || lx_fail "$KAFKA_LOG" "broker exited during startup"
+    ((SECONDS < deadline)) || {
+      lx_stop_pid "$pid" kafka 10
+      lx_fail "$KAFKA_LOG" "no '$STARTED_LINE' within ${START_TIMEOUT}s; stopped it"
+    }
+    sleep 0.5
+  done
+  wait_for_port "$LX_BIND_ADDRESS" "$KAFKA_PORT" 30 "$pid" || lx_fail "$KAFKA_LOG" "started but $LX_BIND_ADDRESS:$KAFKA_PORT does not answer"
+}
+
 cmd_start() {
   local pid
   if pid=$(running_pid); then
@@ -143,7 +177,6 @@ cmd_start() {
     fi
   done
   lx_ensure_dirs
-  rm -f "$KAFKA_PID_FILE"
   mkdir -p "$KAFKA_DATA_DIR" "$KAFKA_STATE/tmp"
   local KAFKA_HOST=$LX_BIND_ADDRESS
   lx_render "$KAFKA_CONF_DIR/server.properties.template" "$KAFKA_STATE/server.properties" \
@@ -154,29 +187,9 @@ cmd_start() {
   format_storage
   offset=$(stat -c %s "$KAFKA_LOG")
   lx_info "starting on $LX_BIND_ADDRESS:$KAFKA_PORT (controller $KAFKA_CONTROLLER_PORT, data $KAFKA_DATA_DIR, log $KAFKA_LOG)"
-  # Own session (setsid) so that Ctrl-C in the calling terminal does not take the broker down.
-  # The inner shell writes its pid and then execs the JVM, so the pid file names the broker itself.
-  # shellcheck disable=SC2086,SC2016
-  setsid bash -c 'echo $$ >"$1"; shift; exec "$@"' _ "$KAFKA_PID_FILE" \
-    "$JAVA" -Xms256m -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:+ExitOnOutOfMemoryError \
-    -Djava.awt.headless=true -Djava.io.tmpdir="$KAFKA_STATE/tmp" \
-    -Dlog4j2.configurationFile="$KAFKA_CONF_DIR/log4j2.properties" \
-    ${LX_KAFKA_JAVA_OPTS:-} -cp "$KAFKA_LIBS/*" kafka.Kafka "$KAFKA_STATE/server.properties" \
-    </dev/null >>"$KAFKA_LOG" 2>&1 &
-  local deadline=$((SECONDS + START_TIMEOUT))
-  while [[ ! -s "$KAFKA_PID_FILE" ]] && ((SECONDS < deadline)); do sleep 0.1; done
-  [[ -s "$KAFKA_PID_FILE" ]] || lx_fail "$KAFKA_LOG" "the broker process did not start"
-  pid=$(tr -dc '0-9' <"$KAFKA_PID_FILE")
-  # Readiness: the broker's own "started" line (a port check alone answers too early), then the port.
-  until tail -c +"$((offset + 1))" "$KAFKA_LOG" | grep -qF "$STARTED_LINE"; do
-    kill -0 "$pid" 2>/dev/null || lx_fail "$KAFKA_LOG" "broker exited during startup"
-    ((SECONDS < deadline)) || {
-      lx_stop_pid "$pid" kafka 10
-      lx_fail "$KAFKA_LOG" "no '$STARTED_LINE' within ${START_TIMEOUT}s; stopped it"
-    }
-    sleep 0.5
-  done
-  wait_for_port "$LX_BIND_ADDRESS" "$KAFKA_PORT" 30 "$pid" || lx_fail "$KAFKA_LOG" "started but $LX_BIND_ADDRESS:$KAFKA_PORT does not answer"
+  spawn_broker
+  pid=$KAFKA_SPAWNED_PID
+  await_started "$pid" "$offset" $((SECONDS + START_TIMEOUT))
   lx_ok "started (pid $pid) on $LX_BIND_ADDRESS:$KAFKA_PORT in $(lx_elapsed "$t0")"
   report
 }
@@ -215,10 +228,13 @@ usage() {
   exit 2
 }
 
-case "${1:-}" in
-  install) cmd_install ;;
-  start) cmd_start ;;
-  stop) cmd_stop ;;
-  status) cmd_status ;;
-  *) usage ;;
-esac
+# Sourced by kafka-cluster.sh for its functions: no command then.
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+  case "${1:-}" in
+    install) cmd_install ;;
+    start) cmd_start ;;
+    stop) cmd_stop ;;
+    status) cmd_status ;;
+    *) usage ;;
+  esac
+fi

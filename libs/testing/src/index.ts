@@ -15,3 +15,4 @@ export * from './private-minio';
 // Moved to @lx/platform (the embedded profile's demo data uses it too); tests keep importing it from here.
 export { seededRandom } from '@lx/platform';
 export * from './api-routes';
+export * from './kafka-cluster';
