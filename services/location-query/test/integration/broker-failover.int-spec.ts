@@ -82,8 +82,8 @@ async function leadersOf(admin: Admin, topic: string): Promise<Map<number, numbe
  * and the topic must hold each (location, version) exactly once: the projection's version guard would hide a
  * duplicate or a gap-free replay in its state, so the topic itself is counted from its first offset.
  */
-// Before KafkaEventBus.publish sent each partition apart, events went missing here (59 of 10,001 in one run): a kafkajs
-// 2.2.4 send spanning brokers skips, on its retry, the brokers that answered the first try. A kafkajs consumer in this
+// Before KafkaEventBus.publish sent to one partition leader per send, events went missing here (59 of 10,001 in one
+// run): a kafkajs 2.2.4 send spanning brokers skips, on its retry, the brokers that answered the first try. A kafkajs consumer in this
 // process once spun without yielding after the kill (its fetchers rebuilt after its runner stopped), so the services
 // run as processes of their own.
 describe('a Kafka partition leader SIGKILLed during an import (three brokers, RF 3, min.insync.replicas 2)', () => {
