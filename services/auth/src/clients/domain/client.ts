@@ -64,6 +64,10 @@ export function clientShapeIssues(
   return issues;
 }
 
+/** The same scopes in the same order (normalized scopes are in their kind's order). */
+export const sameScopes = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((scope, i) => scope === b[i]);
+
 /** Allowed scopes without duplicates, in the kind's order, so equal sets always read the same. */
 export function normalizeScopes(kind: ClientKind, scopes: readonly Scope[]): Scope[] {
   return SCOPES_BY_KIND[kind].filter((scope) => scopes.includes(scope));

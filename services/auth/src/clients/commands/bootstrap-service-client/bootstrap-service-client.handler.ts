@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { Clock } from '@lx/platform';
-import { changeClient, type Client } from '../../domain/client';
+import { changeClient, type Client, sameScopes } from '../../domain/client';
 import { ClientEventsPublisher } from '../../infrastructure/client-events.publisher';
 import { ClientRepository } from '../../infrastructure/client.repository';
 import { NewClientFactory } from '../../infrastructure/new-client.factory';
@@ -33,16 +33,11 @@ export const SERVICE_CLIENT = {
  * holds too, so the internal endpoints could not tell the export worker from an RSP).
  */
 const isEarlierServiceClient = (client: Client): boolean =>
-  client.kind === 'OPERATOR' &&
-  client.name === SERVICE_CLIENT.name &&
-  client.scopes.length === 1 &&
-  client.scopes[0] === 'locations:read';
+  client.kind === 'OPERATOR' && client.name === SERVICE_CLIENT.name && sameScopes(client.scopes, ['locations:read']);
 
 /** A SERVICE client whose scopes are not (or no longer) those the code gives it, such as after an upgrade. */
 const hasOtherServiceScopes = (client: Client): boolean =>
-  client.kind === SERVICE_CLIENT.kind &&
-  (client.scopes.length !== SERVICE_CLIENT.scopes.length ||
-    SERVICE_CLIENT.scopes.some((scope, index) => client.scopes[index] !== scope));
+  client.kind === SERVICE_CLIENT.kind && !sameScopes(client.scopes, SERVICE_CLIENT.scopes);
 
 /**
  * Creates the internal services' own API client (the export worker's, for the internal endpoints it reads from)

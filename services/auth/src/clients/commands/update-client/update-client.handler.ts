@@ -4,7 +4,7 @@ import type { ClientView, UpdateClientRequest } from '@lx/contracts';
 import { ValidationFailedError } from '@lx/domain';
 import type { DataSource } from 'typeorm';
 import { Clock } from '@lx/platform';
-import { changeClient, clientShapeIssues, normalizeScopes, toClientView } from '../../domain/client';
+import { changeClient, clientShapeIssues, normalizeScopes, sameScopes, toClientView } from '../../domain/client';
 import { ClientNotFoundError } from '../../domain/client.errors';
 import { ClientEventsPublisher } from '../../infrastructure/client-events.publisher';
 import { ClientRepository } from '../../infrastructure/client.repository';
@@ -14,9 +14,6 @@ export type UpdateClientCommand = UpdateClientRequest & {
   /** Travels into the event's lx-correlation-id header (the HTTP request id). */
   correlationId?: string;
 };
-
-const sameScopes = (a: readonly string[], b: readonly string[]) =>
-  a.length === b.length && a.every((scope, i) => scope === b[i]);
 
 /**
  * Changes a client's name, scopes or webhook URL; publishes CLIENT_UPDATED when something changed. Tokens
