@@ -5,7 +5,6 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
 import { LOCATION_CSV_COLUMNS, prefixedName, TOPICS } from '@lx/contracts';
 import {
@@ -16,6 +15,8 @@ import {
   requireEnv,
   startTestTokenIssuer,
   waitFor,
+  testKafkaClient,
+  testKafkaLogin,
 } from '@lx/testing';
 import { uploadImportFile } from '../../services/location-command/src/cli/import-upload';
 import {
@@ -136,7 +137,7 @@ async function main(): Promise<void> {
     await createGroups(baseUrl, token, groups);
     const sameWork = await sameWorkBaseline(db, databaseUrl, schema, floorEvents, floorStates);
 
-    const kafka = new Kafka({ brokers, clientId: `bench-${suffix}`, logLevel: logLevel.NOTHING });
+    const kafka = testKafkaClient(`bench-${suffix}`, { brokers, ...testKafkaLogin() });
     const admin = kafka.admin();
     await admin.connect();
     const topicEnd = async () =>

@@ -2,8 +2,11 @@
 # Shared by deploy/cluster/test.sh and deploy/kind/test.sh (source it after deploy/local/lib.sh, once infra.sh is up).
 
 # write_release_values FILE: the values of a test release that are not in deploy/cluster/values.yaml: where the
-# external PostgreSQL, Kafka and MinIO of infra.sh listen, and secrets made up for this run. The file is written with
+# external PostgreSQL, Kafka and MinIO of infra.sh listen, the Kafka logins and CA of infra.sh (with the services' ACLs
+# granted for the release's topic prefix), and secrets made up for this run. The file is written with
 # mode 600 under the state folder and removed with it. Sets ADMIN_CLIENT_ID and ADMIN_CLIENT_SECRET for the tests.
+RELEASE_TOPIC_PREFIX=lx-cluster
+
 write_release_values() {
   local file=$1
   local uuid='process.stdout.write(require("crypto").randomUUID())'
@@ -20,12 +23,30 @@ write_release_values() {
   minio_host=$(lx_env_get MINIO_ENDPOINT_URL)
   minio_host=${minio_host#*://}
   minio_host=${minio_host%%/*}
+  # The Kafka of infra.sh: TLS with its own CA, and a SCRAM user per service, whose ACLs are granted here for the
+  # release's topic prefix (deploy/local/kafka-acls.ts, with the admin's login of the env file).
+  local kafka_ca
+  kafka_ca=$(sed 's/^/      /' "$(lx_env_get KAFKA_TLS_CA_FILE)")
+  (
+    set -a
+    # shellcheck disable=SC1090
+    source "$LX_ENV_FILE"
+    set +a
+    cd "$LX_REPO_ROOT"
+    KAFKA_TOPIC_PREFIX=$RELEASE_TOPIC_PREFIX node -r ./libs/testing/register-swc.js deploy/local/kafka-acls.ts
+  ) || lx_die "could not grant the release's Kafka ACLs"
   (
     umask 077
     cat >"$file" <<VALUES
 publicBaseUrl: "$LX_BASE_URL"
 kafka:
   brokers: ["$(lx_env_get KAFKA_BROKERS)"]
+  # As a release beside others on one Kafka cluster runs: the system suite and the upgrade go through prefixed topics
+  # and consumer groups.
+  topicPrefix: "$RELEASE_TOPIC_PREFIX"
+  tls:
+    ca: |
+$kafka_ca
 objectStorage:
   endpoint: "$(lx_env_get MINIO_ENDPOINT_URL)"
   publicEndpoint: "$(lx_env_get MINIO_ENDPOINT_URL)"
@@ -53,6 +74,12 @@ secrets:
   serviceClientSecret: "$(node -e "$secret")"
   minioAccessKey: "$(lx_env_get MINIO_ACCESS_KEY)"
   minioSecretKey: "$(lx_env_get MINIO_SECRET_KEY)"
+  kafkaPasswordAuth: "$(lx_env_get KAFKA_SASL_PASSWORD_AUTH)"
+  kafkaPasswordLocationCommand: "$(lx_env_get KAFKA_SASL_PASSWORD_LOCATION_COMMAND)"
+  kafkaPasswordLocationQuery: "$(lx_env_get KAFKA_SASL_PASSWORD_LOCATION_QUERY)"
+  kafkaPasswordStatisticsProjection: "$(lx_env_get KAFKA_SASL_PASSWORD_STATISTICS_PROJECTION)"
+  kafkaPasswordExportWorker: "$(lx_env_get KAFKA_SASL_PASSWORD_EXPORT_WORKER)"
+  kafkaPasswordWebhookDispatcher: "$(lx_env_get KAFKA_SASL_PASSWORD_WEBHOOK_DISPATCHER)"
 VALUES
   )
 }

@@ -200,18 +200,24 @@ Deployment auth: key: ADMIN_CLIENT_ID
 Deployment auth: key: ADMIN_CLIENT_SECRET
 Deployment auth: key: AUTH_ENCRYPTION_KEY
 Deployment auth: key: DATABASE_URL
+Deployment auth: key: KAFKA_SASL_PASSWORD_AUTH
 Deployment auth: key: SERVICE_CLIENT_ID
 Deployment auth: key: SERVICE_CLIENT_SECRET
 Deployment auth: key: WEBHOOK_SECRET_TRANSPORT_KEY
 Deployment export-worker: key: DATABASE_URL
+Deployment export-worker: key: KAFKA_SASL_PASSWORD_EXPORT_WORKER
 Deployment export-worker: key: MINIO_ACCESS_KEY
 Deployment export-worker: key: MINIO_SECRET_KEY
 Deployment export-worker: key: SERVICE_CLIENT_ID
 Deployment export-worker: key: SERVICE_CLIENT_SECRET
 Deployment location-command: key: DATABASE_URL
+Deployment location-command: key: KAFKA_SASL_PASSWORD_LOCATION_COMMAND
 Deployment location-query: key: DATABASE_URL
+Deployment location-query: key: KAFKA_SASL_PASSWORD_LOCATION_QUERY
 Deployment statistics-projection: key: DATABASE_URL
+Deployment statistics-projection: key: KAFKA_SASL_PASSWORD_STATISTICS_PROJECTION
 Deployment webhook-dispatcher: key: DATABASE_URL
+Deployment webhook-dispatcher: key: KAFKA_SASL_PASSWORD_WEBHOOK_DISPATCHER
 Deployment webhook-dispatcher: key: WEBHOOK_SECRET_TRANSPORT_KEY
 EOF
 )
@@ -289,6 +295,52 @@ if helm_template -f "$CHART/ci/default-values.yaml" --set kafka.replicationFacto
   fail "values.schema.json must refuse kafka.replicationFactor 0"
 else
   pass "values.schema.json refuses kafka.replicationFactor 0"
+fi
+
+info "kafka TLS and SASL"
+# TLS and SASL are on by default: each service and its migration logs in as its own user; the CA is mounted only when
+# given; with SASL off no Kafka password is asked for; PLAIN without TLS is refused by name.
+count_env() { grep -A1 "name: $2\$" "$1" | grep -c "value: \"\{0,1\}$3\"\{0,1\}\$" || true; }
+users=0
+for service in auth location-command location-query statistics-projection export-worker webhook-dispatcher; do
+  users=$((users + $(count_env "$DEFAULT" KAFKA_SASL_USERNAME "lx-$service")))
+done
+if (($(count_env "$DEFAULT" KAFKA_TLS true) == 12 && users == 12)) && ! grep -q 'KAFKA_TLS_CA_FILE\|kafka-ca' "$DEFAULT"; then
+  pass "by default the six services and their migrations use TLS (system CAs) and each logs in as lx-<service>"
+else
+  fail "KAFKA_TLS=true and KAFKA_SASL_USERNAME lx-<service> must reach 12 containers by default, without a CA mount"
+fi
+if (($(grep -c 'mountPath: /etc/location-exchange/kafka-ca$' "$FULL") == 12 &&
+  $(count_env "$FULL" KAFKA_TLS_CA_FILE /etc/location-exchange/kafka-ca/ca.pem) == 12 &&
+  $(count_env "$FULL" KAFKA_SASL_MECHANISM scram-sha-256) == 12 &&
+  $(grep -c '^kind: ConfigMap$' "$FULL") == 2)); then
+  pass "full-values.yaml: the brokers' CA (a ConfigMap and the hook's copy) is mounted in 12 containers, SCRAM-SHA-256"
+else
+  fail "full-values.yaml: kafka.tls.ca must be mounted as KAFKA_TLS_CA_FILE in 12 containers from 2 ConfigMaps"
+fi
+if helm_template -f "$CHART/ci/default-values.yaml" --set kafka.sasl.enabled=false --set kafka.tls.enabled=false \
+  --set secrets.kafkaPasswordAuth= >"$WORK/nosasl.yaml" 2>&1 &&
+  ! grep -q 'KAFKA_SASL' "$WORK/nosasl.yaml" && (($(count_env "$WORK/nosasl.yaml" KAFKA_TLS false) == 12)); then
+  pass "kafka.sasl.enabled=false and kafka.tls.enabled=false: no KAFKA_SASL_* and no Kafka password required"
+else
+  fail "with kafka.sasl and kafka.tls off, no Kafka login must be rendered or required"
+fi
+if helm_template -f "$CHART/ci/default-values.yaml" --set secrets.kafkaPasswordLocationQuery= >"$WORK/nopw.out" 2>&1; then
+  fail "a missing Kafka password must be refused"
+elif grep -qF 'secrets.kafkaPasswordLocationQuery is required (Secret key KAFKA_SASL_PASSWORD_LOCATION_QUERY)' "$WORK/nopw.out"; then
+  pass "a missing Kafka password is refused by its value and Secret key"
+else
+  cat "$WORK/nopw.out"
+  fail "the refusal of a missing Kafka password must name secrets.kafkaPasswordLocationQuery"
+fi
+if helm_template -f "$CHART/ci/default-values.yaml" --set kafka.tls.enabled=false --set kafka.sasl.mechanism=plain \
+  >"$WORK/plain.out" 2>&1; then
+  fail "SASL PLAIN without TLS must be refused"
+elif grep -qF 'kafka.sasl.mechanism plain sends' "$WORK/plain.out"; then
+  pass "SASL PLAIN without TLS is refused by name"
+else
+  cat "$WORK/plain.out"
+  fail "the refusal of SASL PLAIN without TLS must name kafka.sasl.mechanism"
 fi
 
 info "security and migrations"

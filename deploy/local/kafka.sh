@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Apache Kafka 4.1.1, single KRaft node (broker + controller) on loopback, from Maven Central jars.
+# Apache Kafka 4.1.1, single KRaft node (broker + controller) on loopback, from Maven Central jars; clients authenticate
+# with SCRAM-SHA-512 over TLS, and ACLs decide what each may do (docs/security.md, Kafka).
 #
 #   deploy/local/kafka.sh install|start|stop|status
 #
 #   LX_KAFKA_PORT             client listener on LX_BIND_ADDRESS     default 19092
-#   LX_KAFKA_CONTROLLER_PORT  controller listener on LX_BIND_ADDRESS default 19093
+#   LX_KAFKA_CONTROLLER_PORT  controller listener on 127.0.0.1 (plaintext) default 19093
 #   LX_KAFKA_JAVA_OPTS        extra JVM options, appended
 #
 # Jars:   $LX_CACHE_DIR/kafka-4.1.1/libs (resolved from deploy/local/kafka/pom.xml)
-# State:  $LX_STATE_DIR/kafka (server.properties, data/, tmp/, kafka.pid, cluster.id)
+# State:  $LX_STATE_DIR/kafka (server.properties, data/, tmp/, kafka.pid, cluster.id, credentials, tls/)
 # Log:    $LX_STATE_DIR/logs/kafka.log
 # start prints KAFKA_BROKERS=... on stdout; messages go to stderr.
 set -euo pipefail
@@ -32,6 +33,11 @@ KAFKA_PID_FILE="$KAFKA_STATE/kafka.pid"
 KAFKA_LOG="$LX_LOG_DIR/kafka.log"
 KAFKA_INSTALL_LOG="$LX_LOG_DIR/kafka-install.log"
 STARTED_LINE='Kafka Server started'
+# The SCRAM users made at format: the admin (a super user: tests and tools) and one per service (lx-<service>), which
+# may do only what its ACLs grant (deploy/local/kafka-acls.sh). Passwords are drawn once and kept in $KAFKA_CREDENTIALS.
+KAFKA_ADMIN_USER=lx-admin
+KAFKA_CREDENTIALS="$KAFKA_STATE/credentials"
+KAFKA_TLS_DIR="$KAFKA_STATE/tls"
 START_TIMEOUT=120
 
 java_bin() {
@@ -92,11 +98,74 @@ running_pid() {
   printf '%s\n' "$pid"
 }
 
-# One broker: every topic the services create can have one replica, and a write needs only it in sync.
+# One broker: every topic the services create can have one replica, and a write needs only it in sync. The admin's
+# credentials are the default of whoever reads the env file (tests, tools); stack.sh gives each service its own
+# (KAFKA_SASL_PASSWORD_<SERVICE>, user lx-<service>).
 report() {
-  local brokers="$LX_BIND_ADDRESS:$KAFKA_PORT"
-  lx_env_set KAFKA_BROKERS "$brokers" KAFKA_REPLICATION_FACTOR 1 KAFKA_MIN_INSYNC_REPLICAS 1
+  local brokers="$LX_BIND_ADDRESS:$KAFKA_PORT" service values=()
+  load_credentials
+  for service in "${LX_SERVICES[@]}"; do
+    values+=("KAFKA_SASL_PASSWORD_$(lx_env_name "$service")" "$(credential "$service")")
+  done
+  lx_env_set KAFKA_BROKERS "$brokers" KAFKA_REPLICATION_FACTOR 1 KAFKA_MIN_INSYNC_REPLICAS 1 \
+    KAFKA_TLS true KAFKA_TLS_CA_FILE "$KAFKA_TLS_DIR/ca.pem" \
+    KAFKA_SASL_MECHANISM scram-sha-512 KAFKA_SASL_USERNAME "$KAFKA_ADMIN_USER" \
+    KAFKA_SASL_PASSWORD "$(credential admin)" "${values[@]}"
   printf 'KAFKA_BROKERS=%s\n' "$brokers"
+}
+
+# Passwords of the admin and of each service: drawn at the first start, then read from $KAFKA_CREDENTIALS (mode 600).
+load_credentials() {
+  declare -gA KAFKA_PASSWORDS=()
+  local name password
+  if [[ -f "$KAFKA_CREDENTIALS" ]]; then
+    while read -r name password; do KAFKA_PASSWORDS[$name]=$password; done <"$KAFKA_CREDENTIALS"
+  fi
+  local missing=0
+  for name in admin "${LX_SERVICES[@]}"; do
+    if [[ -z "${KAFKA_PASSWORDS[$name]:-}" ]]; then
+      KAFKA_PASSWORDS[$name]=$(head -c 24 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')
+      missing=1
+    fi
+  done
+  if ((missing)); then
+    (
+      umask 077
+      for name in "${!KAFKA_PASSWORDS[@]}"; do printf '%s %s\n' "$name" "${KAFKA_PASSWORDS[$name]}"; done >"$KAFKA_CREDENTIALS.tmp"
+    )
+    mv "$KAFKA_CREDENTIALS.tmp" "$KAFKA_CREDENTIALS"
+  fi
+}
+
+credential() { printf '%s' "${KAFKA_PASSWORDS[$1]}"; }
+
+# scram_user NAME: the SCRAM user of the admin or of a service.
+scram_user() { if [[ "$1" == admin ]]; then printf '%s' "$KAFKA_ADMIN_USER"; else printf 'lx-%s' "$1"; fi; }
+
+# A CA of this state folder and the broker's certificate for LX_BIND_ADDRESS (and loopback), PEM; the certificate is
+# made again when the address changed. The broker's key is unencrypted PKCS#8 in a file only this user can read.
+ensure_tls() {
+  local dir=$KAFKA_TLS_DIR
+  mkdir -p "$dir"
+  chmod 700 "$dir"
+  if [[ ! -s "$dir/ca.pem" || ! -s "$dir/ca.key" ]]; then
+    openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=Location Exchange local Kafka CA" \
+      -keyout "$dir/ca.key" -out "$dir/ca.pem" >/dev/null 2>&1 || lx_die "openssl could not make the Kafka CA"
+    rm -f "$dir/broker.pem"
+  fi
+  local san="IP:$LX_BIND_ADDRESS,IP:127.0.0.1,DNS:localhost"
+  if [[ -s "$dir/broker.pem" && "$(<"$dir/broker.san")" == "$san" ]]; then return 0; fi
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=$LX_BIND_ADDRESS" -keyout "$dir/broker.key" -out "$dir/broker.csr" \
+    >/dev/null 2>&1 || lx_die "openssl could not make the broker's key"
+  openssl x509 -req -in "$dir/broker.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -CAcreateserial -days 825 \
+    -extfile <(printf 'subjectAltName=%s\nextendedKeyUsage=serverAuth\n' "$san") -out "$dir/broker.crt" >/dev/null 2>&1 ||
+    lx_die "openssl could not sign the broker's certificate"
+  # Kafka's PEM key store: the private key (PKCS#8) and then the certificate chain, in one file.
+  openssl pkcs8 -topk8 -nocrypt -in "$dir/broker.key" -out "$dir/broker.key.p8" || lx_die "openssl pkcs8 failed"
+  cat "$dir/broker.key.p8" "$dir/broker.crt" "$dir/ca.pem" >"$dir/broker.pem"
+  chmod 600 "$dir"/*.key "$dir"/*.p8 "$dir/broker.pem"
+  rm -f "$dir/broker.csr" "$dir/broker.key" "$dir/broker.key.p8"
+  printf '%s' "$san" >"$dir/broker.san"
 }
 
 # A cluster id is 16 random bytes in base64url without padding. One starting with '-' would be
@@ -110,6 +179,7 @@ new_cluster_id() {
   printf '%s\n' "$id"
 }
 
+# format_storage [ARG…]: formats the node's data dir; the arguments go to StorageTool (kafka.sh's --add-scram users).
 format_storage() {
   local cluster_id_file="$KAFKA_STATE/cluster.id" cluster_id
   if [[ ! -s "$cluster_id_file" ]]; then new_cluster_id >"$cluster_id_file"; fi
@@ -117,7 +187,7 @@ format_storage() {
   # --ignore-formatted: an already formatted data dir is kept (its own cluster id wins).
   "$JAVA" -Dlog4j2.configurationFile="$KAFKA_CONF_DIR/tools-log4j2.properties" \
     -Djava.io.tmpdir="$KAFKA_STATE/tmp" -cp "$KAFKA_LIBS/*" \
-    kafka.tools.StorageTool format -t "$cluster_id" -c "$KAFKA_STATE/server.properties" --ignore-formatted \
+    kafka.tools.StorageTool format -t "$cluster_id" -c "$KAFKA_STATE/server.properties" --ignore-formatted "$@" \
     >>"$KAFKA_LOG" 2>&1 || lx_fail "$KAFKA_LOG" "StorageTool format failed"
 }
 
@@ -170,21 +240,40 @@ cmd_start() {
   # infra.sh runs every install step first and then sets LX_INSTALL_DONE=1 for the start step.
   [[ "${LX_INSTALL_DONE:-}" == 1 ]] || cmd_install
   check_java
-  local port
-  for port in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
-    if lx_port_open "$LX_BIND_ADDRESS" "$port"; then
-      lx_die "port $port on $LX_BIND_ADDRESS is taken by another process; set LX_KAFKA_PORT / LX_KAFKA_CONTROLLER_PORT"
-    fi
-  done
+  if lx_port_open "$LX_BIND_ADDRESS" "$KAFKA_PORT"; then
+    lx_die "port $KAFKA_PORT on $LX_BIND_ADDRESS is taken by another process; set LX_KAFKA_PORT"
+  fi
+  if lx_port_open 127.0.0.1 "$KAFKA_CONTROLLER_PORT"; then
+    lx_die "port $KAFKA_CONTROLLER_PORT on 127.0.0.1 is taken by another process; set LX_KAFKA_CONTROLLER_PORT"
+  fi
   lx_ensure_dirs
   mkdir -p "$KAFKA_DATA_DIR" "$KAFKA_STATE/tmp"
-  local KAFKA_HOST=$LX_BIND_ADDRESS
-  lx_render "$KAFKA_CONF_DIR/server.properties.template" "$KAFKA_STATE/server.properties" \
-    KAFKA_PORT KAFKA_CONTROLLER_PORT KAFKA_DATA_DIR KAFKA_HOST
+  chmod 700 "$KAFKA_STATE"
+  load_credentials
+  ensure_tls
+  local KAFKA_HOST=$LX_BIND_ADDRESS KAFKA_ADMIN_PASSWORD
+  KAFKA_ADMIN_PASSWORD=$(credential admin)
+  (
+    umask 077
+    lx_render "$KAFKA_CONF_DIR/server.properties.template" "$KAFKA_STATE/server.properties" \
+      KAFKA_PORT KAFKA_CONTROLLER_PORT KAFKA_DATA_DIR KAFKA_HOST KAFKA_TLS_DIR KAFKA_ADMIN_USER KAFKA_ADMIN_PASSWORD
+  )
   lx_rotate_log "$KAFKA_LOG"
   touch "$KAFKA_LOG"
   local t0=$SECONDS offset
-  format_storage
+  # SCRAM users exist from the format on (Kafka's --add-scram). A data dir formatted before they were (an older
+  # kafka.sh, plaintext) has none and could never be logged into: this local, disposable log is formatted anew.
+  if [[ -f "$KAFKA_DATA_DIR/meta.properties" && ! -f "$KAFKA_STATE/scram-users" ]]; then
+    lx_warn "$KAFKA_DATA_DIR was formatted without SCRAM users (an older kafka.sh); formatting it anew (its topics are lost)"
+    rm -rf "$KAFKA_DATA_DIR"
+    mkdir -p "$KAFKA_DATA_DIR"
+  fi
+  local scram=() name
+  for name in admin "${LX_SERVICES[@]}"; do
+    scram+=(--add-scram "SCRAM-SHA-512=[name=$(scram_user "$name"),password=$(credential "$name")]")
+  done
+  format_storage "${scram[@]}"
+  printf '%s\n' admin "${LX_SERVICES[@]}" >"$KAFKA_STATE/scram-users"
   offset=$(stat -c %s "$KAFKA_LOG")
   lx_info "starting on $LX_BIND_ADDRESS:$KAFKA_PORT (controller $KAFKA_CONTROLLER_PORT, data $KAFKA_DATA_DIR, log $KAFKA_LOG)"
   spawn_broker

@@ -58,6 +58,12 @@ start_service() {
       export STATISTICS_URL="http://127.0.0.1:$(port_of statistics-projection)"
     fi
     unset EXPORT_WORKER_CLIENT_ID EXPORT_WORKER_CLIENT_SECRET
+    # Kafka: each service logs in as its own principal, lx-<service> (made by kafka.sh, its ACLs granted by
+    # grant_kafka_acls), and knows no other password; with a Kafka of its own (no such passwords) the env's login stays.
+    local own_password
+    own_password="KAFKA_SASL_PASSWORD_$(lx_env_name "$name")"
+    if [[ -n "${!own_password:-}" ]]; then export KAFKA_SASL_USERNAME="lx-$name" KAFKA_SASL_PASSWORD="${!own_password}"; fi
+    unset "${!KAFKA_SASL_PASSWORD_@}"
     # The webhook secrets' transport key: auth seals with it, the webhook dispatcher opens with it; nobody else.
     if [[ "$name" != auth && "$name" != webhook-dispatcher ]]; then unset WEBHOOK_SECRET_TRANSPORT_KEY; fi
     # RSP receivers of a local stack listen on this machine: the SSRF guard lets webhooks reach loopback here only.
@@ -89,6 +95,20 @@ wait_ready() {
 # dispatcher holds it too), the first admin client and the export worker's own API client (kind SERVICE, scopes
 # locations:read and locations:internal), both of which auth creates at its first start (in production all of them come from a Kubernetes
 # Secret).
+# The Kafka ACLs of each service's principal (deploy/local/kafka-acls.ts), granted with the admin's login of the env
+# file; only for the Kafka of kafka.sh, which made the principals (KAFKA_SASL_PASSWORD_<SERVICE> in the env file).
+grant_kafka_acls() {
+  [[ -n "$(lx_env_get KAFKA_SASL_PASSWORD_AUTH)" ]] || return 0
+  (
+    set -a
+    # shellcheck disable=SC1090
+    source "$LX_ENV_FILE"
+    set +a
+    cd "$LX_REPO_ROOT"
+    node -r ./libs/testing/register-swc.js deploy/local/kafka-acls.ts
+  ) || lx_die "could not grant the services' Kafka ACLs"
+}
+
 ensure_auth_secrets() {
   local name value values=()
   local -A generators=(
@@ -130,6 +150,7 @@ up() {
     (cd "$LX_REPO_ROOT" && npx nx run-many -t build --parallel=2 --outputStyle=static >&2)
   fi
   ensure_auth_secrets
+  grant_kafka_acls
   start_service auth
   wait_ready auth
   for name in "${LX_SERVICES[@]:1}"; do start_service "$name"; done

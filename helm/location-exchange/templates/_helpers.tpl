@@ -76,6 +76,23 @@ is. Every key is required.
 - key: MINIO_SECRET_KEY
   value: minioSecretKey
   about: secret key of the S3/MinIO bucket of exports
+{{- if .Values.kafka.sasl.enabled }}
+{{- range (include "location-exchange.services" . | fromYamlArray) }}
+- key: {{ include "location-exchange.kafkaPasswordKey" .name }}
+  value: kafkaPassword{{ title .key }}
+  about: the Kafka password of {{ .name }}'s user (kafka.sasl.users.{{ .key }})
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* The Secret key of one service's Kafka password: KAFKA_SASL_PASSWORD_<SERVICE>. Takes the service's name. */}}
+{{- define "location-exchange.kafkaPasswordKey" -}}
+KAFKA_SASL_PASSWORD_{{ . | upper | replace "-" "_" }}
+{{- end }}
+
+{{/* Where the pods find the CA of the brokers' certificates (kafka.tls.ca), mounted from the chart's ConfigMap. */}}
+{{- define "location-exchange.kafkaCaDir" -}}
+/etc/location-exchange/kafka-ca
 {{- end }}
 
 {{/*
@@ -106,6 +123,18 @@ export-worker:
 webhook-dispatcher:
   - { env: DATABASE_URL, key: DATABASE_URL }
   - { env: WEBHOOK_SECRET_TRANSPORT_KEY, key: WEBHOOK_SECRET_TRANSPORT_KEY }
+{{- end }}
+
+{{/* secretEnv with each service's own Kafka password (KAFKA_SASL_PASSWORD) when kafka.sasl is enabled. */}}
+{{- define "location-exchange.serviceSecretEnv" -}}
+{{- $env := include "location-exchange.secretEnv" . | fromYaml }}
+{{- if .Values.kafka.sasl.enabled }}
+{{- range (include "location-exchange.services" . | fromYamlArray) }}
+{{- $password := dict "env" "KAFKA_SASL_PASSWORD" "key" (include "location-exchange.kafkaPasswordKey" .name) }}
+{{- $_ := set $env .name (append (index $env .name) $password) }}
+{{- end }}
+{{- end }}
+{{- toYaml $env }}
 {{- end }}
 
 {{/* The port every service listens on in its container (HTTP_PORT); its Service maps port 80 to it. */}}
@@ -246,6 +275,19 @@ map on top. Takes (dict "root" $ "service" "<name>" "values" <service block>); r
 {{- with $root.Values.kafka.topicPrefix }}
 {{- $_ := set $env "KAFKA_TOPIC_PREFIX" . }}
 {{- end }}
+{{- $kafka := $root.Values.kafka }}
+{{- $_ := set $env "KAFKA_TLS" (toString $kafka.tls.enabled) }}
+{{- if include "location-exchange.kafkaCa" $root }}
+{{- $_ := set $env "KAFKA_TLS_CA_FILE" (printf "%s/ca.pem" (include "location-exchange.kafkaCaDir" $root)) }}
+{{- end }}
+{{- if $kafka.sasl.enabled }}
+{{- $_ := set $env "KAFKA_SASL_MECHANISM" $kafka.sasl.mechanism }}
+{{- range (include "location-exchange.services" $root | fromYamlArray) }}
+{{- if eq .name $.service }}
+{{- $_ := set $env "KAFKA_SASL_USERNAME" (index $kafka.sasl.users .key) }}
+{{- end }}
+{{- end }}
+{{- end }}
 {{- if eq .service "export-worker" }}
 {{- $storage := $root.Values.objectStorage }}
 {{- $_ := set $env "MINIO_ENDPOINT_URL" $storage.endpoint }}
@@ -277,7 +319,7 @@ block> "secretName" "<Secret>").
 - name: {{ $name }}
   value: {{ $value | toString | quote }}
 {{- end }}
-{{- range (index (include "location-exchange.secretEnv" .root | fromYaml) .service) }}
+{{- range (index (include "location-exchange.serviceSecretEnv" .root | fromYaml) .service) }}
 - name: {{ .env }}
   valueFrom:
     secretKeyRef:
@@ -306,7 +348,7 @@ exactly the services that use it. Takes (dict "root" $ "service" "<name>").
 {{- $root := .root }}
 {{- $keys := include "location-exchange.secretKeys" $root | fromYamlArray }}
 {{- $used := list }}
-{{- range (index (include "location-exchange.secretEnv" $root | fromYaml) .service) }}
+{{- range (index (include "location-exchange.serviceSecretEnv" $root | fromYaml) .service) }}
 {{- $key := .key }}
 {{- range $keys }}
 {{- if eq .key $key }}
@@ -375,6 +417,9 @@ the first. Rendered by templates/validate.yaml; the other templates assume it pa
 {{- end }}
 {{- end }}
 {{- end }}
+{{- if and $v.kafka.sasl.enabled (eq $v.kafka.sasl.mechanism "plain") (not $v.kafka.tls.enabled) }}
+{{- $problems = append $problems "kafka.sasl.mechanism plain sends each service's password as it is: it needs kafka.tls.enabled" }}
+{{- end }}
 {{- if gt (int $v.kafka.minInsyncReplicas) (int $v.kafka.replicationFactor) }}
 {{- $problems = append $problems (printf "kafka.minInsyncReplicas (%v) must be at most kafka.replicationFactor (%v): more in-sync replicas than replicas refuses every write" $v.kafka.minInsyncReplicas $v.kafka.replicationFactor) }}
 {{- end }}
@@ -436,4 +481,39 @@ the first. Rendered by templates/validate.yaml; the other templates assume it pa
 {{- $hint := ternary "\n(Instead of the secrets.* values, secrets.existingSecret may name a Secret that holds all these keys.)\n" "" $secretsMissing }}
 {{- fail (printf "\n\nlocation-exchange: %d value(s) missing or invalid:\n  - %s\n%s" (len $problems) (join "\n  - " $problems) $hint) }}
 {{- end }}
+{{- end }}
+
+{{/*
+The volumes and mounts of a pod that talks to Kafka: /tmp (the only writable path; the root filesystem is read-only)
+and, with kafka.tls.ca, the brokers' CA from the chart's ConfigMap (kafka-ca.yaml; the migration hook's own copy when
+"hook" is true). Take (dict "root" $ "hook" <bool>).
+*/}}
+{{- define "location-exchange.volumes" -}}
+- name: tmp
+  emptyDir: {}
+{{- if include "location-exchange.kafkaCa" .root }}
+- name: kafka-ca
+  configMap:
+    name: {{ include "location-exchange.kafkaCaConfigMap" . }}
+{{- end }}
+{{- end }}
+
+{{- define "location-exchange.volumeMounts" -}}
+- name: tmp
+  mountPath: /tmp
+{{- if include "location-exchange.kafkaCa" .root }}
+- name: kafka-ca
+  mountPath: {{ include "location-exchange.kafkaCaDir" .root }}
+  readOnly: true
+{{- end }}
+{{- end }}
+
+{{/* The brokers' CA when TLS is on and one is given, else empty. */}}
+{{- define "location-exchange.kafkaCa" -}}
+{{- if .Values.kafka.tls.enabled }}{{ .Values.kafka.tls.ca }}{{ end }}
+{{- end }}
+
+{{/* The ConfigMap of the brokers' CA; the migration hook's copy with "hook". Takes (dict "root" $ "hook" <bool>). */}}
+{{- define "location-exchange.kafkaCaConfigMap" -}}
+{{- include "location-exchange.fullname" .root }}-{{ if .hook }}migrate-{{ end }}kafka-ca
 {{- end }}

@@ -1,4 +1,5 @@
 export * from './event-bus';
+export * from './kafka-acls';
 export * from './kafka-event-bus';
 export * from './kafka-names';
 export * from './messaging.module';

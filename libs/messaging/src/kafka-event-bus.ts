@@ -14,7 +14,6 @@ import {
   type Producer,
 } from 'kafkajs';
 import { type TopicSpec, topicCreationOf } from '@lx/contracts';
-import type { KafkaConfig } from '@lx/platform';
 import {
   type AssignedPartition,
   type BatchSubscription,
@@ -26,6 +25,7 @@ import {
   type PartitionPosition,
   type Subscription,
 } from './event-bus';
+import { type KafkaConfig, kafkaConnectionOf } from '@lx/platform';
 import { KafkaNames } from './kafka-names';
 import { clusterSizeProblem, durabilityProblems, type ExistingTopic, TopicDurabilityError } from './topic-durability';
 
@@ -121,8 +121,7 @@ export class KafkaEventBus extends EventBus {
     super();
     this.names = new KafkaNames(config.topicPrefix);
     this.kafka = new Kafka({
-      clientId: config.clientId,
-      brokers: [...config.brokers],
+      ...kafkaConnectionOf(config),
       connectionTimeout: 3_000,
       logLevel: logLevel.WARN,
       logCreator: () => (entry) => kafkaLogger(entry, this.logger),

@@ -1,4 +1,5 @@
 export * from './config/config';
+export * from './config/kafka-connection';
 export * from './auth/authentication';
 export * from './auth/caching-access-token.verifier';
 export * from './auth/client-credentials-token';

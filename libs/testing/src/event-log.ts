@@ -1,7 +1,7 @@
-import { Kafka, logLevel, type Consumer } from 'kafkajs';
+import type { Consumer } from 'kafkajs';
 import { type EventType, KAFKA_HEADERS, prefixedName } from '@lx/contracts';
 import { uniqueSuffix } from './infra-env';
-import type { PrefixedKafka } from './kafka-topics';
+import { type PrefixedKafka, testKafkaClient } from './kafka-topics';
 import type { Json } from './replies';
 import { waitFor } from './wait-for';
 
@@ -57,11 +57,7 @@ export interface EventLog {
 export async function startEventLog(kafka: PrefixedKafka, topics: readonly string[]): Promise<EventLog> {
   const onCluster = (name: string) => prefixedName(kafka.topicPrefix, name);
   const declared = new Map(topics.map((topic) => [onCluster(topic), topic]));
-  const client = new Kafka({
-    brokers: [...kafka.brokers],
-    clientId: `it-log-${uniqueSuffix()}`,
-    logLevel: logLevel.NOTHING,
-  });
+  const client = testKafkaClient(`it-log-${uniqueSuffix()}`, kafka);
   const admin = client.admin();
   await admin.connect();
   const ends = await Promise.all(

@@ -1,8 +1,11 @@
 // Loaded by the integration tests' jest environment and globalSetup too, which run outside jest's moduleNameMapper:
 // relative imports only, and types from the aliases.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { type Admin, Kafka, logLevel } from 'kafkajs';
 import type { KafkaConfig } from '@lx/platform';
+// eslint-disable-next-line @nx/enforce-module-boundaries, lx/no-relative-import-outside-project -- see the top
+import { kafkaConnectionOf } from '../../platform/src/config/kafka-connection';
 // eslint-disable-next-line @nx/enforce-module-boundaries, lx/no-relative-import-outside-project -- see the top
 import { ALL_TOPICS, prefixedName, type TopicDurability, topicCreationOf } from '../../contracts/src/events/topics';
 import { requireEnv, uniqueSuffix } from './infra-env';
@@ -19,11 +22,40 @@ export function testDurability(env: NodeJS.ProcessEnv = process.env): TopicDurab
   };
 }
 
+/** How the local Kafka is logged into: what deploy/local wrote to .infra/env (its admin user, TLS with its own CA). */
+export type KafkaLogin = Pick<KafkaConfig, 'tls' | 'sasl'>;
+
 /**
- * What a test's or benchmark's own Kafka clients need: the brokers and the topic prefix. A service's KafkaConfig is
- * one; raw kafkajs clients put the prefix before every topic and group themselves.
+ * The login of `env` (KAFKA_TLS, KAFKA_TLS_CA_FILE, KAFKA_SASL_*, as a service reads them): tests, benchmarks and the
+ * services they start all log in as the local Kafka's admin, a super user; what each service's own principal may do
+ * is kafka-acls.int-spec.ts's subject.
  */
-export type PrefixedKafka = Pick<KafkaConfig, 'brokers' | 'topicPrefix'>;
+export function testKafkaLogin(env: NodeJS.ProcessEnv = process.env): KafkaLogin {
+  const caFile = env['KAFKA_TLS_CA_FILE'];
+  const username = env['KAFKA_SASL_USERNAME'];
+  const mechanism = (env['KAFKA_SASL_MECHANISM'] || 'scram-sha-512') as NonNullable<KafkaLogin['sasl']>['mechanism'];
+  return {
+    ...(env['KAFKA_TLS'] === 'true' && { tls: caFile ? { ca: readFileSync(caFile, 'utf8') } : {} }),
+    ...(username && { sasl: { mechanism, username, password: env['KAFKA_SASL_PASSWORD'] ?? '' } }),
+  };
+}
+
+/** A kafkajs client of a test or benchmark: on the local Kafka as .infra/env names it, or on `kafka`. */
+export function testKafkaClient(
+  clientId = `it-${uniqueSuffix()}`,
+  kafka: Pick<KafkaConfig, 'brokers'> & KafkaLogin = {
+    brokers: requireEnv('KAFKA_BROKERS').split(','),
+    ...testKafkaLogin(),
+  },
+): Kafka {
+  return new Kafka({ ...kafkaConnectionOf({ ...kafka, clientId }), logLevel: logLevel.NOTHING });
+}
+
+/**
+ * What a test's or benchmark's own Kafka clients need: the brokers, the login and the topic prefix. A service's
+ * KafkaConfig is one; raw kafkajs clients put the prefix before every topic and group themselves.
+ */
+export type PrefixedKafka = Pick<KafkaConfig, 'brokers' | 'topicPrefix'> & KafkaLogin;
 
 /**
  * The Kafka of the running test file: the local brokers and the topic prefix its jest environment gave it
@@ -35,7 +67,13 @@ export function testKafka(clientId = `it-${uniqueSuffix()}`, env: NodeJS.Process
   if (!topicPrefix) {
     throw new Error('KAFKA_TOPIC_PREFIX is not set: tests and benchmarks run on topics of their own (kafka-topics.ts)');
   }
-  return { brokers: requireEnv('KAFKA_BROKERS').split(','), clientId, topicPrefix, ...testDurability(env) };
+  return {
+    brokers: requireEnv('KAFKA_BROKERS').split(','),
+    clientId,
+    topicPrefix,
+    ...testDurability(env),
+    ...testKafkaLogin(env),
+  };
 }
 
 /** The name on the broker of a declared topic, dead-letter topic or consumer group of the running test file. */
@@ -57,12 +95,7 @@ export interface PrivateTopics extends PrefixedKafka {
 }
 
 async function withAdmin<T>(brokers: readonly string[], work: (admin: Admin) => Promise<T>): Promise<T> {
-  const kafka = new Kafka({
-    brokers: [...brokers],
-    clientId: `lx-topics-${uniqueSuffix()}`,
-    logLevel: logLevel.NOTHING,
-  });
-  const admin = kafka.admin();
+  const admin = testKafkaClient(`lx-topics-${uniqueSuffix()}`, { brokers, ...testKafkaLogin() }).admin();
   await admin.connect();
   try {
     return await work(admin);
@@ -83,6 +116,7 @@ export async function createPrivateTopics(
   const topicPrefix = `${label}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
   const topics = ALL_TOPICS.map((topic) => ({ ...topic, name: prefixedName(topicPrefix, topic.name) }));
   const durability = testDurability();
+  const login = testKafkaLogin();
   await withAdmin(brokers, async (admin) => {
     // Not kafkajs' waitForLeaders: its wait retries only LEADER_NOT_AVAILABLE, while a broker may still answer
     // UNKNOWN_TOPIC_OR_PARTITION ("does not host this topic-partition") for a topic it has just created (seen in CI).
@@ -108,12 +142,13 @@ export async function createPrivateTopics(
   return {
     brokers: [...brokers],
     topicPrefix,
+    ...login,
     env: {
       KAFKA_TOPIC_PREFIX: topicPrefix,
       KAFKA_REPLICATION_FACTOR: String(durability.replicationFactor),
       KAFKA_MIN_INSYNC_REPLICAS: String(durability.minInsyncReplicas),
     },
-    kafka: (clientId) => ({ brokers: [...brokers], clientId, topicPrefix, ...durability }),
+    kafka: (clientId) => ({ brokers: [...brokers], clientId, topicPrefix, ...durability, ...login }),
     remove: () => withAdmin(brokers, (admin) => deleteUnder(admin, [topicPrefix])),
   };
 }

@@ -1,7 +1,7 @@
-import { Kafka, logLevel, ConfigResourceTypes } from 'kafkajs';
+import { ConfigResourceTypes } from 'kafkajs';
 import { ALL_TOPICS, KAFKA_HEADERS, type TopicSpec, TOPICS } from '@lx/contracts';
 import { KafkaEventBus, type IncomingBatch, type IncomingMessage, TopicDurabilityError } from '../../src';
-import { testKafka, testTopic, uniqueSuffix, waitFor } from '@lx/testing';
+import { testKafka, testKafkaClient, testTopic, uniqueSuffix, waitFor } from '@lx/testing';
 
 /**
  * Canary for the kafkajs 2.2.4 ↔ Kafka 4.x pairing: topic creation with configs, idempotent
@@ -9,7 +9,6 @@ import { testKafka, testTopic, uniqueSuffix, waitFor } from '@lx/testing';
  */
 describe('KafkaEventBus against the real broker', () => {
   const kafka = testKafka();
-  const brokers = [...kafka.brokers];
   const suffix = uniqueSuffix();
   const topic: TopicSpec = {
     name: `it.kafka-event-bus.${suffix}`,
@@ -26,7 +25,7 @@ describe('KafkaEventBus against the real broker', () => {
     await bus.ensureTopics([topic]);
     await bus.ensureTopics([topic]);
 
-    const admin = new Kafka({ brokers, clientId: `it-admin-${suffix}`, logLevel: logLevel.NOTHING }).admin();
+    const admin = testKafkaClient(`it-admin-${suffix}`).admin();
     await admin.connect();
     try {
       expect(await admin.listTopics()).not.toContain(topic.name);
@@ -105,14 +104,14 @@ describe('KafkaEventBus against the real broker', () => {
  */
 describe('KafkaEventBus: two topic prefixes on one broker', () => {
   const kafka = testKafka();
-  const { brokers, topicPrefix } = kafka;
+  const { topicPrefix } = kafka;
   const deployments = ['blue', 'green'].map((name) => ({
     name,
     topicPrefix: `${topicPrefix}.${name}`,
     bus: new KafkaEventBus({ ...kafka, clientId: `it-${name}`, topicPrefix: `${topicPrefix}.${name}` }),
     batches: [] as IncomingBatch[],
   }));
-  const admin = new Kafka({ brokers: [...brokers], logLevel: logLevel.NOTHING }).admin();
+  const admin = testKafkaClient().admin();
 
   beforeAll(async () => {
     await admin.connect();
@@ -186,7 +185,7 @@ describe('KafkaEventBus: replication factor and min.insync.replicas', () => {
     cleanupPolicy: 'delete',
     description: 'integration test topic',
   });
-  const admin = new Kafka({ brokers: [...kafka.brokers], logLevel: logLevel.NOTHING }).admin();
+  const admin = testKafkaClient(undefined, kafka).admin();
   const buses: KafkaEventBus[] = [];
   const busWith = (durability: { replicationFactor: number; minInsyncReplicas: number }) => {
     const bus = new KafkaEventBus({ ...kafka, clientId: `it-durability-${buses.length}`, ...durability });

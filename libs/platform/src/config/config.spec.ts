@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
 import {
   encryptionKey,
@@ -242,6 +245,75 @@ describe('topic durability (KAFKA_REPLICATION_FACTOR, KAFKA_MIN_INSYNC_REPLICAS)
       ]);
     },
   );
+});
+
+describe('Kafka TLS and SASL (KAFKA_TLS, KAFKA_TLS_CA_FILE, KAFKA_SASL_*)', () => {
+  const valid = { DATABASE_URL: 'postgresql://u:secret@db:5432/app', KAFKA_BROKERS: 'k1:9093' };
+  const kafkaOf = (env: NodeJS.ProcessEnv) => loadConfig('svc', schema, { ...valid, ...env }).kafka;
+  let caFile: string;
+  beforeAll(() => {
+    caFile = join(mkdtempSync(join(tmpdir(), 'lx-config-')), 'ca.pem');
+    writeFileSync(caFile, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+  });
+
+  it('given none of them, then plaintext without SASL', () => {
+    expect(kafkaOf({})).not.toHaveProperty('tls');
+    expect(kafkaOf({})).not.toHaveProperty('sasl');
+  });
+
+  it('given TLS with a CA file, then the CA is read from it', () => {
+    expect(kafkaOf({ KAFKA_TLS: 'true', KAFKA_TLS_CA_FILE: caFile }).tls).toEqual({ ca: readFileSync(caFile, 'utf8') });
+  });
+
+  it('given TLS without a CA file, then TLS with the system CAs', () => {
+    expect(kafkaOf({ KAFKA_TLS: 'true' }).tls).toEqual({});
+  });
+
+  it('given a user and a password, then SCRAM-SHA-512 by default, or the mechanism named', () => {
+    const user = { KAFKA_SASL_USERNAME: 'lx-auth', KAFKA_SASL_PASSWORD: 'pw' };
+    expect(kafkaOf(user).sasl).toEqual({ mechanism: 'scram-sha-512', username: 'lx-auth', password: 'pw' });
+    expect(kafkaOf({ ...user, KAFKA_SASL_MECHANISM: 'scram-sha-256' }).sasl?.mechanism).toBe('scram-sha-256');
+  });
+
+  it.each([
+    [
+      'a CA file that does not exist',
+      { KAFKA_TLS: 'true', KAFKA_TLS_CA_FILE: '/nonexistent/ca.pem' },
+      'KAFKA_TLS_CA_FILE: cannot be read (ENOENT)',
+    ],
+    [
+      'a user without a password',
+      { KAFKA_SASL_USERNAME: 'lx-auth' },
+      'KAFKA_SASL_PASSWORD: is required with the other of KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD',
+    ],
+    [
+      'a password without a user',
+      { KAFKA_SASL_PASSWORD: 'pw' },
+      'KAFKA_SASL_USERNAME: is required with the other of KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD',
+    ],
+    [
+      'PLAIN without TLS',
+      { KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'pw' },
+      'KAFKA_SASL_MECHANISM: plain sends the password as it is; it needs KAFKA_TLS=true',
+    ],
+    ['TLS neither true nor false', { KAFKA_TLS: 'yes' }, expect.stringMatching(/^KAFKA_TLS: Invalid enum value/)],
+    [
+      'an unknown mechanism',
+      { KAFKA_SASL_MECHANISM: 'gssapi' },
+      expect.stringMatching(/^KAFKA_SASL_MECHANISM: Invalid enum value/),
+    ],
+  ])('given %s, then the variable is named with the rule', (_, env, problem) => {
+    expect(problemsOf({ ...valid, ...env })).toEqual([problem]);
+  });
+
+  it('given a CA file without TLS, then the CA file is refused by name', () => {
+    expect(problemsOf({ ...valid, KAFKA_TLS_CA_FILE: caFile })).toEqual(['KAFKA_TLS_CA_FILE: needs KAFKA_TLS=true']);
+  });
+
+  it('given PLAIN inside TLS, then it is accepted', () => {
+    const plain = { KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'pw' };
+    expect(kafkaOf({ ...plain, KAFKA_TLS: 'true', KAFKA_TLS_CA_FILE: caFile }).sasl?.mechanism).toBe('plain');
+  });
 });
 
 describe('consumer group ids (consumerGroupEnv)', () => {

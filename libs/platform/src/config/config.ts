@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { CONSUMER_GROUP_MAX_LENGTH, topicPrefixProblem } from '@lx/contracts';
 
@@ -113,6 +114,28 @@ export const kafkaEnv = {
    */
   KAFKA_REPLICATION_FACTOR: z.coerce.number().int().positive().default(3),
   KAFKA_MIN_INSYNC_REPLICAS: z.coerce.number().int().positive().default(2),
+  /** TLS to the brokers; the CA that signed their certificates is KAFKA_TLS_CA_FILE (the system's CAs without it). */
+  KAFKA_TLS: boolean.default('false'),
+  /** A PEM file of the CA(s) to trust, read at start: a file that cannot be read stops the start, named. */
+  KAFKA_TLS_CA_FILE: z
+    .string()
+    .min(1)
+    .transform((path, ctx) => {
+      try {
+        return readFileSync(path, 'utf8');
+      } catch (error) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          message: `cannot be read (${(error as NodeJS.ErrnoException).code})`,
+        });
+        return z.NEVER;
+      }
+    })
+    .optional(),
+  /** SASL: the service's own principal on the cluster (docs/security.md); none when KAFKA_SASL_USERNAME is unset. */
+  KAFKA_SASL_MECHANISM: z.enum(['scram-sha-512', 'scram-sha-256', 'plain']).default('scram-sha-512'),
+  KAFKA_SASL_USERNAME: z.string().min(1).optional(),
+  KAFKA_SASL_PASSWORD: z.string().min(1).optional(),
 };
 
 /**
@@ -127,6 +150,25 @@ export function kafkaEnvRules(env: Env<typeof kafkaEnv>, ctx: z.RefinementCtx): 
       code: z.ZodIssueCode.custom,
       path: ['KAFKA_MIN_INSYNC_REPLICAS'],
       message: 'must be at most KAFKA_REPLICATION_FACTOR (a partition cannot have more in-sync replicas than replicas)',
+    });
+  }
+  if (env.KAFKA_TLS_CA_FILE !== undefined && !env.KAFKA_TLS) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['KAFKA_TLS_CA_FILE'], message: 'needs KAFKA_TLS=true' });
+  }
+  if ((env.KAFKA_SASL_USERNAME === undefined) !== (env.KAFKA_SASL_PASSWORD === undefined)) {
+    const missing = env.KAFKA_SASL_USERNAME === undefined ? 'KAFKA_SASL_USERNAME' : 'KAFKA_SASL_PASSWORD';
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      path: [missing],
+      message: 'is required with the other of KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD',
+    });
+  }
+  // PLAIN sends the password itself: only inside TLS. (SCRAM never sends it.)
+  if (env.KAFKA_SASL_MECHANISM === 'plain' && env.KAFKA_SASL_USERNAME !== undefined && !env.KAFKA_TLS) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      path: ['KAFKA_SASL_MECHANISM'],
+      message: 'plain sends the password as it is; it needs KAFKA_TLS=true',
     });
   }
 }
@@ -248,6 +290,10 @@ export interface KafkaConfig {
   replicationFactor: number;
   /** KAFKA_MIN_INSYNC_REPLICAS: `min.insync.replicas` of each topic created; existing topics need at least as much. */
   minInsyncReplicas: number;
+  /** KAFKA_TLS and the PEM of KAFKA_TLS_CA_FILE (undefined: the system's CAs); undefined without TLS. */
+  tls?: { ca?: string };
+  /** KAFKA_SASL_*: the principal the service authenticates as; undefined without SASL. */
+  sasl?: { mechanism: 'scram-sha-512' | 'scram-sha-256' | 'plain'; username: string; password: string };
 }
 export interface StorageConfig {
   endpointUrl: string;
@@ -295,6 +341,15 @@ export const kafkaConfig = (env: Env<typeof kafkaEnv>, clientId: string): KafkaC
   topicPrefix: env.KAFKA_TOPIC_PREFIX,
   replicationFactor: env.KAFKA_REPLICATION_FACTOR,
   minInsyncReplicas: env.KAFKA_MIN_INSYNC_REPLICAS,
+  ...(env.KAFKA_TLS && { tls: env.KAFKA_TLS_CA_FILE === undefined ? {} : { ca: env.KAFKA_TLS_CA_FILE } }),
+  ...(env.KAFKA_SASL_USERNAME !== undefined &&
+    env.KAFKA_SASL_PASSWORD !== undefined && {
+      sasl: {
+        mechanism: env.KAFKA_SASL_MECHANISM,
+        username: env.KAFKA_SASL_USERNAME,
+        password: env.KAFKA_SASL_PASSWORD,
+      },
+    }),
 });
 export const storageConfig = (env: Env<typeof storageEnv>): StorageConfig => ({
   endpointUrl: env.MINIO_ENDPOINT_URL,

@@ -1,10 +1,9 @@
-import { Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
 import { DataSource, type MigrationInterface } from 'typeorm';
 import { prefixedName } from '@lx/contracts';
 import { dataSourceOptions, migrateSchema } from '@lx/platform';
 import { requireEnv, uniqueSuffix } from '../infra-env';
-import type { PrefixedKafka } from '../kafka-topics';
+import { type PrefixedKafka, testKafkaClient } from '../kafka-topics';
 
 /**
  * Migrates `schema` and stores, for `groupId`, the current end of each topic as the read model's position, so a
@@ -58,11 +57,7 @@ export async function storeLogEndAsPosition(options: {
   groupId: string;
   topics: readonly string[];
 }): Promise<void> {
-  const admin = new Kafka({
-    brokers: [...options.kafka.brokers],
-    clientId: `it-position-${options.groupId}`,
-    logLevel: logLevel.NOTHING,
-  }).admin();
+  const admin = testKafkaClient(`it-position-${options.groupId}`, options.kafka).admin();
   await admin.connect();
   const db = new Client({ connectionString: options.databaseUrl, options: `-c search_path=${options.schema}` });
   await db.connect();

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
 import { TOPICS } from '@lx/contracts';
 import {
   freePort,
@@ -12,6 +11,7 @@ import {
   type TsProcess,
   uniqueSuffix,
   waitFor,
+  testKafkaClient,
 } from '@lx/testing';
 import { holdRelayLock, unpublishedEvents } from '../support/gate';
 import { aLocationBody, type LocationCommandHarness, startLocationCommand } from '../support/location-command-harness';
@@ -29,7 +29,7 @@ async function storeOf(service: LocationCommandHarness) {
  * partition has now: a message published before this call (a duplicate included) has then been received.
  */
 async function drained(received: () => ReceivedMessage[]): Promise<void> {
-  const kafka = new Kafka({ brokers: requireEnv('KAFKA_BROKERS').split(','), logLevel: logLevel.NOTHING });
+  const kafka = testKafkaClient();
   const admin = kafka.admin();
   await admin.connect();
   const ends = await admin.fetchTopicOffsets(testTopic(TOPICS.locationEvents.name)).finally(() => admin.disconnect());

@@ -4,8 +4,8 @@
  * itself right after the n-th batch was acknowledged by Kafka and before the relay moves its checkpoint: the one
  * instant where a crash must lead to a re-publish and never to a loss. It prints `published <n>` per batch sent.
  *
- * Env: DATABASE_URL, DATABASE_SCHEMA, KAFKA_BROKERS, KAFKA_TOPIC_PREFIX, KAFKA_REPLICATION_FACTOR and
- * KAFKA_MIN_INSYNC_REPLICAS (the test file's), RELAY_BATCH_SIZE,
+ * Env: DATABASE_URL, DATABASE_SCHEMA, KAFKA_BROKERS and its login (KAFKA_TLS, KAFKA_SASL_…), KAFKA_TOPIC_PREFIX,
+ * KAFKA_REPLICATION_FACTOR and KAFKA_MIN_INSYNC_REPLICAS (the test file's), RELAY_BATCH_SIZE,
  * CRASH_AFTER_PUBLISHES (optional).
  * Run with: node -r ./libs/testing/register-swc.js <this file>
  */
@@ -14,6 +14,7 @@ import { Global, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { EventBus, KafkaEventBus, type OutgoingMessage, OutboxModule } from '@lx/messaging';
 import { DatabaseModule, type KafkaConfig, MetricsModule } from '@lx/platform';
+import { testKafkaLogin } from '@lx/testing';
 import { EventLog } from '../../src/event-store/event-log';
 
 const env = (name: string): string => {
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
       topicPrefix: env('KAFKA_TOPIC_PREFIX'),
       replicationFactor: Number(env('KAFKA_REPLICATION_FACTOR')),
       minInsyncReplicas: Number(env('KAFKA_MIN_INSYNC_REPLICAS')),
+      ...testKafkaLogin(),
     },
     crashAfter,
   );

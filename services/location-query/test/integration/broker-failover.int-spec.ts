@@ -121,7 +121,10 @@ describe('a Kafka partition leader SIGKILLed during an import (three brokers, RF
       KAFKA_BROKERS: cluster.brokers.join(','),
       KAFKA_REPLICATION_FACTOR: '3',
       KAFKA_MIN_INSYNC_REPLICAS: '2',
+      // The cluster's listeners are plaintext without SASL (kafka-cluster.sh): the shared broker's login is not its.
+      KAFKA_TLS: 'false',
     });
+    for (const name of ['KAFKA_TLS_CA_FILE', 'KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD']) delete process.env[name];
     topics = await createPrivateTopics(cluster.brokers, 'lxit');
     Object.assign(process.env, topics.env);
     admin = new Kafka({ brokers: cluster.brokers, logLevel: logLevel.NOTHING }).admin();

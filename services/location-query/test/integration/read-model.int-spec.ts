@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { Kafka, logLevel } from 'kafkajs';
 import {
   dlqTopic,
   KAFKA_HEADERS,
@@ -11,7 +10,7 @@ import {
   TOPICS,
   validate,
 } from '@lx/contracts';
-import { aNewLocation, publish, requireEnv, testTopic, uniqueSuffix, waitFor } from '@lx/testing';
+import { aNewLocation, publish, testKafkaClient, testTopic, uniqueSuffix, waitFor } from '@lx/testing';
 import { type LocationQueryHarness, startLocationQuery } from '../support/location-query-harness';
 
 /** The read model fed by events published straight to the file's topics, through the real HTTP stack. */
@@ -158,8 +157,7 @@ describe('location-query read model', () => {
       await waitForVersion(key, 1);
 
       // The dead-letter topic is created with its first letter.
-      const brokers = requireEnv('KAFKA_BROKERS').split(',');
-      const kafka = new Kafka({ brokers, clientId: `it-dlq-${uniqueSuffix()}`, logLevel: logLevel.NOTHING });
+      const kafka = testKafkaClient(`it-dlq-${uniqueSuffix()}`);
       const consumer = kafka.consumer({ groupId: testTopic(`it-dlq-reader-${uniqueSuffix()}`) });
       const letters: { key: string; value: string; headers: Record<string, string> }[] = [];
       await consumer.connect();

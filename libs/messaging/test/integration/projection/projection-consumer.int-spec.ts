@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { Kafka, logLevel } from 'kafkajs';
 import { Pool } from 'pg';
 import { dlqTopic, EVENT_CATALOG, KAFKA_HEADERS, TOPICS, type TopicName } from '@lx/contracts';
 import {
@@ -10,7 +9,7 @@ import {
   ProjectionConsumer,
   type ProjectionTransaction,
 } from '../../../src';
-import { requireEnv, testKafka, testTopic, uniqueSuffix, waitFor } from '@lx/testing';
+import { requireEnv, testKafka, testKafkaClient, testTopic, uniqueSuffix, waitFor } from '@lx/testing';
 
 const TOPIC = TOPICS.locationGroupEvents.name;
 
@@ -49,7 +48,6 @@ describe('ProjectionConsumer against real Postgres and Kafka', () => {
   const schema = `projection_it_${suffix}`;
   const groupId = `it-projection-${suffix}`;
   const kafka = testKafka(`it-projection-${suffix}`);
-  const brokers = [...kafka.brokers];
   const pool = new Pool({ connectionString: requireEnv('DATABASE_URL'), max: 4, options: `-c search_path=${schema}` });
   const bus = new KafkaEventBus(kafka);
   const tag = `it-${suffix}`;
@@ -127,7 +125,7 @@ describe('ProjectionConsumer against real Postgres and Kafka', () => {
     await consumer!.stop();
 
     // A crash between the Postgres commit and the Kafka commit, taken to the extreme: Kafka forgets everything.
-    const admin = new Kafka({ brokers, logLevel: logLevel.NOTHING }).admin();
+    const admin = testKafkaClient().admin();
     await admin.connect();
     await admin.setOffsets({
       groupId: testTopic(groupId),
@@ -158,7 +156,7 @@ describe('ProjectionConsumer against real Postgres and Kafka', () => {
     await publishGroups([`${tag}-e-2`, `${tag}-e-3`]);
     // An earlier consumer of the group, which kept its offsets in Kafka only, had consumed e-1.
     const upgraded = `${groupId}-upgraded`;
-    const admin = new Kafka({ brokers, logLevel: logLevel.NOTHING }).admin();
+    const admin = testKafkaClient().admin();
     await admin.connect();
     await admin.setOffsets({
       groupId: testTopic(upgraded),
@@ -256,7 +254,7 @@ describe('ProjectionConsumer against real Postgres and Kafka', () => {
     expect(names_).toEqual([...names.filter((name) => name !== names[2]), last].sort());
 
     const letters: { value: string; error: string; source: string }[] = [];
-    const reader = new Kafka({ brokers, logLevel: logLevel.NOTHING }).consumer({
+    const reader = testKafkaClient().consumer({
       groupId: testTopic(`it-dlq-${suffix}`),
     });
     await reader.connect();

@@ -1,6 +1,6 @@
-import { Kafka, logLevel, type Consumer } from 'kafkajs';
+import type { Consumer, Kafka } from 'kafkajs';
 import { TOPICS } from '@lx/contracts';
-import { requireEnv, testTopic, uniqueSuffix, waitFor } from '@lx/testing';
+import { testKafkaClient, testTopic, uniqueSuffix, waitFor } from '@lx/testing';
 
 export interface ClientEvent {
   id: string;
@@ -34,11 +34,7 @@ export class ClientEventsReader {
   private readonly consumer: Consumer;
 
   constructor(private readonly options: ClientEventsReaderOptions = {}) {
-    this.kafka = new Kafka({
-      brokers: requireEnv('KAFKA_BROKERS').split(','),
-      clientId: `it-auth-${uniqueSuffix()}`,
-      logLevel: logLevel.NOTHING,
-    });
+    this.kafka = testKafkaClient(`it-auth-${uniqueSuffix()}`);
     this.consumer = this.kafka.consumer({
       groupId: testTopic(`it-auth-client-events-${uniqueSuffix()}`),
       maxWaitTimeInMs: 100,
