@@ -72,6 +72,7 @@ secrets:
   adminClientSecret: "$ADMIN_CLIENT_SECRET"
   serviceClientId: "$(node -e "$uuid")"
   serviceClientSecret: "$(node -e "$secret")"
+  # export-worker's own MinIO user that deploy/local/minio.sh made (its bucket's objects only), not the root user.
   minioAccessKey: "$(lx_env_get MINIO_ACCESS_KEY)"
   minioSecretKey: "$(lx_env_get MINIO_SECRET_KEY)"
   kafkaPasswordAuth: "$(lx_env_get KAFKA_SASL_PASSWORD_AUTH)"

@@ -14,8 +14,9 @@
 #   DATABASE_URL         -> postgres
 #   KAFKA_BROKERS        -> kafka (with KAFKA_REPLICATION_FACTOR and KAFKA_MIN_INSYNC_REPLICAS when given; 1 and 1
 #                           otherwise, as for the managed single broker)
-#   MINIO_ENDPOINT_URL   -> minio (with MINIO_PUBLIC_ENDPOINT_URL, MINIO_ACCESS_KEY, MINIO_SECRET_KEY,
-#                           MINIO_BUCKET when given)
+#   MINIO_ENDPOINT_URL   -> minio (with MINIO_PUBLIC_ENDPOINT_URL, MINIO_ACCESS_KEY and MINIO_SECRET_KEY of
+#                           export-worker's user, MINIO_BUCKET, and MINIO_ROOT_USER and MINIO_ROOT_PASSWORD for
+#                           administration and the storage tests, when given)
 # A value equal to the endpoint this script itself manages (for example after sourcing .infra/env)
 # does not count as external, so `source .infra/env; infra.sh up` still starts what is down.
 #
@@ -75,6 +76,9 @@ record_external() {
         MINIO_ACCESS_KEY "${MINIO_ACCESS_KEY:-${LX_MINIO_ACCESS_KEY:-lxminio}}" \
         MINIO_SECRET_KEY "${MINIO_SECRET_KEY:-${LX_MINIO_SECRET_KEY:-lxminio-secret}}" \
         MINIO_BUCKET "${MINIO_BUCKET:-${LX_MINIO_BUCKET:-location-exports}}"
+      if [[ -n "${MINIO_ROOT_USER:-}" ]]; then
+        lx_env_set MINIO_ROOT_USER "$MINIO_ROOT_USER" MINIO_ROOT_PASSWORD "${MINIO_ROOT_PASSWORD:-}"
+      fi
       ;;
   esac
   local var

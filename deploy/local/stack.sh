@@ -64,6 +64,9 @@ start_service() {
     own_password="KAFKA_SASL_PASSWORD_$(lx_env_name "$name")"
     if [[ -n "${!own_password:-}" ]]; then export KAFKA_SASL_USERNAME="lx-$name" KAFKA_SASL_PASSWORD="${!own_password}"; fi
     unset "${!KAFKA_SASL_PASSWORD_@}"
+    # MinIO: export-worker's own user (minio.sh) to export-worker only; the root user administers, no service holds it.
+    unset MINIO_ROOT_USER MINIO_ROOT_PASSWORD
+    if [[ "$name" != export-worker ]]; then unset MINIO_ACCESS_KEY MINIO_SECRET_KEY; fi
     # The webhook secrets' transport key: auth seals with it, the webhook dispatcher opens with it; nobody else.
     if [[ "$name" != auth && "$name" != webhook-dispatcher ]]; then unset WEBHOOK_SECRET_TRANSPORT_KEY; fi
     # RSP receivers of a local stack listen on this machine: the SSRF guard lets webhooks reach loopback here only.

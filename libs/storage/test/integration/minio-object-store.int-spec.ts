@@ -7,13 +7,17 @@ import { describeObjectStoreContract, generated } from './object-store-contract'
 
 const MIB = 1024 * 1024;
 
+/**
+ * The adapter on a bucket of this file's own, which only the root user may create: export-worker's user reaches the
+ * exports bucket only (minio-export-policy.int-spec.ts).
+ */
 function minioConfig() {
   const endpointUrl = requireEnv('MINIO_ENDPOINT_URL');
   return {
     endpointUrl,
     publicEndpointUrl: process.env.MINIO_PUBLIC_ENDPOINT_URL ?? endpointUrl,
-    accessKey: requireEnv('MINIO_ACCESS_KEY'),
-    secretKey: requireEnv('MINIO_SECRET_KEY'),
+    accessKey: requireEnv('MINIO_ROOT_USER'),
+    secretKey: requireEnv('MINIO_ROOT_PASSWORD'),
     bucket: `it-${uniqueSuffix()}`,
     region: 'us-east-1',
   };
