@@ -227,6 +227,11 @@ await_started() {
 
 cmd_start() {
   local pid
+  # A broker started by an older kafka.sh listens in plaintext, without the users: stop it, start it as this one does.
+  if pid=$(running_pid) && [[ ! -f "$KAFKA_STATE/scram-users" ]]; then
+    lx_warn "the running broker (pid $pid) was started by an older kafka.sh (plaintext, no users); restarting it"
+    cmd_stop
+  fi
   if pid=$(running_pid); then
     if ! lx_port_open "$LX_BIND_ADDRESS" "$KAFKA_PORT"; then
       lx_info "already starting (pid $pid); waiting for $LX_BIND_ADDRESS:$KAFKA_PORT"

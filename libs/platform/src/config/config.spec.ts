@@ -266,7 +266,7 @@ describe('Kafka TLS and SASL (KAFKA_TLS, KAFKA_TLS_CA_FILE, KAFKA_SASL_*)', () =
   });
 
   it('given TLS without a CA file, then TLS with the system CAs', () => {
-    expect(kafkaOf({ KAFKA_TLS: 'true' }).tls).toEqual({});
+    expect(kafkaOf({ KAFKA_TLS: 'true' }).tls).toStrictEqual({});
   });
 
   it('given a user and a password, then SCRAM-SHA-512 by default, or the mechanism named', () => {
@@ -308,6 +308,10 @@ describe('Kafka TLS and SASL (KAFKA_TLS, KAFKA_TLS_CA_FILE, KAFKA_SASL_*)', () =
 
   it('given a CA file without TLS, then the CA file is refused by name', () => {
     expect(problemsOf({ ...valid, KAFKA_TLS_CA_FILE: caFile })).toEqual(['KAFKA_TLS_CA_FILE: needs KAFKA_TLS=true']);
+  });
+
+  it('given PLAIN without a user, then there is no SASL and nothing to refuse', () => {
+    expect(kafkaOf({ KAFKA_SASL_MECHANISM: 'plain' })).not.toHaveProperty('sasl');
   });
 
   it('given PLAIN inside TLS, then it is accepted', () => {

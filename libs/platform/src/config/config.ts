@@ -342,14 +342,14 @@ export const kafkaConfig = (env: Env<typeof kafkaEnv>, clientId: string): KafkaC
   replicationFactor: env.KAFKA_REPLICATION_FACTOR,
   minInsyncReplicas: env.KAFKA_MIN_INSYNC_REPLICAS,
   ...(env.KAFKA_TLS && { tls: env.KAFKA_TLS_CA_FILE === undefined ? {} : { ca: env.KAFKA_TLS_CA_FILE } }),
-  ...(env.KAFKA_SASL_USERNAME !== undefined &&
-    env.KAFKA_SASL_PASSWORD !== undefined && {
-      sasl: {
-        mechanism: env.KAFKA_SASL_MECHANISM,
-        username: env.KAFKA_SASL_USERNAME,
-        password: env.KAFKA_SASL_PASSWORD,
-      },
-    }),
+  // kafkaEnvRules: a password comes with every user.
+  ...(env.KAFKA_SASL_USERNAME !== undefined && {
+    sasl: {
+      mechanism: env.KAFKA_SASL_MECHANISM,
+      username: env.KAFKA_SASL_USERNAME,
+      password: env.KAFKA_SASL_PASSWORD as string,
+    },
+  }),
 });
 export const storageConfig = (env: Env<typeof storageEnv>): StorageConfig => ({
   endpointUrl: env.MINIO_ENDPOINT_URL,
