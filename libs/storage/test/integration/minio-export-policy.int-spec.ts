@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { Client } from 'minio';
 import { MinioObjectStore } from '../../src';
 import { REPO_ROOT, requireEnv, uniqueSuffix } from '@lx/testing';
-import { bytes, download, generated } from './object-store-contract';
+import { bytes, download, failingAfter, generated } from './object-store-contract';
 
 const MIB = 1024 * 1024;
 
@@ -91,17 +90,7 @@ describe("export-worker's MinIO user: the exports bucket's objects, nothing else
 
   it('aborts its own failed multipart upload: no parts are left behind', async () => {
     const key = `exports/it/${uniqueSuffix()}.csv`;
-    const source = generated(12 * MIB);
-    let read = 0;
-    const failing = new Readable({
-      read() {
-        const chunk = source.stream.read() as Buffer | null;
-        if (chunk === null) return void source.stream.once('readable', () => this._read(0));
-        read += chunk.length;
-        if (read > 10 * MIB) return void this.destroy(new Error('the snapshot stream broke'));
-        this.push(chunk);
-      },
-    });
+    const failing = failingAfter(12 * MIB, 10 * MIB);
 
     await expect(storeAs(worker).put(key, failing, { contentType: 'text/csv' })).rejects.toThrow(
       'the snapshot stream broke',

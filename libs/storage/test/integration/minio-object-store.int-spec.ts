@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { Client } from 'minio';
 import { MinioObjectStore } from '../../src';
 import { requireEnv, uniqueSuffix } from '@lx/testing';
-import { describeObjectStoreContract, generated } from './object-store-contract';
+import { describeObjectStoreContract, failingAfter, generated } from './object-store-contract';
 
 const MIB = 1024 * 1024;
 
@@ -90,17 +90,7 @@ describe('MinioObjectStore streamed uploads (8 MiB parts through two reused buff
 
   it('aborts the multipart upload when the body fails in its third part: the error surfaces, no object, no parts left', async () => {
     const key = `exports/it/${uniqueSuffix()}.json`;
-    const source = generated(40 * MIB);
-    let read = 0;
-    const failing = new Readable({
-      read() {
-        const chunk = source.stream.read() as Buffer | null;
-        if (chunk === null) return void source.stream.once('readable', () => this._read(0));
-        read += chunk.length;
-        if (read > 18 * MIB) return void this.destroy(new Error('the snapshot stream broke'));
-        this.push(chunk);
-      },
-    });
+    const failing = failingAfter(40 * MIB, 18 * MIB);
 
     await expect(store.put(key, failing, { contentType: 'application/json' })).rejects.toThrow(
       'the snapshot stream broke',
