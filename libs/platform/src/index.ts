@@ -25,3 +25,5 @@ export * from './net/address-policy';
 export * from './http/method-not-allowed';
 export * from './random/seeded-random';
 export * from './http/free-port';
+export * from './database/schema-owner';
+export * from './database/tls';

@@ -107,7 +107,8 @@ export function runProjectionCli(cli: {
       'Apply pending migrations to the service schema (what the service does at boot unless DATABASE_MIGRATE_ON_BOOT=false)',
     )
     .action(async () => {
-      const result = await runMigrations(dataSourceFor(cli.loadConfig(), cli.target.migrations, 2));
+      const config = cli.loadConfig();
+      const result = await runMigrations(dataSourceFor(config, cli.target.migrations, 2), config.database);
       process.stdout.write(`${JSON.stringify(result)}\n`);
     });
 

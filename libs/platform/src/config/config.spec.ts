@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -10,6 +10,7 @@ import {
   ConfigError,
   databaseConfig,
   databaseEnv,
+  databaseEnvRules,
   httpConfig,
   httpEnv,
   kafkaConfig,
@@ -26,6 +27,7 @@ import {
 const schema = z
   .object({ ...httpEnv(3999), ...databaseEnv, ...kafkaEnv })
   .superRefine(kafkaEnvRules)
+  .superRefine(databaseEnvRules)
   .transform((env) => ({
     http: httpConfig(env),
     database: databaseConfig(env, 'svc'),
@@ -156,6 +158,92 @@ describe('loadConfig', () => {
   ])('given KAFKA_BROKERS with %s, then it is refused', (_, brokers) => {
     expect(problemsOf({ ...valid, KAFKA_BROKERS: brokers })).toEqual([
       'KAFKA_BROKERS: must be a comma-separated list of host:port',
+    ]);
+  });
+});
+
+describe('TLS to PostgreSQL and the administrator login (DATABASE_SSL_MODE, DATABASE_SSL_CA_FILE, DATABASE_ADMIN_URL)', () => {
+  const valid = { DATABASE_URL: 'postgresql://u:secret@db:5432/app', KAFKA_BROKERS: 'k1:9092' };
+  const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+  let dir: string;
+  let caFile: string;
+  let notPem: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'lx-config-spec-'));
+    caFile = join(dir, 'ca.crt');
+    notPem = join(dir, 'ca.txt');
+    writeFileSync(caFile, PEM);
+    writeFileSync(notPem, 'not a certificate');
+  });
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('given no DATABASE_SSL_MODE, then the configuration has no TLS setting: the URL decides, as before', () => {
+    expect(loadConfig('svc', schema, valid).database.ssl).toBeUndefined();
+  });
+
+  it.each(['disable', 'require', 'verify-full'] as const)('given DATABASE_SSL_MODE %s, then it is the mode', (mode) => {
+    expect(loadConfig('svc', schema, { ...valid, DATABASE_SSL_MODE: mode }).database.ssl).toEqual({ mode });
+  });
+
+  it('given verify-full and a CA file, then the configuration holds the CA itself, read at start', () => {
+    const config = loadConfig('svc', schema, {
+      ...valid,
+      DATABASE_SSL_MODE: 'verify-full',
+      DATABASE_SSL_CA_FILE: caFile,
+    });
+    expect(config.database.ssl).toEqual({ mode: 'verify-full', ca: PEM });
+  });
+
+  it.each(['prefer', 'verify-ca', 'true', ''])('given DATABASE_SSL_MODE %p, then it is refused by name', (mode) => {
+    expect(problemsOf({ ...valid, DATABASE_SSL_MODE: mode })).toEqual([
+      "DATABASE_SSL_MODE: Invalid enum value. Expected 'disable' | 'require' | 'verify-full'",
+    ]);
+  });
+
+  it.each([undefined, 'disable', 'require'])(
+    'given a CA file with DATABASE_SSL_MODE %p, then it is refused',
+    (mode) => {
+      expect(problemsOf({ ...valid, DATABASE_SSL_MODE: mode, DATABASE_SSL_CA_FILE: caFile })).toEqual([
+        'DATABASE_SSL_CA_FILE: is only used with DATABASE_SSL_MODE=verify-full',
+      ]);
+    },
+  );
+
+  it('given a CA file that does not exist or holds no certificate, then it is refused by name', () => {
+    for (const file of [join(dir, 'missing.crt'), notPem]) {
+      expect(problemsOf({ ...valid, DATABASE_SSL_MODE: 'verify-full', DATABASE_SSL_CA_FILE: file })).toEqual([
+        'DATABASE_SSL_CA_FILE: cannot be read, or holds no PEM certificate',
+      ]);
+    }
+  });
+
+  it('given DATABASE_SSL_MODE and TLS parameters in the URLs, then each URL is refused, naming the parameters', () => {
+    const problems = problemsOf({
+      ...valid,
+      DATABASE_URL: 'postgresql://u:topsecret@db:5432/app?sslmode=disable&sslrootcert=/ca.crt',
+      DATABASE_ADMIN_URL: 'postgresql://admin:topsecret@db:5432/app?ssl=true',
+      DATABASE_SSL_MODE: 'verify-full',
+    });
+    expect(problems).toEqual([
+      'DATABASE_URL: must not set sslmode, sslrootcert when DATABASE_SSL_MODE is set (it would override it)',
+      'DATABASE_ADMIN_URL: must not set ssl when DATABASE_SSL_MODE is set (it would override it)',
+    ]);
+    expect(problems.join('\n')).not.toMatch(/topsecret/);
+  });
+
+  it('given TLS parameters in the URL without DATABASE_SSL_MODE, then they are kept (the URL decides, as before)', () => {
+    const url = 'postgresql://u:secret@db:5432/app?sslmode=require';
+    expect(loadConfig('svc', schema, { ...valid, DATABASE_URL: url }).database).toMatchObject({ url });
+  });
+
+  it('given DATABASE_ADMIN_URL, then it is the administrator login; a bad one is refused by name', () => {
+    const adminUrl = 'postgresql://postgres:secret@db:5432/app';
+    expect(loadConfig('svc', schema, { ...valid, DATABASE_ADMIN_URL: adminUrl }).database.adminUrl).toBe(adminUrl);
+    expect(loadConfig('svc', schema, valid).database.adminUrl).toBeUndefined();
+    expect(problemsOf({ ...valid, DATABASE_ADMIN_URL: 'http://db' })).toEqual([
+      'DATABASE_ADMIN_URL: must be a postgres: or postgresql: URL',
     ]);
   });
 });

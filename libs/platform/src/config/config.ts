@@ -66,7 +66,22 @@ export const httpEnv = (defaultPort: number) => ({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
-/** PostgreSQL settings; each service owns one schema in the shared database. */
+/**
+ * TLS to PostgreSQL, as libpq names the modes: `disable` (none), `require` (encrypted, the server's certificate not
+ * checked) or `verify-full` (its certificate must chain to DATABASE_SSL_CA_FILE, or to the system's CAs without one,
+ * and name the host of DATABASE_URL).
+ */
+export const DATABASE_SSL_MODES = ['disable', 'require', 'verify-full'] as const;
+export type DatabaseSslMode = (typeof DATABASE_SSL_MODES)[number];
+
+/**
+ * Query parameters with which node-postgres takes TLS settings from the URL itself (pg-connection-string). It lets
+ * them override the `ssl` option it is given, so a URL carrying one and DATABASE_SSL_MODE together would silently
+ * follow the URL: that combination is refused.
+ */
+const URL_SSL_PARAMETERS = ['ssl', 'sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'sslnegotiation'] as const;
+
+/** PostgreSQL settings; each service owns one schema in the shared database, and logs in as its own role. */
 export const databaseEnv = {
   DATABASE_URL: url(['postgres:', 'postgresql:']),
   DATABASE_SCHEMA: z
@@ -75,7 +90,54 @@ export const databaseEnv = {
     .optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
   DATABASE_MIGRATE_ON_BOOT: boolean.default('true'),
+  DATABASE_SSL_MODE: z.enum(DATABASE_SSL_MODES).optional(),
+  DATABASE_SSL_CA_FILE: z.string().min(1).optional(),
+  /**
+   * An administrator's login (a superuser, or a role with CREATEROLE that owns the schemas so far), read by `migrate`
+   * only: given it, `migrate` first makes DATABASE_URL's user the owner of the schema (see provisionSchemaOwner).
+   * Services never get it.
+   */
+  DATABASE_ADMIN_URL: url(['postgres:', 'postgresql:']).optional(),
 };
+
+/**
+ * The rules across databaseEnv's variables: every service schema that spreads databaseEnv refines itself with it. The
+ * CA file is read here, at start, so that a missing or unreadable file stops the service with the variable's name.
+ */
+export function databaseEnvRules(env: Env<typeof databaseEnv>, ctx: z.RefinementCtx): void {
+  const problem = (path: keyof typeof databaseEnv, message: string) =>
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: [path], message });
+  if (env.DATABASE_SSL_MODE !== undefined) {
+    for (const [name, value] of [
+      ['DATABASE_URL', env.DATABASE_URL],
+      ['DATABASE_ADMIN_URL', env.DATABASE_ADMIN_URL],
+    ] as const) {
+      // An invalid URL is reported once, by its own rule.
+      const parameters = value !== undefined && URL.canParse(value) ? new URL(value).searchParams : undefined;
+      const found = URL_SSL_PARAMETERS.filter((parameter) => parameters?.has(parameter));
+      if (found.length > 0) {
+        problem(name, `must not set ${found.join(', ')} when DATABASE_SSL_MODE is set (it would override it)`);
+      }
+    }
+  }
+  if (env.DATABASE_SSL_CA_FILE !== undefined) {
+    if (env.DATABASE_SSL_MODE !== 'verify-full') {
+      problem('DATABASE_SSL_CA_FILE', 'is only used with DATABASE_SSL_MODE=verify-full');
+    } else if (sslCaOf(env.DATABASE_SSL_CA_FILE) === undefined) {
+      problem('DATABASE_SSL_CA_FILE', 'cannot be read, or holds no PEM certificate');
+    }
+  }
+}
+
+/** The PEM text of a CA file, or undefined when it cannot be read or holds no certificate. */
+function sslCaOf(file: string): string | undefined {
+  try {
+    const pem = readFileSync(file, 'utf8');
+    return pem.includes('-----BEGIN CERTIFICATE-----') ? pem : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * 32 bytes, base64: an AES-256-GCM key. Kept as text because the frozen configuration cannot hold a Buffer (typed
@@ -280,6 +342,13 @@ export interface DatabaseConfig {
   schema: string;
   poolSize: number;
   migrateOnBoot: boolean;
+  /**
+   * DATABASE_SSL_MODE, with the PEM text of DATABASE_SSL_CA_FILE (read at start: plain text, so the relay's worker
+   * thread receives it too); undefined when unset: then the URL decides, without TLS unless it asks for it.
+   */
+  ssl?: { mode: DatabaseSslMode; ca?: string };
+  /** DATABASE_ADMIN_URL: the login `migrate` provisions the schema's owner with; never given to a running service. */
+  adminUrl?: string;
 }
 export interface KafkaConfig {
   brokers: readonly string[];
@@ -334,6 +403,13 @@ export const databaseConfig = (env: Env<typeof databaseEnv>, schema: string): Da
   schema: env.DATABASE_SCHEMA ?? schema,
   poolSize: env.DATABASE_POOL_SIZE,
   migrateOnBoot: env.DATABASE_MIGRATE_ON_BOOT,
+  ...(env.DATABASE_SSL_MODE !== undefined && {
+    ssl: {
+      mode: env.DATABASE_SSL_MODE,
+      ...(env.DATABASE_SSL_CA_FILE !== undefined && { ca: sslCaOf(env.DATABASE_SSL_CA_FILE) }),
+    },
+  }),
+  ...(env.DATABASE_ADMIN_URL !== undefined && { adminUrl: env.DATABASE_ADMIN_URL }),
 });
 export const kafkaConfig = (env: Env<typeof kafkaEnv>, clientId: string): KafkaConfig => ({
   brokers: env.KAFKA_BROKERS,

@@ -4,6 +4,8 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from '../config/config';
 import type { ReadinessCheck } from '../health/health';
 import { pgPoolOf } from './pg-pool';
+import { provisionSchemaOwner } from './schema-owner';
+import { tlsOptionsOf } from './tls';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
 export interface DatabaseOptions {
@@ -26,6 +28,7 @@ export function dataSourceOptions({ config, entities, migrations }: DatabaseOpti
     namingStrategy: new SnakeNamingStrategy(),
     // Unqualified names in migrations and raw SQL resolve to the service's own schema.
     extra: { max: config.poolSize, connectionTimeoutMillis: 3_000, options: `-c search_path=${config.schema}` },
+    ...(config.ssl !== undefined && { ssl: tlsOptionsOf(config.ssl) }),
   };
 }
 
@@ -38,7 +41,10 @@ export async function migrateSchema(dataSource: DataSource, schema: string): Pro
   await runner.connect();
   try {
     await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`migrations:${schema}`]);
-    await runner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    // CREATE SCHEMA IF NOT EXISTS checks the CREATE privilege on the database before it looks for the schema, and a
+    // service's own role has none (its schema is provisioned for it): create only what is missing.
+    const existing = (await runner.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])) as unknown[];
+    if (existing.length === 0) await runner.query(`CREATE SCHEMA "${schema}"`);
     const applied = await dataSource.runMigrations({ transaction: 'each' });
     return applied.map((migration) => migration.name);
   } finally {
@@ -48,13 +54,19 @@ export async function migrateSchema(dataSource: DataSource, schema: string): Pro
 }
 
 /**
- * The `migrate` entry of a service (and of its CLI): connects the given data source if it is not connected yet,
- * migrates the schema it is configured for (see migrateSchema) and closes it. Returns the schema and the names of the
- * migrations applied, in order (none when it was up to date).
+ * The `migrate` entry of a service (and of its CLI): with an administrator's login in the configuration
+ * (DATABASE_ADMIN_URL), first makes the service's own login the owner of its schema (see provisionSchemaOwner); then
+ * connects the given data source if it is not connected yet, migrates the schema it is configured for (see
+ * migrateSchema) as that login and closes it. Returns the schema and the names of the migrations applied, in order
+ * (none when it was up to date).
  */
-export async function runMigrations(dataSource: DataSource): Promise<{ schema: string; applied: string[] }> {
+export async function runMigrations(
+  dataSource: DataSource,
+  config?: Readonly<DatabaseConfig>,
+): Promise<{ schema: string; applied: string[] }> {
   const schema = 'schema' in dataSource.options ? dataSource.options.schema : undefined;
   if (!schema) throw new Error('runMigrations: the data source has no schema configured');
+  if (config?.adminUrl !== undefined) await provisionSchemaOwner({ ...config, adminUrl: config.adminUrl });
   if (!dataSource.isInitialized) await dataSource.initialize();
   try {
     return { schema, applied: await migrateSchema(dataSource, schema) };

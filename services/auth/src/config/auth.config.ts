@@ -4,6 +4,7 @@ import {
   authEnv,
   databaseConfig,
   databaseEnv,
+  databaseEnvRules,
   encryptionKey,
   httpConfig,
   httpEnv,
@@ -60,6 +61,7 @@ const schema = z
     }
   })
   .superRefine(kafkaEnvRules)
+  .superRefine(databaseEnvRules)
   .transform((env) => ({
     http: httpConfig(env),
     auth: authConfig(env),

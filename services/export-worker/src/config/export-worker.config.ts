@@ -4,6 +4,7 @@ import {
   authEnv,
   databaseConfig,
   databaseEnv,
+  databaseEnvRules,
   httpConfig,
   httpEnv,
   httpUrlEnv,
@@ -52,6 +53,7 @@ const schema = z
     ...exportEnv,
   })
   .superRefine(kafkaEnvRules)
+  .superRefine(databaseEnvRules)
   .transform((env) => ({
     http: httpConfig(env),
     auth: authConfig(env),

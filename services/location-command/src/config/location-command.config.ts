@@ -4,6 +4,7 @@ import {
   authEnv,
   databaseConfig,
   databaseEnv,
+  databaseEnvRules,
   httpConfig,
   httpEnv,
   kafkaConfig,
@@ -28,6 +29,7 @@ const writeSideEnv = {
 const schema = z
   .object({ ...httpEnv(3002), ...databaseEnv, ...authEnv, ...kafkaEnv, ...writeSideEnv })
   .superRefine(kafkaEnvRules)
+  .superRefine(databaseEnvRules)
   .transform((env) => ({
     http: httpConfig(env),
     auth: authConfig(env),

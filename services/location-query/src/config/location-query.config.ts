@@ -5,6 +5,7 @@ import {
   consumerGroupEnv,
   databaseConfig,
   databaseEnv,
+  databaseEnvRules,
   httpConfig,
   httpEnv,
   kafkaConfig,
@@ -24,6 +25,7 @@ const readSideEnv = {
 const schema = z
   .object({ ...httpEnv(3003), ...databaseEnv, ...authEnv, ...kafkaEnv, ...readSideEnv })
   .superRefine(kafkaEnvRules)
+  .superRefine(databaseEnvRules)
   .transform((env) => ({
     http: httpConfig(env),
     auth: authConfig(env),

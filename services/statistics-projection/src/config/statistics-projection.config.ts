@@ -5,6 +5,7 @@ import {
   consumerGroupEnv,
   databaseConfig,
   databaseEnv,
+  databaseEnvRules,
   httpConfig,
   httpEnv,
   kafkaConfig,
@@ -22,6 +23,7 @@ const projectionEnv = {
 const schema = z
   .object({ ...httpEnv(3004), ...databaseEnv, ...authEnv, ...kafkaEnv, ...projectionEnv })
   .superRefine(kafkaEnvRules)
+  .superRefine(databaseEnvRules)
   .transform((env) => ({
     http: httpConfig(env),
     auth: authConfig(env),

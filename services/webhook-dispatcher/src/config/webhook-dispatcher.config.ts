@@ -8,6 +8,7 @@ import {
   consumerGroupEnv,
   databaseConfig,
   databaseEnv,
+  databaseEnvRules,
   encryptionKey,
   httpConfig,
   httpEnv,
@@ -79,6 +80,7 @@ const webhookEnv = {
 const schema = z
   .object({ ...httpEnv(3006), ...databaseEnv, ...authEnv, ...kafkaEnv, ...webhookEnv })
   .superRefine(kafkaEnvRules)
+  .superRefine(databaseEnvRules)
   .transform((env) => ({
     http: httpConfig(env),
     auth: authConfig(env),
