@@ -11,7 +11,7 @@
 #
 # A component whose endpoint the caller already names is external: it is neither started nor
 # stopped, and the given values are recorded instead:
-#   DATABASE_URL         -> postgres
+#   DATABASE_URL         -> postgres (with LX_PG_CA_FILE, the CA of its server certificate, when given)
 #   KAFKA_BROKERS        -> kafka (with KAFKA_REPLICATION_FACTOR and KAFKA_MIN_INSYNC_REPLICAS when given; 1 and 1
 #                           otherwise, as for the managed single broker)
 #   MINIO_ENDPOINT_URL   -> minio (with MINIO_PUBLIC_ENDPOINT_URL, MINIO_ACCESS_KEY and MINIO_SECRET_KEY of
@@ -64,7 +64,7 @@ is_external() {
 
 record_external() {
   case "$1" in
-    postgres) lx_env_set DATABASE_URL "$DATABASE_URL" ;;
+    postgres) lx_env_set DATABASE_URL "$DATABASE_URL" LX_PG_CA_FILE "${LX_PG_CA_FILE:-}" ;;
     kafka)
       lx_env_set KAFKA_BROKERS "$KAFKA_BROKERS" \
         KAFKA_REPLICATION_FACTOR "${KAFKA_REPLICATION_FACTOR:-1}" \

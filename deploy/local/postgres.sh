@@ -11,8 +11,11 @@
 #   LX_PG_WRITE_ENV 1/0: record DATABASE_URL in $LX_STATE_DIR/env; default 1 only for the default
 #                   LX_PG_DIR, so a private cluster started by a test never overwrites the shared URL
 #
-# Trust auth, LX_BIND_ADDRESS (127.0.0.1) only, fsync off: never use this cluster for anything but local work.
-# start prints DATABASE_URL=... on stdout; messages go to stderr.
+# LX_BIND_ADDRESS (127.0.0.1) only, fsync off: never use this cluster for anything but local work. The superuser
+# postgres logs in without a password (trust: the tests, which create schemas freely, and the provisioning of the
+# services' roles); every other role needs its password (scram-sha-256) and TLS (hostssl), with a server certificate
+# for LX_BIND_ADDRESS signed by the cluster's own CA ($LX_PG_DIR/tls/ca.crt, recorded as LX_PG_CA_FILE).
+# start prints DATABASE_URL=... and LX_PG_CA_FILE=... on stdout; messages go to stderr.
 set -euo pipefail
 
 LX_COMPONENT=postgres
@@ -24,6 +27,7 @@ PGBIN="/usr/lib/postgresql/$PG_MAJOR/bin"
 PG_DEFAULT_DIR="$LX_STATE_DIR/postgres"
 PG_DIR="$(lx_abspath "${LX_PG_DIR:-$PG_DEFAULT_DIR}")"
 PG_DATA="$PG_DIR/data"
+PG_TLS="$PG_DIR/tls"
 PG_PORT="${LX_PG_PORT:-55432}"
 PG_DB="${LX_PG_DATABASE:-location_exchange}"
 if [[ "$PG_DIR" == "$PG_DEFAULT_DIR" ]]; then
@@ -106,6 +110,31 @@ init_cluster() {
     >>"$PG_DATA/postgresql.conf"
 }
 
+# The cluster's CA, made once and kept (clients trust it through LX_PG_CA_FILE), and a server certificate for
+# LX_BIND_ADDRESS signed by it, made afresh at every start (so a changed address gets a matching one). P-256 keys:
+# generated in milliseconds.
+ensure_tls() {
+  mkdir -p "$PG_TLS"
+  if [[ ! -s "$PG_TLS/ca.crt" || ! -s "$PG_TLS/ca.key" ]]; then
+    openssl req -x509 -new -nodes -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -days 3650 \
+      -subj "/CN=Location Exchange local PostgreSQL CA" \
+      -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign \
+      -keyout "$PG_TLS/ca.key" -out "$PG_TLS/ca.crt" >>"$PG_LOG" 2>&1 || lx_fail "$PG_LOG" "creating the CA failed"
+    lx_info "created the cluster's CA $PG_TLS/ca.crt"
+  fi
+  openssl req -new -nodes -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -subj "/CN=$LX_BIND_ADDRESS" \
+    -keyout "$PG_TLS/server.key" -out "$PG_TLS/server.csr" >>"$PG_LOG" 2>&1 ||
+    lx_fail "$PG_LOG" "creating the server key failed"
+  openssl x509 -req -in "$PG_TLS/server.csr" -CA "$PG_TLS/ca.crt" -CAkey "$PG_TLS/ca.key" \
+    -set_serial "0x$(openssl rand -hex 16)" -days 825 -out "$PG_TLS/server.crt" \
+    -extfile <(printf 'subjectAltName=IP:%s\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' "$LX_BIND_ADDRESS") \
+    >>"$PG_LOG" 2>&1 || lx_fail "$PG_LOG" "creating the server certificate failed"
+  rm -f "$PG_TLS/server.csr"
+  # The server refuses a key that others can read.
+  chmod 600 "$PG_TLS/server.key" "$PG_TLS/ca.key"
+  if lx_is_root; then chown -R postgres:postgres "$PG_TLS"; fi
+}
+
 write_local_conf() {
   local conf="$PG_DATA/lx-local.conf"
   cat >"$conf" <<EOF
@@ -121,12 +150,17 @@ timezone = 'UTC'
 fsync = off
 synchronous_commit = off
 full_page_writes = off
+ssl = on
+ssl_cert_file = '$PG_TLS/server.crt'
+ssl_key_file = '$PG_TLS/server.key'
+password_encryption = 'scram-sha-256'
 EOF
-  # Trust from the listen address's own /24 only: loopback, or the offline cluster's pod bridge (its pods and node).
+  # From the listen address's own /24 only: loopback, or the offline cluster's pod bridge (its pods and node). The
+  # superuser without a password (tests, provisioning); every other role (the services') with its password, over TLS.
   local network=127.0.0.1/32
   [[ "$LX_BIND_ADDRESS" == 127.0.0.1 ]] || network="${LX_BIND_ADDRESS%.*}.0/24"
-  printf '# Written by deploy/local/postgres.sh; changes are lost on the next start.\nhost all all %s trust\n' \
-    "$network" >"$PG_DATA/lx-hba.conf"
+  printf '# Written by deploy/local/postgres.sh; changes are lost on the next start.\n%s\n%s\n' \
+    "host all postgres $network trust" "hostssl all all $network scram-sha-256" >"$PG_DATA/lx-hba.conf"
   if lx_is_root; then chown postgres:postgres "$conf" "$PG_DATA/lx-hba.conf"; fi
 }
 
@@ -156,8 +190,8 @@ ensure_database() {
 report() {
   local port=$1 url
   url=$(database_url "$port")
-  if [[ "$PG_WRITE_ENV" == "1" ]]; then lx_env_set DATABASE_URL "$url"; fi
-  printf 'DATABASE_URL=%s\n' "$url"
+  if [[ "$PG_WRITE_ENV" == "1" ]]; then lx_env_set DATABASE_URL "$url" LX_PG_CA_FILE "$PG_TLS/ca.crt"; fi
+  printf 'DATABASE_URL=%s\nLX_PG_CA_FILE=%s\n' "$url" "$PG_TLS/ca.crt"
 }
 
 cmd_start() {
@@ -178,6 +212,7 @@ cmd_start() {
     if lx_port_open "$LX_BIND_ADDRESS" "$port"; then
       lx_die "port $port on $LX_BIND_ADDRESS is taken by another process; set LX_PG_PORT"
     fi
+    ensure_tls
     write_local_conf
     local t0=$SECONDS
     lx_info "starting on $LX_BIND_ADDRESS:$port (data $PG_DATA, log $PG_LOG)"

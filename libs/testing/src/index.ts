@@ -16,3 +16,4 @@ export * from './private-minio';
 export { seededRandom } from '@lx/platform';
 export * from './api-routes';
 export * from './kafka-cluster';
+export * from './service-logins';

@@ -11,9 +11,13 @@ const run = promisify(execFile);
 // Moved to @lx/platform (the embedded profile picks ports too); tests keep importing it from here.
 export { freePort } from '@lx/platform';
 
-/** A PostgreSQL cluster of the test's own, which the test may stop and start (deploy/local/postgres.sh). */
+/**
+ * A PostgreSQL cluster of the test's own, which the test may stop and start (deploy/local/postgres.sh): `url` logs in
+ * as the superuser (no password); any other role needs its password and TLS with the cluster's CA, `caFile`.
+ */
 export interface PrivatePostgres {
   url: string;
+  caFile: string;
   stop(): Promise<void>;
   start(): Promise<void>;
   destroy(): Promise<void>;
@@ -28,6 +32,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   await pg('start');
   return {
     url: `postgresql://postgres@127.0.0.1:${port}/lx_test`,
+    caFile: join(dir, 'tls', 'ca.crt'),
     start: () => pg('start'),
     stop: () => pg('stop'),
     destroy: async () => {
@@ -35,4 +40,17 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** `url` (a superuser's) with another role's user and password: that role's own login on the same database. */
+export function loginUrl(url: string, role: string, password: string): string {
+  const login = new URL(url);
+  login.username = encodeURIComponent(role);
+  login.password = encodeURIComponent(password);
+  return login.toString();
+}
+
+/** The settings with which a service verifies a cluster of deploy/local/postgres.sh (its CA in `caFile`). */
+export function verifyFullEnv(caFile: string): { DATABASE_SSL_MODE: 'verify-full'; DATABASE_SSL_CA_FILE: string } {
+  return { DATABASE_SSL_MODE: 'verify-full', DATABASE_SSL_CA_FILE: caFile };
 }

@@ -1,7 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { ConfigError, migrateSchema } from '@lx/platform';
+import { ConfigError, migrateSchema, provisionSchemaOwner } from '@lx/platform';
 import {
   documentedRoutes,
   ingressServiceOf,
@@ -10,7 +11,7 @@ import {
   pathOf,
   registeredRoutes,
 } from './api-routes';
-import { startPrivatePostgres, type PrivatePostgres } from './private-postgres';
+import { loginUrl, startPrivatePostgres, verifyFullEnv, type PrivatePostgres } from './private-postgres';
 import { waitFor } from './wait-for';
 
 export interface ServiceUnderTest {
@@ -83,7 +84,8 @@ async function serviceTablesIn(url: string, schema: string): Promise<Record<stri
 
 /**
  * The foundation's checks for one service, against real infrastructure: configuration fails fast
- * naming the setting; migrations apply to (and revert from) its own schema on a real Postgres;
+ * naming the setting; migrations apply to (and revert from) its own schema on a real Postgres, as the
+ * service's own role (provisioned as `migrate` does it, logged in with its password over verified TLS);
  * health, metrics and the error body; readiness follows Postgres going away and coming back.
  * Each run gets a private Postgres cluster, so stopping it disturbs no other test.
  */
@@ -96,7 +98,15 @@ export function describeServiceSmoke(service: ServiceUnderTest): void {
 
     beforeAll(async () => {
       postgres = await startPrivatePostgres();
-      app = await service.createApp({ ...process.env, DATABASE_URL: postgres.url, LOG_LEVEL: 'warn' });
+      const tls = verifyFullEnv(postgres.caFile);
+      const url = loginUrl(postgres.url, service.schema, `${service.schema}-password`);
+      await provisionSchemaOwner({
+        adminUrl: postgres.url,
+        url,
+        schema: service.schema,
+        ssl: { mode: tls.DATABASE_SSL_MODE, ca: await readFile(tls.DATABASE_SSL_CA_FILE, 'utf8') },
+      });
+      app = await service.createApp({ ...process.env, ...tls, DATABASE_URL: url, LOG_LEVEL: 'warn' });
       await app.init();
       await app.getHttpAdapter().getInstance().ready();
     }, 120_000);
@@ -130,6 +140,18 @@ export function describeServiceSmoke(service: ServiceUnderTest): void {
 
       await migrateSchema(dataSource, service.schema);
       expect(await serviceTablesIn(postgres.url, service.schema)).toEqual(service.tables);
+    });
+
+    it('works as its own role, which owns its schema and nothing else, over TLS', async () => {
+      const [login] = await app
+        .get(DataSource)
+        .query<{ role: string; superuser: boolean; ssl: boolean; owner: string }[]>(
+          `SELECT current_user AS role, r.rolsuper AS superuser, s.ssl,
+                (SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = $1) AS owner
+           FROM pg_roles r, pg_stat_ssl s WHERE r.rolname = current_user AND s.pid = pg_backend_pid()`,
+          [service.schema],
+        );
+      expect(login).toEqual({ role: service.schema, superuser: false, ssl: true, owner: service.schema });
     });
 
     it('is live, and ready while its dependencies answer', async () => {

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { DataSource, type MigrationInterface } from 'typeorm';
 import { prefixedName } from '@lx/contracts';
-import { dataSourceOptions, migrateSchema } from '@lx/platform';
+import { type DatabaseConfig, dataSourceOptions, migrateSchema, tlsOptionsOf } from '@lx/platform';
 import { requireEnv, uniqueSuffix } from '../infra-env';
 import { type PrefixedKafka, testKafkaClient } from '../kafka-topics';
 
@@ -12,6 +12,7 @@ import { type PrefixedKafka, testKafkaClient } from '../kafka-topics';
  */
 export async function positionAtLogEnd(options: {
   databaseUrl: string;
+  ssl?: DatabaseConfig['ssl'];
   kafka: PrefixedKafka;
   schema: string;
   groupId: string;
@@ -28,12 +29,13 @@ export async function positionAtLogEnd(options: {
  */
 export async function migrateTestSchema(options: {
   databaseUrl: string;
+  ssl?: DatabaseConfig['ssl'];
   schema: string;
   migrations: (new () => MigrationInterface)[];
 }): Promise<void> {
   const dataSource = new DataSource(
     dataSourceOptions({
-      config: { url: options.databaseUrl, schema: options.schema, poolSize: 2, migrateOnBoot: true },
+      config: { url: options.databaseUrl, schema: options.schema, poolSize: 2, migrateOnBoot: true, ssl: options.ssl },
       entities: [],
       migrations: options.migrations,
     }),
@@ -52,6 +54,7 @@ export async function migrateTestSchema(options: {
  */
 export async function storeLogEndAsPosition(options: {
   databaseUrl: string;
+  ssl?: DatabaseConfig['ssl'];
   kafka: PrefixedKafka;
   schema: string;
   groupId: string;
@@ -59,7 +62,11 @@ export async function storeLogEndAsPosition(options: {
 }): Promise<void> {
   const admin = testKafkaClient(`it-position-${options.groupId}`, options.kafka).admin();
   await admin.connect();
-  const db = new Client({ connectionString: options.databaseUrl, options: `-c search_path=${options.schema}` });
+  const db = new Client({
+    connectionString: options.databaseUrl,
+    options: `-c search_path=${options.schema}`,
+    ...(options.ssl !== undefined && { ssl: tlsOptionsOf(options.ssl) }),
+  });
   await db.connect();
   try {
     for (const topic of options.topics) {

@@ -36,15 +36,16 @@ describeServiceSmoke({
   createApp: async (env) => {
     // A group of its own, positioned at the end of the file's topics: the smoke test reads no history.
     const groupId = `it-lq-smoke-${uniqueSuffix()}`;
+    const config = loadLocationQueryConfig({ ...env, PROJECTION_GROUP_ID: groupId });
     await positionAtLogEnd({
-      databaseUrl: env['DATABASE_URL']!,
+      databaseUrl: config.database.url,
+      ssl: config.database.ssl,
       kafka: testKafka(),
       schema: 'location_query',
       groupId,
       topics: [TOPICS.locationEvents.name, TOPICS.locationGroupEvents.name, TOPICS.addressGroupEvents.name],
       migrations: MIGRATIONS,
     });
-    const config = loadLocationQueryConfig({ ...env, PROJECTION_GROUP_ID: groupId });
     return createServiceApp('location-query', AppModule.register(config), config.http);
   },
 });

@@ -47,15 +47,16 @@ describeServiceSmoke({
   createApp: async (env) => {
     // A group of its own, positioned at the end of the file's topic: the smoke test reads no history.
     const groupId = `it-sp-smoke-${uniqueSuffix()}`;
+    const config = loadStatisticsProjectionConfig({ ...env, PROJECTION_GROUP_ID: groupId });
     await positionAtLogEnd({
-      databaseUrl: env['DATABASE_URL']!,
+      databaseUrl: config.database.url,
+      ssl: config.database.ssl,
       kafka: testKafka(),
       schema: 'statistics_projection',
       groupId,
       topics: [TOPICS.locationEvents.name],
       migrations: MIGRATIONS,
     });
-    const config = loadStatisticsProjectionConfig({ ...env, PROJECTION_GROUP_ID: groupId });
     return createServiceApp('statistics-projection', AppModule.register(config), config.http);
   },
 });

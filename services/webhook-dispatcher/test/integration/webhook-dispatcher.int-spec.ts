@@ -88,6 +88,7 @@ describeServiceSmoke({
     // The client topic holds the clients of the file's other tests: the subscriptions start at its end and read none.
     await positionAtLogEnd({
       databaseUrl: config.database.url,
+      ssl: config.database.ssl,
       kafka: config.kafka,
       schema: config.database.schema,
       groupId: `${config.intake.groupId}-subscriptions`,

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import {
+  asLogin,
+  migrateAsOwnRole,
+  runMigrateEntry,
+  startPrivatePostgres,
+  type PrivatePostgres,
+  type ServiceLogin,
+} from '@lx/testing';
+
+/** What export-worker's configuration requires besides the database; `migrate` validates all of it. */
+const EXPORT_WORKER_ENV = {
+  AUTH_TOKEN_URL: 'http://127.0.0.1:9/oauth/token',
+  SERVICE_CLIENT_ID: 'export-worker',
+  SERVICE_CLIENT_SECRET: 'unused',
+  LOCATION_QUERY_URL: 'http://127.0.0.1:9',
+  LOCATION_COMMAND_URL: 'http://127.0.0.1:9',
+  STATISTICS_URL: 'http://127.0.0.1:9',
+};
+
+const appendEvent = `
+  INSERT INTO location_command.events (stream_id, stream_type, stream_version, event_id, event_type, payload, recorded_at)
+  VALUES ($1, 'location', 1, $2, 'LOCATION_CREATED', '{}', now())`;
+
+// The event store is what every RSP mirrors: a foothold in the export worker must not forge or erase events.
+describe("export-worker's own database login", () => {
+  let postgres: PrivatePostgres;
+  let locationCommand: ServiceLogin;
+  let exportWorker: ServiceLogin;
+
+  beforeAll(async () => {
+    postgres = await startPrivatePostgres();
+    // A deployment from before one role per service: one login (here the superuser) migrated location-command's
+    // schema and owns its tables, functions and triggers; the upgrade's `migrate` hands them to the service's role.
+    await runMigrateEntry('location-command', { DATABASE_URL: postgres.url });
+    [locationCommand, exportWorker] = await Promise.all([
+      migrateAsOwnRole(postgres, 'location-command', 'location_command'),
+      migrateAsOwnRole(postgres, 'export-worker', 'export_worker', EXPORT_WORKER_ENV),
+    ]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await postgres?.destroy();
+  });
+
+  it("hands location-command's existing schema to its role, which then appends events as before", async () => {
+    const owners = await asLogin(
+      postgres,
+      postgres.url,
+      async (db) =>
+        (
+          await db.query(
+            `SELECT DISTINCT pg_get_userbyid(owner) AS owner FROM (
+               SELECT relowner AS owner FROM pg_class WHERE relnamespace = 'location_command'::regnamespace
+               UNION ALL SELECT proowner FROM pg_proc WHERE pronamespace = 'location_command'::regnamespace
+               UNION ALL SELECT nspowner FROM pg_namespace WHERE nspname = 'location_command') objects`,
+          )
+        ).rows,
+      'disable',
+    );
+    expect(owners).toEqual([{ owner: 'location_command' }]);
+    const appended = await asLogin(postgres, locationCommand.url, async (db) => {
+      await db.query(appendEvent, [randomUUID(), randomUUID()]);
+      return (await db.query('SELECT count(*)::int AS n FROM location_command.events')).rows;
+    });
+    expect(appended).toEqual([{ n: 1 }]);
+  });
+
+  it('ran its own migrations and reads and writes its own tables', async () => {
+    const rows = await asLogin(postgres, exportWorker.url, async (db) => {
+      await db.query('SELECT count(*) FROM export_worker.export_requests');
+      await db.query(
+        `INSERT INTO export_worker.outbox (topic, message_key, value, headers) VALUES ('t', 'k', 'v', '{}')`,
+      );
+      return (await db.query('SELECT topic FROM export_worker.outbox')).rows;
+    });
+    expect(rows).toEqual([{ topic: 't' }]);
+  });
+
+  it('cannot write, erase or read location_command.events', async () => {
+    for (const [statement, values] of [
+      [appendEvent, [randomUUID(), randomUUID()]],
+      [`UPDATE location_command.events SET event_type = 'LOCATION_DELETED'`, []],
+      ['DELETE FROM location_command.events', []],
+      ['TRUNCATE location_command.events', []],
+      ['SELECT payload FROM location_command.events', []],
+    ] as const) {
+      await expect(asLogin(postgres, exportWorker.url, (db) => db.query(statement, [...values]))).rejects.toThrow(
+        'permission denied for schema location_command',
+      );
+    }
+    const count = await asLogin(
+      postgres,
+      locationCommand.url,
+      async (db) => (await db.query('SELECT count(*)::int AS n FROM location_command.events')).rows,
+    );
+    expect(count).toEqual([{ n: 1 }]);
+  });
+});
