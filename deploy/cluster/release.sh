@@ -20,6 +20,15 @@ write_release_values() {
   database_host=$(lx_env_get DATABASE_URL)
   database_host=${database_host#*@}
   database_host=${database_host%%/*}
+  # Each service's own login on infra.sh's PostgreSQL: a role named after its schema, with a password made up for
+  # this run; the superuser's URL is the administrator's, which only the migration Job gets.
+  local name database_urls="" admin_url
+  admin_url=$(lx_env_get DATABASE_URL)
+  for name in "${LX_SERVICES[@]}"; do
+    database_urls+="  $(node -e 'process.stdout.write(process.argv[1].replace(/-(.)/g, (_, c) => c.toUpperCase()))' "$name")DatabaseUrl: \"$(
+      node -e 'const u = new URL(process.argv[1]); u.username = process.argv[2]; u.password = process.argv[3];
+        process.stdout.write(u.href)' "$admin_url" "${name//-/_}" "$(node -e "$secret")")\""$'\n'
+  done
   minio_host=$(lx_env_get MINIO_ENDPOINT_URL)
   minio_host=${minio_host#*://}
   minio_host=${minio_host%%/*}
@@ -65,7 +74,10 @@ networkPolicy:
   webhooks:
     extraTo: [{ ipBlock: { cidr: "$LX_BIND_ADDRESS/32" } }]
 secrets:
-  databaseUrl: "$(lx_env_get DATABASE_URL)"
+  databaseUrl: "$admin_url"
+${database_urls}  # The CA of the server certificate infra.sh's PostgreSQL made for this address (deploy/cluster/values.yaml: verify-full).
+  databaseSslCa: |
+$(sed 's/^/    /' "$(lx_env_get LX_PG_CA_FILE)")
   authEncryptionKey: "$(node -e "$key")"
   webhookSecretTransportKey: "$(node -e "$key")"
   adminClientId: "$ADMIN_CLIENT_ID"

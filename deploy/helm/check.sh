@@ -142,12 +142,14 @@ if helm_template >"$WORK/none.out" 2>&1; then
   fail "helm template without values must fail"
 else
   missing=()
-  for value in publicBaseUrl kafka.brokers objectStorage.endpoint secrets.databaseUrl secrets.authEncryptionKey \
+  for value in publicBaseUrl kafka.brokers objectStorage.endpoint secrets.databaseUrl secrets.authDatabaseUrl \
+    secrets.locationCommandDatabaseUrl secrets.locationQueryDatabaseUrl secrets.statisticsProjectionDatabaseUrl \
+    secrets.exportWorkerDatabaseUrl secrets.webhookDispatcherDatabaseUrl secrets.authEncryptionKey \
     secrets.webhookSecretTransportKey secrets.adminClientId secrets.adminClientSecret secrets.serviceClientId \
     secrets.serviceClientSecret secrets.minioAccessKey secrets.minioSecretKey; do
     grep -q -- "- $value is required" "$WORK/none.out" || missing+=("$value")
   done
-  if ((${#missing[@]} == 0)); then pass "the failure names all 12 required values"; else
+  if ((${#missing[@]} == 0)); then pass "the failure names all 18 required values"; else
     cat "$WORK/none.out"
     fail "the failure does not name: ${missing[*]}"
   fi
@@ -155,14 +157,19 @@ fi
 helm_template -f "$CHART/ci/default-values.yaml" --set secrets.adminClientId=not-a-uuid \
   --set secrets.webhookSecretTransportKey=MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY= \
   --set secrets.databaseUrl=mysql://db/lx --set secrets.serviceClientSecret=short \
+  --set secrets.exportWorkerDatabaseUrl=postgres://location_command:pw@db/lx --set secrets.authDatabaseUrl=postgres://db/lx \
+  --set database.sslCaFromSecret=true \
   --set objectStorage.endpoint=minio:9000 >"$WORK/invalid.out" 2>&1 && die "invalid values were accepted"
 unnamed=()
 for problem in 'secrets.adminClientId must be a UUID' 'webhookSecretTransportKey must differ' \
   'secrets.databaseUrl must be a postgres' 'secrets.serviceClientSecret must be at least 32 characters' \
+  'secrets.exportWorkerDatabaseUrl logs in as the same user as secrets.locationCommandDatabaseUrl' \
+  "secrets.authDatabaseUrl must be a postgres:// or postgresql:// URL with the service's own user" \
+  'database.sslCaFromSecret needs database.sslMode verify-full' 'secrets.databaseSslCa is required' \
   'objectStorage.endpoint must be an http(s) URL'; do
   grep -qF "$problem" "$WORK/invalid.out" || unnamed+=("$problem")
 done
-if ((${#unnamed[@]} == 0)); then pass "invalid values (client id, key reuse, URL schemes, short secret) are refused by name"; else
+if ((${#unnamed[@]} == 0)); then pass "invalid values (client id, key reuse, URL schemes, shared or missing database users, a CA without verify-full, short secret) are refused by name"; else
   cat "$WORK/invalid.out"
   fail "invalid values not named: ${unnamed[*]}"
 fi
@@ -198,26 +205,26 @@ expected_keys=$(
   cat <<'EOF'
 Deployment auth: key: ADMIN_CLIENT_ID
 Deployment auth: key: ADMIN_CLIENT_SECRET
+Deployment auth: key: AUTH_DATABASE_URL
 Deployment auth: key: AUTH_ENCRYPTION_KEY
-Deployment auth: key: DATABASE_URL
 Deployment auth: key: KAFKA_SASL_PASSWORD_AUTH
 Deployment auth: key: SERVICE_CLIENT_ID
 Deployment auth: key: SERVICE_CLIENT_SECRET
 Deployment auth: key: WEBHOOK_SECRET_TRANSPORT_KEY
-Deployment export-worker: key: DATABASE_URL
+Deployment export-worker: key: EXPORT_WORKER_DATABASE_URL
 Deployment export-worker: key: KAFKA_SASL_PASSWORD_EXPORT_WORKER
 Deployment export-worker: key: MINIO_ACCESS_KEY
 Deployment export-worker: key: MINIO_SECRET_KEY
 Deployment export-worker: key: SERVICE_CLIENT_ID
 Deployment export-worker: key: SERVICE_CLIENT_SECRET
-Deployment location-command: key: DATABASE_URL
 Deployment location-command: key: KAFKA_SASL_PASSWORD_LOCATION_COMMAND
-Deployment location-query: key: DATABASE_URL
+Deployment location-command: key: LOCATION_COMMAND_DATABASE_URL
 Deployment location-query: key: KAFKA_SASL_PASSWORD_LOCATION_QUERY
-Deployment statistics-projection: key: DATABASE_URL
+Deployment location-query: key: LOCATION_QUERY_DATABASE_URL
 Deployment statistics-projection: key: KAFKA_SASL_PASSWORD_STATISTICS_PROJECTION
-Deployment webhook-dispatcher: key: DATABASE_URL
+Deployment statistics-projection: key: STATISTICS_PROJECTION_DATABASE_URL
 Deployment webhook-dispatcher: key: KAFKA_SASL_PASSWORD_WEBHOOK_DISPATCHER
+Deployment webhook-dispatcher: key: WEBHOOK_DISPATCHER_DATABASE_URL
 Deployment webhook-dispatcher: key: WEBHOOK_SECRET_TRANSPORT_KEY
 EOF
 )
@@ -226,6 +233,13 @@ if diff <(echo "$expected_keys") "$WORK/keys.txt" >"$WORK/keys.diff"; then
 else
   cat "$WORK/keys.diff"
   fail "each service gets only the Secret keys it needs"
+fi
+# The administrator's login (the key DATABASE_URL) reaches the six migration containers only, as DATABASE_ADMIN_URL.
+admin_refs=$(grep -B4 'key: DATABASE_URL$' "$DEFAULT" | grep -c 'name: DATABASE_ADMIN_URL$' || true)
+if [[ "$admin_refs" == 6 && $(grep -c 'key: DATABASE_URL$' "$DEFAULT") == 6 ]]; then
+  pass "only the migration Job gets the administrator's database login (DATABASE_ADMIN_URL of its 6 containers)"
+else
+  fail "the administrator's database login must reach the 6 migration containers only (found $admin_refs)"
 fi
 if [[ $(grep -c '^kind: Secret$' "$EXISTING") == 0 &&
   $(grep -A1 'secretKeyRef:' "$EXISTING" | sed -n 's/^ *name: //p' | sort -u) == location-exchange-credentials ]]; then

@@ -42,6 +42,15 @@ start_service() {
     # shellcheck disable=SC1090
     source "$LX_ENV_FILE"
     set +a
+    # The service logs in as its own role, named after its schema, with its own password and over TLS when the
+    # cluster has it (deploy/local/postgres.sh); the superuser's URL goes to its migrate step only, which makes that
+    # role the owner of the schema first. No service sees another's password.
+    local password_var admin_url=$DATABASE_URL other
+    password_var="$(lx_env_name "$name")_DATABASE_PASSWORD"
+    DATABASE_URL=$(login_url "$admin_url" "$(lx_env_name "$name" | tr '[:upper:]' '[:lower:]')" "${!password_var:?}")
+    for other in "${LX_SERVICES[@]}"; do unset "$(lx_env_name "$other")_DATABASE_PASSWORD"; done
+    if [[ -n "${LX_PG_CA_FILE:-}" ]]; then export DATABASE_SSL_MODE=verify-full DATABASE_SSL_CA_FILE=$LX_PG_CA_FILE; fi
+    unset LX_PG_CA_FILE
     if [[ "$name" == auth ]]; then
       export ADMIN_BOOTSTRAP_CLIENT_ID=${ADMIN_CLIENT_ID:?} ADMIN_BOOTSTRAP_CLIENT_SECRET=${ADMIN_CLIENT_SECRET:?}
       # The export worker's client, created by auth at its first start (as the chart does it).
@@ -77,6 +86,7 @@ start_service() {
     # The issuer is the API's public base URL, the ingress: auth signs and publishes it, every service checks it.
     export AUTH_ISSUER="${AUTH_ISSUER:-$LX_BASE_URL}"
     cd "$LX_REPO_ROOT"
+    DATABASE_ADMIN_URL=$admin_url node "dist/services/$name/services/$name/src/migrate.js"
     exec node "dist/services/$name/services/$name/src/main.js"
   ) >>"$LX_LOG_DIR/$name.log" 2>&1 &
   echo $! >"$PID_DIR/$name.pid"
@@ -132,6 +142,24 @@ ensure_auth_secrets() {
   lx_env_set "${values[@]}"
 }
 
+# The database passwords of the services' own roles, generated once and kept in $LX_ENV_FILE (in production: the
+# users and passwords of the per-service URLs in the Kubernetes Secret).
+ensure_database_passwords() {
+  local name var values=()
+  for name in "${LX_SERVICES[@]}"; do
+    var="$(lx_env_name "$name")_DATABASE_PASSWORD"
+    [[ -n "$(lx_env_get "$var")" ]] ||
+      values+=("$var" "$(node -e 'process.stdout.write(require("crypto").randomBytes(24).toString("base64url"))')")
+  done
+  if ((${#values[@]} > 0)); then lx_env_set "${values[@]}"; fi
+}
+
+# login_url URL ROLE PASSWORD: URL with another user and password (percent-encoded where needed).
+login_url() {
+  node -e 'const u = new URL(process.argv[1]); u.username = encodeURIComponent(process.argv[2]);
+    u.password = encodeURIComponent(process.argv[3]); process.stdout.write(u.href)' "$@"
+}
+
 stop_services() {
   local name pid
   for name in "${LX_SERVICES[@]}"; do
@@ -153,6 +181,7 @@ up() {
     (cd "$LX_REPO_ROOT" && npx nx run-many -t build --parallel=2 --outputStyle=static >&2)
   fi
   ensure_auth_secrets
+  ensure_database_passwords
   grant_kafka_acls
   start_service auth
   wait_ready auth

@@ -46,12 +46,34 @@ smoke-test: [auth, location-command, location-query, statistics-projection, expo
 
 {{/*
 The keys of the chart's Secret (or of secrets.existingSecret), the value under secrets.* that fills each, and what it
-is. Every key is required.
+is. Every key is required, except DATABASE_URL without migrations.provisionRoles and DATABASE_SSL_CA without
+database.sslCaFromSecret (location-exchange.optionalSecretKeys).
 */}}
 {{- define "location-exchange.secretKeys" -}}
 - key: DATABASE_URL
   value: databaseUrl
-  about: PostgreSQL URL (postgres://user:password@host:5432/database); every service uses its own schema in it
+  about: the administrator's PostgreSQL login (postgres://user:password@host:5432/database), a superuser or the role that owns the schemas so far; only the migration Job gets it, to make each service's role the owner of its schema
+- key: AUTH_DATABASE_URL
+  value: authDatabaseUrl
+  about: auth's own PostgreSQL login (postgres://auth:password@host:5432/database), a user no other service logs in as
+- key: LOCATION_COMMAND_DATABASE_URL
+  value: locationCommandDatabaseUrl
+  about: location-command's own PostgreSQL login, a user no other service logs in as
+- key: LOCATION_QUERY_DATABASE_URL
+  value: locationQueryDatabaseUrl
+  about: location-query's own PostgreSQL login, a user no other service logs in as
+- key: STATISTICS_PROJECTION_DATABASE_URL
+  value: statisticsProjectionDatabaseUrl
+  about: statistics-projection's own PostgreSQL login, a user no other service logs in as
+- key: EXPORT_WORKER_DATABASE_URL
+  value: exportWorkerDatabaseUrl
+  about: export-worker's own PostgreSQL login, a user no other service logs in as
+- key: WEBHOOK_DISPATCHER_DATABASE_URL
+  value: webhookDispatcherDatabaseUrl
+  about: webhook-dispatcher's own PostgreSQL login, a user no other service logs in as
+- key: DATABASE_SSL_CA
+  value: databaseSslCa
+  about: the PEM certificate of the CA that PostgreSQL's server certificate chains to (database.sslCaFromSecret)
 - key: AUTH_ENCRYPTION_KEY
   value: authEncryptionKey
   about: 32 random bytes, base64 (openssl rand -base64 32); seals signing keys and webhook secrets at rest
@@ -95,13 +117,22 @@ KAFKA_SASL_PASSWORD_{{ . | upper | replace "-" "_" }}
 /etc/location-exchange/kafka-ca
 {{- end }}
 
+{{/* The Secret keys that only some settings require (see location-exchange.secretKeys). */}}
+{{- define "location-exchange.optionalSecretKeys" -}}
+{{- $optional := list }}
+{{- if not .Values.migrations.provisionRoles }}{{ $optional = append $optional "DATABASE_URL" }}{{ end }}
+{{- if not .Values.database.sslCaFromSecret }}{{ $optional = append $optional "DATABASE_SSL_CA" }}{{ end }}
+{{- toYaml $optional }}
+{{- end }}
+
 {{/*
 Which Secret keys each service gets, under which environment variable: only those it needs (least privilege, as
-deploy/local/stack.sh hands them out).
+deploy/local/stack.sh hands them out). Each service's DATABASE_URL is its own login; the administrator's login
+(the key DATABASE_URL) goes to the migration Job alone (migrate-job.yaml).
 */}}
 {{- define "location-exchange.secretEnv" -}}
 auth:
-  - { env: DATABASE_URL, key: DATABASE_URL }
+  - { env: DATABASE_URL, key: AUTH_DATABASE_URL }
   - { env: AUTH_ENCRYPTION_KEY, key: AUTH_ENCRYPTION_KEY }
   - { env: WEBHOOK_SECRET_TRANSPORT_KEY, key: WEBHOOK_SECRET_TRANSPORT_KEY }
   - { env: ADMIN_BOOTSTRAP_CLIENT_ID, key: ADMIN_CLIENT_ID }
@@ -109,19 +140,19 @@ auth:
   - { env: SERVICE_BOOTSTRAP_CLIENT_ID, key: SERVICE_CLIENT_ID }
   - { env: SERVICE_BOOTSTRAP_CLIENT_SECRET, key: SERVICE_CLIENT_SECRET }
 location-command:
-  - { env: DATABASE_URL, key: DATABASE_URL }
+  - { env: DATABASE_URL, key: LOCATION_COMMAND_DATABASE_URL }
 location-query:
-  - { env: DATABASE_URL, key: DATABASE_URL }
+  - { env: DATABASE_URL, key: LOCATION_QUERY_DATABASE_URL }
 statistics-projection:
-  - { env: DATABASE_URL, key: DATABASE_URL }
+  - { env: DATABASE_URL, key: STATISTICS_PROJECTION_DATABASE_URL }
 export-worker:
-  - { env: DATABASE_URL, key: DATABASE_URL }
+  - { env: DATABASE_URL, key: EXPORT_WORKER_DATABASE_URL }
   - { env: MINIO_ACCESS_KEY, key: MINIO_ACCESS_KEY }
   - { env: MINIO_SECRET_KEY, key: MINIO_SECRET_KEY }
   - { env: SERVICE_CLIENT_ID, key: SERVICE_CLIENT_ID }
   - { env: SERVICE_CLIENT_SECRET, key: SERVICE_CLIENT_SECRET }
 webhook-dispatcher:
-  - { env: DATABASE_URL, key: DATABASE_URL }
+  - { env: DATABASE_URL, key: WEBHOOK_DISPATCHER_DATABASE_URL }
   - { env: WEBHOOK_SECRET_TRANSPORT_KEY, key: WEBHOOK_SECRET_TRANSPORT_KEY }
 {{- end }}
 
@@ -269,6 +300,12 @@ map on top. Takes (dict "root" $ "service" "<name>" "values" <service block>); r
   "AUTH_JWKS_URL" (printf "%s/.well-known/jwks.json" $auth)
   "AUTH_ISSUER" (trimSuffix "/" $root.Values.publicBaseUrl)
 }}
+{{- with $root.Values.database.sslMode }}
+{{- $_ := set $env "DATABASE_SSL_MODE" . }}
+{{- end }}
+{{- if $root.Values.database.sslCaFromSecret }}
+{{- $_ := set $env "DATABASE_SSL_CA_FILE" (include "location-exchange.databaseCaFile" $root) }}
+{{- end }}
 {{- with $root.Values.acceptedIssuers }}
 {{- $_ := set $env "AUTH_ACCEPTED_ISSUERS" (join "," .) }}
 {{- end }}
@@ -331,6 +368,33 @@ block> "secretName" "<Secret>").
 {{- end }}
 {{- end }}
 
+{{/* Where the pods that connect to PostgreSQL find the CA of database.sslCaFromSecret (DATABASE_SSL_CA_FILE). */}}
+{{- define "location-exchange.databaseCaFile" -}}
+/etc/location-exchange/postgresql/ca.crt
+{{- end }}
+
+{{/*
+The volume that holds the Secret key DATABASE_SSL_CA as the file DATABASE_SSL_CA_FILE names, and its mount; nothing
+without database.sslCaFromSecret. Take (dict "root" $ "secretName" "<Secret>") and the root.
+*/}}
+{{- define "location-exchange.databaseCaVolume" -}}
+{{- if .root.Values.database.sslCaFromSecret }}
+- name: postgresql-ca
+  secret:
+    secretName: {{ .secretName }}
+    items:
+      - key: DATABASE_SSL_CA
+        path: ca.crt
+{{- end }}
+{{- end }}
+{{- define "location-exchange.databaseCaVolumeMount" -}}
+{{- if .Values.database.sslCaFromSecret }}
+- name: postgresql-ca
+  mountPath: {{ include "location-exchange.databaseCaFile" . | dir }}
+  readOnly: true
+{{- end }}
+{{- end }}
+
 {{/* envFrom of one service: its existingSecret, when given. Takes the service block. */}}
 {{- define "location-exchange.containerEnvFrom" -}}
 {{- if .existingSecret }}
@@ -348,8 +412,11 @@ exactly the services that use it. Takes (dict "root" $ "service" "<name>").
 {{- $root := .root }}
 {{- $keys := include "location-exchange.secretKeys" $root | fromYamlArray }}
 {{- $used := list }}
-{{- range (index (include "location-exchange.serviceSecretEnv" $root | fromYaml) .service) }}
-{{- $key := .key }}
+{{- $read := list }}
+{{- range (index (include "location-exchange.serviceSecretEnv" $root | fromYaml) .service) }}{{ $read = append $read .key }}{{ end }}
+{{- if $root.Values.database.sslCaFromSecret }}{{ $read = append $read "DATABASE_SSL_CA" }}{{ end }}
+{{- range $read }}
+{{- $key := . }}
 {{- range $keys }}
 {{- if eq .key $key }}
 {{- $used = append $used (printf "%s=%s" $key (index $root.Values.secrets .value | toString)) }}
@@ -431,15 +498,40 @@ the first. Rendered by templates/validate.yaml; the other templates assume it pa
 {{- $problems = append $problems (printf "%s must be an http(s) URL, got %q" $name $url) }}
 {{- end }}
 {{- end }}
+{{- if and $v.database.sslCaFromSecret (ne $v.database.sslMode "verify-full") }}
+{{- $problems = append $problems "database.sslCaFromSecret needs database.sslMode verify-full (the CA is only used to verify the server)" }}
+{{- end }}
 {{- if not $v.secrets.existingSecret }}
+{{- $optional := include "location-exchange.optionalSecretKeys" . | fromYamlArray }}
 {{- range (include "location-exchange.secretKeys" . | fromYamlArray) }}
-{{- if not (index $v.secrets .value) }}
+{{- if and (not (index $v.secrets .value)) (not (has .key $optional)) }}
 {{- $problems = append $problems (printf "secrets.%s is required (Secret key %s): %s" .value .key .about) }}
 {{- $secretsMissing = true }}
 {{- end }}
 {{- end }}
 {{- if and $v.secrets.databaseUrl (not (regexMatch "^postgres(ql)?://" (toString $v.secrets.databaseUrl))) }}
 {{- $problems = append $problems "secrets.databaseUrl must be a postgres:// or postgresql:// URL" }}
+{{- end }}
+{{- /* One user per service, none of them the administrator: a shared login would reach the other's schema. */}}
+{{- $users := dict }}
+{{- with $v.secrets.databaseUrl }}{{ $_ := set $users (regexReplaceAll "^postgres(ql)?://([^:@/]*).*$" (toString .) "${2}") "databaseUrl" }}{{ end }}
+{{- range list "authDatabaseUrl" "locationCommandDatabaseUrl" "locationQueryDatabaseUrl" "statisticsProjectionDatabaseUrl" "exportWorkerDatabaseUrl" "webhookDispatcherDatabaseUrl" }}
+{{- $url := index $v.secrets . | toString }}
+{{- if $url }}
+{{- if not (regexMatch "^postgres(ql)?://[^:@/]+(:[^@/]*)?@" $url) }}
+{{- $problems = append $problems (printf "secrets.%s must be a postgres:// or postgresql:// URL with the service's own user (postgres://user:password@host:5432/database)" .) }}
+{{- else }}
+{{- $user := regexReplaceAll "^postgres(ql)?://([^:@/]+).*$" $url "${2}" }}
+{{- if hasKey $users $user }}
+{{- $problems = append $problems (printf "secrets.%s logs in as the same user as secrets.%s: give each service a user of its own" . (get $users $user)) }}
+{{- else }}
+{{- $_ := set $users $user . }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- if and $v.database.sslCaFromSecret $v.secrets.databaseSslCa (not (contains "-----BEGIN CERTIFICATE-----" (toString $v.secrets.databaseSslCa))) }}
+{{- $problems = append $problems "secrets.databaseSslCa must be a PEM certificate (-----BEGIN CERTIFICATE-----)" }}
 {{- end }}
 {{- range list "authEncryptionKey" "webhookSecretTransportKey" }}
 {{- $key := index $v.secrets . | toString }}
@@ -486,7 +578,8 @@ the first. Rendered by templates/validate.yaml; the other templates assume it pa
 {{/*
 The volumes and mounts of a pod that talks to Kafka: /tmp (the only writable path; the root filesystem is read-only)
 and, with kafka.tls.ca, the brokers' CA from the chart's ConfigMap (kafka-ca.yaml; the migration hook's own copy when
-"hook" is true). Take (dict "root" $ "hook" <bool>).
+"hook" is true), and with database.sslCaFromSecret PostgreSQL's CA from the Secret. Take (dict "root" $ "hook" <bool>
+"secretName" <the Secret the pod reads>).
 */}}
 {{- define "location-exchange.volumes" -}}
 - name: tmp
@@ -496,6 +589,7 @@ and, with kafka.tls.ca, the brokers' CA from the chart's ConfigMap (kafka-ca.yam
   configMap:
     name: {{ include "location-exchange.kafkaCaConfigMap" . }}
 {{- end }}
+{{- include "location-exchange.databaseCaVolume" . }}
 {{- end }}
 
 {{- define "location-exchange.volumeMounts" -}}
@@ -506,6 +600,7 @@ and, with kafka.tls.ca, the brokers' CA from the chart's ConfigMap (kafka-ca.yam
   mountPath: {{ include "location-exchange.kafkaCaDir" .root }}
   readOnly: true
 {{- end }}
+{{- include "location-exchange.databaseCaVolumeMount" .root }}
 {{- end }}
 
 {{/* The brokers' CA when TLS is on and one is given, else empty. */}}
