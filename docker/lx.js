@@ -6,7 +6,8 @@
  * so that `node` stays PID 1 and receives the signals itself: no shell, no process manager, no child process.
  *
  *   lx <service> [serve]         the HTTP service (dist …/src/main.js)
- *   lx <service> migrate         apply the service schema's pending migrations, print {"schema","applied"}, exit
+ *   lx <service> migrate         apply the service schema's pending migrations, print {"schema","applied"}, exit;
+ *                                with DATABASE_ADMIN_URL, first make DATABASE_URL's user the owner of the schema
  *   lx <service> cli [args…]     the service's own command line (dist …/src/cli.js), for the services that have one
  *
  * Configuration comes from environment variables only, as everywhere else in the project.
@@ -30,7 +31,8 @@ const DIST = path.resolve(__dirname, '..', 'dist', 'services');
 const USAGE = `Usage: lx <service> [serve | migrate | cli [args...]]
 
   serve (default)  run the service's HTTP application
-  migrate          apply the pending migrations of the service's schema and exit
+  migrate          apply the pending migrations of the service's schema and exit; given DATABASE_ADMIN_URL
+                   (an administrator's login), first make DATABASE_URL's user the owner of the schema
   cli [args...]    run the service's command line (auth, location-query, statistics-projection);
                    "cli --help" lists its commands
 
