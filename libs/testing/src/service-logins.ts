@@ -29,21 +29,23 @@ export async function runMigrateEntry(service: string, env: NodeJS.ProcessEnv): 
 }
 
 /**
- * `migrate` of a service with the superuser as DATABASE_ADMIN_URL: it makes the service's own role (named after its
- * schema, with a password) the owner of the schema and of all in it, then migrates as that role, over verified TLS.
+ * `migrate` of a service with an administrator's login as DATABASE_ADMIN_URL (the superuser unless `adminUrl` names
+ * another): it makes the service's own role (named after its schema, with a password) the owner of the schema and of
+ * all in it, then migrates as that role, over verified TLS.
  */
 export async function migrateAsOwnRole(
   postgres: PrivatePostgres,
   service: string,
   schema: string,
   env: NodeJS.ProcessEnv = {},
+  adminUrl = postgres.url,
 ): Promise<ServiceLogin & { applied: string[] }> {
   const login = { role: schema, url: loginUrl(postgres.url, schema, `${schema}-password`) };
   const applied = await runMigrateEntry(service, {
     ...verifyFullEnv(postgres.caFile),
     ...env,
     DATABASE_URL: login.url,
-    DATABASE_ADMIN_URL: postgres.url,
+    DATABASE_ADMIN_URL: adminUrl,
   });
   return { ...login, applied };
 }

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import {
   asLogin,
+  loginUrl,
   migrateAsOwnRole,
   runMigrateEntry,
   startPrivatePostgres,
+  verifyFullEnv,
   type PrivatePostgres,
   type ServiceLogin,
 } from '@lx/testing';
@@ -30,12 +32,23 @@ describe("export-worker's own database login", () => {
 
   beforeAll(async () => {
     postgres = await startPrivatePostgres();
-    // A deployment from before one role per service: one login (here the superuser) migrated location-command's
-    // schema and owns its tables, functions and triggers; the upgrade's `migrate` hands them to the service's role.
-    await runMigrateEntry('location-command', { DATABASE_URL: postgres.url });
+    // A deployment from before one role per service: one login, not a superuser (as on a managed PostgreSQL), created
+    // location-command's schema and owns its tables, functions and triggers. Kept as the administrator's login, it
+    // lets the upgrade's `migrate` hand them to the service's own role.
+    const former = loginUrl(postgres.url, 'location_exchange', 'former-password');
+    await asLogin(
+      postgres,
+      postgres.url,
+      async (db) => {
+        await db.query(`CREATE ROLE location_exchange WITH LOGIN CREATEROLE PASSWORD 'former-password'`);
+        await db.query('GRANT CREATE ON DATABASE lx_test TO location_exchange');
+      },
+      'disable',
+    );
+    await runMigrateEntry('location-command', { ...verifyFullEnv(postgres.caFile), DATABASE_URL: former });
     [locationCommand, exportWorker] = await Promise.all([
-      migrateAsOwnRole(postgres, 'location-command', 'location_command'),
-      migrateAsOwnRole(postgres, 'export-worker', 'export_worker', EXPORT_WORKER_ENV),
+      migrateAsOwnRole(postgres, 'location-command', 'location_command', {}, former),
+      migrateAsOwnRole(postgres, 'export-worker', 'export_worker', EXPORT_WORKER_ENV, former),
     ]);
   }, 120_000);
 
