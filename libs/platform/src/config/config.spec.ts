@@ -180,11 +180,11 @@ describe('TLS to PostgreSQL and the administrator login (DATABASE_SSL_MODE, DATA
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('given no DATABASE_SSL_MODE, then the configuration has no TLS setting: the URL decides, as before', () => {
-    expect(loadConfig('svc', schema, valid).database.ssl).toBeUndefined();
+    expect(loadConfig('svc', schema, valid).database).not.toHaveProperty('ssl');
   });
 
   it.each(['disable', 'require', 'verify-full'] as const)('given DATABASE_SSL_MODE %s, then it is the mode', (mode) => {
-    expect(loadConfig('svc', schema, { ...valid, DATABASE_SSL_MODE: mode }).database.ssl).toEqual({ mode });
+    expect(loadConfig('svc', schema, { ...valid, DATABASE_SSL_MODE: mode }).database.ssl).toStrictEqual({ mode });
   });
 
   it('given verify-full and a CA file, then the configuration holds the CA itself, read at start', () => {
@@ -211,12 +211,19 @@ describe('TLS to PostgreSQL and the administrator login (DATABASE_SSL_MODE, DATA
     },
   );
 
-  it('given a CA file that does not exist or holds no certificate, then it is refused by name', () => {
-    for (const file of [join(dir, 'missing.crt'), notPem]) {
-      expect(problemsOf({ ...valid, DATABASE_SSL_MODE: 'verify-full', DATABASE_SSL_CA_FILE: file })).toEqual([
-        'DATABASE_SSL_CA_FILE: cannot be read, or holds no PEM certificate',
-      ]);
-    }
+  it('given a CA file that cannot be read, or holds no certificate, then it is refused by name', () => {
+    expect(
+      problemsOf({ ...valid, DATABASE_SSL_MODE: 'verify-full', DATABASE_SSL_CA_FILE: join(dir, 'missing.crt') }),
+    ).toEqual(['DATABASE_SSL_CA_FILE: cannot be read']);
+    expect(problemsOf({ ...valid, DATABASE_SSL_MODE: 'verify-full', DATABASE_SSL_CA_FILE: notPem })).toEqual([
+      'DATABASE_SSL_CA_FILE: holds no PEM certificate',
+    ]);
+  });
+
+  it("given DATABASE_SSL_MODE and an invalid DATABASE_URL, then only the URL's own problem is reported", () => {
+    expect(problemsOf({ ...valid, DATABASE_URL: 'postgresql://db:port/app', DATABASE_SSL_MODE: 'require' })).toEqual([
+      'DATABASE_URL: Invalid url',
+    ]);
   });
 
   it('given DATABASE_SSL_MODE and TLS parameters in the URLs, then each URL is refused, naming the parameters', () => {
@@ -241,7 +248,7 @@ describe('TLS to PostgreSQL and the administrator login (DATABASE_SSL_MODE, DATA
   it('given DATABASE_ADMIN_URL, then it is the administrator login; a bad one is refused by name', () => {
     const adminUrl = 'postgresql://postgres:secret@db:5432/app';
     expect(loadConfig('svc', schema, { ...valid, DATABASE_ADMIN_URL: adminUrl }).database.adminUrl).toBe(adminUrl);
-    expect(loadConfig('svc', schema, valid).database.adminUrl).toBeUndefined();
+    expect(loadConfig('svc', schema, valid).database).not.toHaveProperty('adminUrl');
     expect(problemsOf({ ...valid, DATABASE_ADMIN_URL: 'http://db' })).toEqual([
       'DATABASE_ADMIN_URL: must be a postgres: or postgresql: URL',
     ]);

@@ -53,7 +53,8 @@ const url = (protocols: readonly string[]) =>
   z
     .string()
     .url()
-    .refine((value) => protocols.includes(new URL(value).protocol), {
+    // zod runs this refinement on a value .url() refused too: that one is reported once, by .url(), not thrown here.
+    .refine((value) => !URL.canParse(value) || protocols.includes(new URL(value).protocol), {
       message: `must be a ${protocols.join(' or ')} URL`,
     });
 const boolean = z.enum(['true', 'false']).transform((value) => value === 'true');
@@ -81,6 +82,28 @@ export type DatabaseSslMode = (typeof DATABASE_SSL_MODES)[number];
  */
 const URL_SSL_PARAMETERS = ['ssl', 'sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'sslnegotiation'] as const;
 
+/**
+ * A PEM certificate file, read at start so that a missing or unreadable one stops the service with the variable's name;
+ * the parsed value is the file's text (plain text: the relay's worker thread receives it with the configuration).
+ */
+const pemFile = z
+  .string()
+  .min(1)
+  .transform((file, ctx) => {
+    let pem: string;
+    try {
+      pem = readFileSync(file, 'utf8');
+    } catch {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'cannot be read' });
+      return z.NEVER;
+    }
+    if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'holds no PEM certificate' });
+      return z.NEVER;
+    }
+    return pem;
+  });
+
 /** PostgreSQL settings; each service owns one schema in the shared database, and logs in as its own role. */
 export const databaseEnv = {
   DATABASE_URL: url(['postgres:', 'postgresql:']),
@@ -91,7 +114,7 @@ export const databaseEnv = {
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
   DATABASE_MIGRATE_ON_BOOT: boolean.default('true'),
   DATABASE_SSL_MODE: z.enum(DATABASE_SSL_MODES).optional(),
-  DATABASE_SSL_CA_FILE: z.string().min(1).optional(),
+  DATABASE_SSL_CA_FILE: pemFile.optional(),
   /**
    * An administrator's login (a superuser, or a role with CREATEROLE that owns the schemas so far), read by `migrate`
    * only: given it, `migrate` first makes DATABASE_URL's user the owner of the schema (see provisionSchemaOwner).
@@ -100,10 +123,7 @@ export const databaseEnv = {
   DATABASE_ADMIN_URL: url(['postgres:', 'postgresql:']).optional(),
 };
 
-/**
- * The rules across databaseEnv's variables: every service schema that spreads databaseEnv refines itself with it. The
- * CA file is read here, at start, so that a missing or unreadable file stops the service with the variable's name.
- */
+/** The rules across databaseEnv's variables: every service schema that spreads databaseEnv refines itself with it. */
 export function databaseEnvRules(env: Env<typeof databaseEnv>, ctx: z.RefinementCtx): void {
   const problem = (path: keyof typeof databaseEnv, message: string) =>
     ctx.addIssue({ code: z.ZodIssueCode.custom, path: [path], message });
@@ -112,30 +132,17 @@ export function databaseEnvRules(env: Env<typeof databaseEnv>, ctx: z.Refinement
       ['DATABASE_URL', env.DATABASE_URL],
       ['DATABASE_ADMIN_URL', env.DATABASE_ADMIN_URL],
     ] as const) {
-      // An invalid URL is reported once, by its own rule.
-      const parameters = value !== undefined && URL.canParse(value) ? new URL(value).searchParams : undefined;
-      const found = URL_SSL_PARAMETERS.filter((parameter) => parameters?.has(parameter));
+      // An absent URL has no parameters; an invalid one is reported once, by its own rule (zod still runs this one).
+      if (value === undefined || !URL.canParse(value)) continue;
+      const parameters = new URL(value).searchParams;
+      const found = URL_SSL_PARAMETERS.filter((parameter) => parameters.has(parameter));
       if (found.length > 0) {
         problem(name, `must not set ${found.join(', ')} when DATABASE_SSL_MODE is set (it would override it)`);
       }
     }
   }
-  if (env.DATABASE_SSL_CA_FILE !== undefined) {
-    if (env.DATABASE_SSL_MODE !== 'verify-full') {
-      problem('DATABASE_SSL_CA_FILE', 'is only used with DATABASE_SSL_MODE=verify-full');
-    } else if (sslCaOf(env.DATABASE_SSL_CA_FILE) === undefined) {
-      problem('DATABASE_SSL_CA_FILE', 'cannot be read, or holds no PEM certificate');
-    }
-  }
-}
-
-/** The PEM text of a CA file, or undefined when it cannot be read or holds no certificate. */
-function sslCaOf(file: string): string | undefined {
-  try {
-    const pem = readFileSync(file, 'utf8');
-    return pem.includes('-----BEGIN CERTIFICATE-----') ? pem : undefined;
-  } catch {
-    return undefined;
+  if (env.DATABASE_SSL_CA_FILE !== undefined && env.DATABASE_SSL_MODE !== 'verify-full') {
+    problem('DATABASE_SSL_CA_FILE', 'is only used with DATABASE_SSL_MODE=verify-full');
   }
 }
 
@@ -406,7 +413,8 @@ export const databaseConfig = (env: Env<typeof databaseEnv>, schema: string): Da
   ...(env.DATABASE_SSL_MODE !== undefined && {
     ssl: {
       mode: env.DATABASE_SSL_MODE,
-      ...(env.DATABASE_SSL_CA_FILE !== undefined && { ca: sslCaOf(env.DATABASE_SSL_CA_FILE) }),
+      // DATABASE_SSL_CA_FILE's value is the file's text (pemFile).
+      ...(env.DATABASE_SSL_CA_FILE !== undefined && { ca: env.DATABASE_SSL_CA_FILE }),
     },
   }),
   ...(env.DATABASE_ADMIN_URL !== undefined && { adminUrl: env.DATABASE_ADMIN_URL }),
