@@ -188,10 +188,16 @@ ensure_database() {
 }
 
 report() {
-  local port=$1 url
+  local port=$1 url ca=$PG_TLS/ca.crt
   url=$(database_url "$port")
-  if [[ "$PG_WRITE_ENV" == "1" ]]; then lx_env_set DATABASE_URL "$url" LX_PG_CA_FILE "$PG_TLS/ca.crt"; fi
-  printf 'DATABASE_URL=%s\nLX_PG_CA_FILE=%s\n' "$url" "$PG_TLS/ca.crt"
+  # A server started by a version of this script without TLS keeps running without it until it is restarted: then
+  # no CA is recorded, and clients connect without TLS as before.
+  if [[ $("$PGBIN/psql" -X -tA -h "$LX_BIND_ADDRESS" -p "$port" -U postgres -d postgres -c 'SHOW ssl') != on ]]; then
+    lx_warn "the server runs without TLS (started before TLS was configured); stop and start it to enable TLS"
+    ca=
+  fi
+  if [[ "$PG_WRITE_ENV" == "1" ]]; then lx_env_set DATABASE_URL "$url" LX_PG_CA_FILE "$ca"; fi
+  printf 'DATABASE_URL=%s\nLX_PG_CA_FILE=%s\n' "$url" "$ca"
 }
 
 cmd_start() {
