@@ -34,8 +34,10 @@ write_release_values() {
   minio_host=${minio_host%%/*}
   # The Kafka of infra.sh: TLS with its own CA, and a SCRAM user per service, whose ACLs are granted here for the
   # release's topic prefix (deploy/local/kafka-acls.ts, with the admin's login of the env file).
-  local kafka_ca
-  kafka_ca=$(sed 's/^/      /' "$(lx_env_get KAFKA_TLS_CA_FILE)")
+  local kafka_ca ca_file
+  ca_file=$(lx_env_get KAFKA_TLS_CA_FILE)
+  [[ -r "$ca_file" ]] || lx_die "no readable KAFKA_TLS_CA_FILE in $LX_ENV_FILE: the release needs the Kafka of deploy/local/kafka.sh"
+  kafka_ca=$(sed 's/^/      /' "$ca_file")
   (
     set -a
     # shellcheck disable=SC1090

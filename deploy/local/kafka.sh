@@ -5,7 +5,7 @@
 #   deploy/local/kafka.sh install|start|stop|status
 #
 #   LX_KAFKA_PORT             client listener on LX_BIND_ADDRESS     default 19092
-#   LX_KAFKA_CONTROLLER_PORT  controller listener on 127.0.0.1 (plaintext) default 19093
+#   LX_KAFKA_CONTROLLER_PORT  controller listener on 127.0.0.1 (SASL PLAIN) default 19093
 #   LX_KAFKA_JAVA_OPTS        extra JVM options, appended
 #
 # Jars:   $LX_CACHE_DIR/kafka-4.1.1/libs (resolved from deploy/local/kafka/pom.xml)
@@ -34,7 +34,7 @@ KAFKA_LOG="$LX_LOG_DIR/kafka.log"
 KAFKA_INSTALL_LOG="$LX_LOG_DIR/kafka-install.log"
 STARTED_LINE='Kafka Server started'
 # The SCRAM users made at format: the admin (a super user: tests and tools) and one per service (lx-<service>), which
-# may do only what its ACLs grant (deploy/local/kafka-acls.sh). Passwords are drawn once and kept in $KAFKA_CREDENTIALS.
+# may do only what its ACLs grant (deploy/local/kafka-acls.ts). Passwords are drawn once and kept in $KAFKA_CREDENTIALS.
 KAFKA_ADMIN_USER=lx-admin
 KAFKA_CREDENTIALS="$KAFKA_STATE/credentials"
 KAFKA_TLS_DIR="$KAFKA_STATE/tls"
@@ -139,6 +139,9 @@ load_credentials() {
 
 credential() { printf '%s' "${KAFKA_PASSWORDS[$1]}"; }
 
+# What $KAFKA_STATE/scram-users records of a format: its users and a hash of their passwords.
+scram_marker() { printf '%s %s' "admin ${LX_SERVICES[*]}" "$(sha256sum <"$KAFKA_CREDENTIALS" | cut -d' ' -f1)"; }
+
 # scram_user NAME: the SCRAM user of the admin or of a service.
 scram_user() { if [[ "$1" == admin ]]; then printf '%s' "$KAFKA_ADMIN_USER"; else printf 'lx-%s' "$1"; fi; }
 
@@ -154,7 +157,11 @@ ensure_tls() {
     rm -f "$dir/broker.pem"
   fi
   local san="IP:$LX_BIND_ADDRESS,IP:127.0.0.1,DNS:localhost"
-  if [[ -s "$dir/broker.pem" && "$(<"$dir/broker.san")" == "$san" ]]; then return 0; fi
+  # Kept while it names this address and stays valid for another day.
+  if [[ -s "$dir/broker.pem" && "$(<"$dir/broker.san")" == "$san" ]] &&
+    openssl x509 -in "$dir/broker.crt" -noout -checkend 86400 >/dev/null 2>&1; then
+    return 0
+  fi
   openssl req -newkey rsa:2048 -nodes -subj "/CN=$LX_BIND_ADDRESS" -keyout "$dir/broker.key" -out "$dir/broker.csr" \
     >/dev/null 2>&1 || lx_die "openssl could not make the broker's key"
   openssl x509 -req -in "$dir/broker.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -CAcreateserial -days 825 \
@@ -227,9 +234,12 @@ await_started() {
 
 cmd_start() {
   local pid
-  # A broker started by an older kafka.sh listens in plaintext, without the users: stop it, start it as this one does.
-  if pid=$(running_pid) && [[ ! -f "$KAFKA_STATE/scram-users" ]]; then
-    lx_warn "the running broker (pid $pid) was started by an older kafka.sh (plaintext, no users); restarting it"
+  # A broker whose log holds other users (started by an older kafka.sh: plaintext, no users) cannot be logged into as
+  # these: stop it, and start it as this one does.
+  mkdir -p "$KAFKA_STATE"
+  load_credentials
+  if pid=$(running_pid) && [[ "$(cat "$KAFKA_STATE/scram-users" 2>/dev/null)" != "$(scram_marker)" ]]; then
+    lx_warn "the running broker (pid $pid) was started with other users (an older kafka.sh?); restarting it"
     cmd_stop
   fi
   if pid=$(running_pid); then
@@ -266,10 +276,13 @@ cmd_start() {
   lx_rotate_log "$KAFKA_LOG"
   touch "$KAFKA_LOG"
   local t0=$SECONDS offset
-  # SCRAM users exist from the format on (Kafka's --add-scram). A data dir formatted before they were (an older
-  # kafka.sh, plaintext) has none and could never be logged into: this local, disposable log is formatted anew.
-  if [[ -f "$KAFKA_DATA_DIR/meta.properties" && ! -f "$KAFKA_STATE/scram-users" ]]; then
-    lx_warn "$KAFKA_DATA_DIR was formatted without SCRAM users (an older kafka.sh); formatting it anew (its topics are lost)"
+  # SCRAM users exist from the format on (Kafka's --add-scram), which an already formatted log skips. A data dir
+  # formatted with other users or passwords (an older kafka.sh without any, a service added since, a lost credentials
+  # file) could not be logged into as these: this local, disposable log is formatted anew.
+  local users
+  users=$(scram_marker)
+  if [[ -f "$KAFKA_DATA_DIR/meta.properties" && "$(cat "$KAFKA_STATE/scram-users" 2>/dev/null)" != "$users" ]]; then
+    lx_warn "$KAFKA_DATA_DIR was formatted with other SCRAM users or passwords; formatting it anew (its topics are lost)"
     rm -rf "$KAFKA_DATA_DIR"
     mkdir -p "$KAFKA_DATA_DIR"
   fi
@@ -278,7 +291,7 @@ cmd_start() {
     scram+=(--add-scram "SCRAM-SHA-512=[name=$(scram_user "$name"),password=$(credential "$name")]")
   done
   format_storage "${scram[@]}"
-  printf '%s\n' admin "${LX_SERVICES[@]}" >"$KAFKA_STATE/scram-users"
+  printf '%s' "$users" >"$KAFKA_STATE/scram-users"
   offset=$(stat -c %s "$KAFKA_LOG")
   lx_info "starting on $LX_BIND_ADDRESS:$KAFKA_PORT (controller $KAFKA_CONTROLLER_PORT, data $KAFKA_DATA_DIR, log $KAFKA_LOG)"
   spawn_broker

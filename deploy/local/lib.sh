@@ -199,7 +199,8 @@ lx_env_set() {
         printf '%s\n' "$line" >>"$tmp"
       fi
     done
-    chmod 0644 "$tmp"
+    # Passwords of the local infrastructure (Kafka's users, the services' database roles) are in it.
+    chmod 0600 "$tmp"
     mv "$tmp" "$LX_ENV_FILE"
   ) 9>"$lock"
 }

@@ -484,6 +484,13 @@ the first. Rendered by templates/validate.yaml; the other templates assume it pa
 {{- end }}
 {{- end }}
 {{- end }}
+{{- if $v.kafka.sasl.enabled }}
+{{- range (include "location-exchange.services" . | fromYamlArray) }}
+{{- if not (index $v.kafka.sasl.users .key) }}
+{{- $problems = append $problems (printf "kafka.sasl.users.%s is required with kafka.sasl.enabled: the Kafka user %s logs in as" .key .name) }}
+{{- end }}
+{{- end }}
+{{- end }}
 {{- if and $v.kafka.sasl.enabled (eq $v.kafka.sasl.mechanism "plain") (not $v.kafka.tls.enabled) }}
 {{- $problems = append $problems "kafka.sasl.mechanism plain sends each service's password as it is: it needs kafka.tls.enabled" }}
 {{- end }}

@@ -31,23 +31,40 @@ describe('kafkaAclsFor', () => {
       'LITERAL CREATE',
       'LITERAL READ',
     ]);
-    expect(operationsOn(acls, 'location.events.v1.lq-2')).toEqual([
-      'PREFIXED CREATE',
-      'PREFIXED WRITE',
-      'PREFIXED DESCRIBE',
-      'PREFIXED DESCRIBE_CONFIGS',
+    expect(operationsOn(acls, 'location.events.v1.lq-2.dlq')).toEqual([
+      'LITERAL CREATE',
+      'LITERAL WRITE',
+      'LITERAL DESCRIBE',
+      'LITERAL DESCRIBE_CONFIGS',
     ]);
     expect(operationsOn(acls, 'lq-2')).toEqual(['PREFIXED READ', 'PREFIXED DESCRIBE', 'PREFIXED DELETE']);
-    expect(acls.filter((acl) => acl.operation === 'WRITE' && acl.patternType === 'LITERAL')).toEqual([]);
+    expect(acls.filter((acl) => acl.operation === 'WRITE').map((acl) => acl.resourceName)).toEqual([
+      'location.events.v1.lq-2.dlq',
+      'location-group.events.v1.lq-2.dlq',
+      'address-group.events.v1.lq-2.dlq',
+    ]);
   });
 
-  it('given no group, then the service name is the group, as the services default it', () => {
+  it('given no group, then the service name is the group, as the services default it, with its groups after it', () => {
     const acls = kafkaAclsFor('webhook-dispatcher', { topicPrefix: 'p', user: 'wd' });
     expect(acls.filter((acl) => acl.resourceType === 'GROUP').map((acl) => acl.resourceName)).toEqual([
       'p.webhook-dispatcher',
       'p.webhook-dispatcher',
       'p.webhook-dispatcher',
     ]);
+    expect(acls.filter((acl) => acl.resourceName.endsWith('.dlq') && acl.operation === 'WRITE')).toEqual(
+      [
+        'p.location.events.v1.webhook-dispatcher.dlq',
+        'p.export.events.v1.webhook-dispatcher.dlq',
+        'p.client.events.v1.webhook-dispatcher-subscriptions.dlq',
+      ].map((resourceName) => ({
+        principal: 'User:wd',
+        resourceType: 'TOPIC',
+        patternType: 'LITERAL',
+        resourceName,
+        operation: 'WRITE',
+      })),
+    );
   });
 
   it('gives every topic exactly one writer, and every service may describe and create every declared topic', () => {

@@ -6,19 +6,29 @@ import {
   AclResourceTypes,
   ResourcePatternTypes,
 } from 'kafkajs';
-import { ALL_TOPICS, prefixedName, TOPICS, type TopicName } from '@lx/contracts';
+import { ALL_TOPICS, dlqTopic, prefixedName, TOPICS, type TopicName } from '@lx/contracts';
 
 /** The services that use Kafka, each with a principal of its own (docs/security.md, Kafka). */
 export type KafkaService =
   'auth' | 'location-command' | 'location-query' | 'statistics-projection' | 'export-worker' | 'webhook-dispatcher';
 
+/** A topic a service consumes, and the consumer group that reads it: the service's group, with `groupSuffix` after it. */
+export interface ConsumedTopic {
+  readonly topic: TopicName;
+  readonly groupSuffix: string;
+}
+
+const consumed = (groupSuffix: string, ...topics: TopicName[]): ConsumedTopic[] =>
+  topics.map((topic) => ({ topic, groupSuffix }));
+
 /**
- * Which topics each service writes and which it reads: the whole of what its principal may do with events. A topic
- * has exactly one writer, so no other service (and no pod that stole another service's credentials) can put an event
- * on it that its consumers would apply, and the dispatcher would sign and send to the RSPs.
+ * Which topics each service writes and which it reads (with which of its groups): the whole of what its principal may
+ * do with events. A topic has exactly one writer, so no other service (and no pod that stole another service's
+ * credentials) can put an event on it that its consumers would apply, and the dispatcher would sign and send to the
+ * RSPs.
  */
 export const KAFKA_TOPIC_ACCESS: Readonly<
-  Record<KafkaService, { readonly produces: readonly TopicName[]; readonly consumes: readonly TopicName[] }>
+  Record<KafkaService, { readonly produces: readonly TopicName[]; readonly consumes: readonly ConsumedTopic[] }>
 > = {
   auth: { produces: [TOPICS.clientEvents.name], consumes: [] },
   'location-command': {
@@ -27,13 +37,17 @@ export const KAFKA_TOPIC_ACCESS: Readonly<
   },
   'location-query': {
     produces: [],
-    consumes: [TOPICS.locationEvents.name, TOPICS.locationGroupEvents.name, TOPICS.addressGroupEvents.name],
+    consumes: consumed('', TOPICS.locationEvents.name, TOPICS.locationGroupEvents.name, TOPICS.addressGroupEvents.name),
   },
-  'statistics-projection': { produces: [], consumes: [TOPICS.locationEvents.name] },
+  'statistics-projection': { produces: [], consumes: consumed('', TOPICS.locationEvents.name) },
   'export-worker': { produces: [TOPICS.exportEvents.name], consumes: [] },
+  // The intake reads location and export events; the subscriptions projection, as `<group>-subscriptions`, clients.
   'webhook-dispatcher': {
     produces: [TOPICS.webhookEvents.name],
-    consumes: [TOPICS.locationEvents.name, TOPICS.exportEvents.name, TOPICS.clientEvents.name],
+    consumes: [
+      ...consumed('', TOPICS.locationEvents.name, TOPICS.exportEvents.name),
+      ...consumed('-subscriptions', TOPICS.clientEvents.name),
+    ],
   },
 };
 
@@ -64,10 +78,11 @@ export interface KafkaAclOptions {
  * - every declared topic: DESCRIBE, DESCRIBE_CONFIGS and CREATE, since each service creates and checks all declared
  *   topics at start (MessagingModule), whichever starts first; an empty declared topic forges nothing;
  * - WRITE on the topics it produces, READ on those it consumes;
- * - for each topic it consumes, its dead-letter topics `<topic>.<group>…` (PREFIXED: the replay's groups are
- *   `<group>.rebuild-…`): CREATE, WRITE, DESCRIBE, DESCRIBE_CONFIGS;
- * - its consumer groups `<group>…` (PREFIXED: the dispatcher's `-subscriptions`, the replay's): READ, DESCRIBE and
- *   DELETE (a replay deletes its group when done).
+ * - the dead-letter topic of each topic it consumes, `<topic>.<group>.dlq` (a replay's consumer writes to the live
+ *   group's): CREATE, WRITE, DESCRIBE, DESCRIBE_CONFIGS. This WRITE is also what lets a consumer-only service's
+ *   idempotent producer start (InitProducerId needs WRITE on some topic, KIP-679);
+ * - its consumer groups `<group>…` (PREFIXED: the dispatcher's `-subscriptions`, a replay's `<group>.rebuild-…`): READ,
+ *   DESCRIBE and DELETE (a replay deletes its group when done).
  * Names carry the deployment's topic prefix, so deployments sharing a cluster are apart here too.
  */
 export function kafkaAclsFor(service: KafkaService, options: KafkaAclOptions): KafkaAcl[] {
@@ -83,17 +98,21 @@ export function kafkaAclsFor(service: KafkaService, options: KafkaAclOptions): K
   ) => {
     for (const operation of operations) acls.push({ principal, resourceType, patternType, resourceName, operation });
   };
-  for (const topic of ALL_TOPICS)
+  for (const topic of ALL_TOPICS) {
     grant('TOPIC', 'LITERAL', onCluster(topic.name), ['DESCRIBE', 'DESCRIBE_CONFIGS', 'CREATE']);
-  for (const topic of produces) grant('TOPIC', 'LITERAL', onCluster(topic), ['WRITE']);
-  for (const topic of consumes) grant('TOPIC', 'LITERAL', onCluster(topic), ['READ']);
-  if (consumes.length > 0) {
-    const groupId = options.groupId ?? service;
-    for (const topic of consumes) {
-      grant('TOPIC', 'PREFIXED', onCluster(`${topic}.${groupId}`), ['CREATE', 'WRITE', 'DESCRIBE', 'DESCRIBE_CONFIGS']);
-    }
-    grant('GROUP', 'PREFIXED', onCluster(groupId), ['READ', 'DESCRIBE', 'DELETE']);
   }
+  for (const topic of produces) grant('TOPIC', 'LITERAL', onCluster(topic), ['WRITE']);
+  const groupId = options.groupId ?? service;
+  for (const { topic, groupSuffix } of consumes) {
+    grant('TOPIC', 'LITERAL', onCluster(topic), ['READ']);
+    grant('TOPIC', 'LITERAL', onCluster(dlqTopic(topic, `${groupId}${groupSuffix}`)), [
+      'CREATE',
+      'WRITE',
+      'DESCRIBE',
+      'DESCRIBE_CONFIGS',
+    ]);
+  }
+  if (consumes.length > 0) grant('GROUP', 'PREFIXED', onCluster(groupId), ['READ', 'DESCRIBE', 'DELETE']);
   return acls;
 }
 

@@ -185,22 +185,8 @@ export const kafkaEnv = {
   KAFKA_MIN_INSYNC_REPLICAS: z.coerce.number().int().positive().default(2),
   /** TLS to the brokers; the CA that signed their certificates is KAFKA_TLS_CA_FILE (the system's CAs without it). */
   KAFKA_TLS: boolean.default('false'),
-  /** A PEM file of the CA(s) to trust, read at start: a file that cannot be read stops the start, named. */
-  KAFKA_TLS_CA_FILE: z
-    .string()
-    .min(1)
-    .transform((path, ctx) => {
-      try {
-        return readFileSync(path, 'utf8');
-      } catch (error) {
-        ctx.addIssue({
-          code: z.ZodIssueCode.custom,
-          message: `cannot be read (${(error as NodeJS.ErrnoException).code})`,
-        });
-        return z.NEVER;
-      }
-    })
-    .optional(),
+  /** A PEM file of the CA(s) to trust, read at start (pemFile). */
+  KAFKA_TLS_CA_FILE: pemFile.optional(),
   /** SASL: the service's own principal on the cluster (docs/security.md); none when KAFKA_SASL_USERNAME is unset. */
   KAFKA_SASL_MECHANISM: z.enum(['scram-sha-512', 'scram-sha-256', 'plain']).default('scram-sha-512'),
   KAFKA_SASL_USERNAME: z.string().min(1).optional(),
