@@ -6,7 +6,8 @@
 #
 #   deploy/local/kafka-cluster.sh start|stop|status
 #
-#   LX_KAFKA_CLUSTER_DIR               state: cluster.id, node-<n>/ (server.properties, data/, tmp/, kafka.pid, kafka.log)
+#   LX_KAFKA_CLUSTER_DIR               state: cluster.id, admin-password, tls/, node-<n>/ (server.properties, data/, tmp/,
+#                                      kafka.pid, kafka.log)
 #                                      default $LX_STATE_DIR/kafka-cluster
 #   LX_KAFKA_CLUSTER_PORTS             client listeners of nodes 1,2,3 on LX_BIND_ADDRESS  default 29092,29093,29094
 #   LX_KAFKA_CLUSTER_CONTROLLER_PORTS  their controller listeners                           default 29192,29193,29194
@@ -14,7 +15,8 @@
 #                                      killed before its clean-up could stop them)
 #
 # start   starts every node that is not running (all three at first; later, one a test killed) and waits until each
-#         has started; prints KAFKA_BROKERS=<the three> and KAFKA_NODE_<n>_PID=<pid> on stdout
+#         has started; prints KAFKA_BROKERS=<the three>, the admin's login (KAFKA_TLS_CA_FILE, KAFKA_SASL_USERNAME,
+#         KAFKA_SASL_PASSWORD: TLS and SCRAM-SHA-512, as kafka.sh's single node) and KAFKA_NODE_<n>_PID=<pid> on stdout
 # stop    stops the three nodes and the watchdog
 # status  one line per node; exit 0 only when all three are up
 # The ports default outside the shared infrastructure's (PostgreSQL 55432, Kafka 19092/19093, MinIO 19000/19001).
@@ -31,6 +33,7 @@ IFS=, read -r -a CONTROLLER_PORTS <<<"${LX_KAFKA_CLUSTER_CONTROLLER_PORTS:-29192
 ((${#CLIENT_PORTS[@]} == 3 && ${#CONTROLLER_PORTS[@]} == 3)) ||
   lx_die "LX_KAFKA_CLUSTER_PORTS and LX_KAFKA_CLUSTER_CONTROLLER_PORTS name three ports each"
 WATCHDOG_PID_FILE="$CLUSTER_DIR/watchdog.pid"
+CLUSTER_TLS_DIR="$CLUSTER_DIR/tls"
 
 # kafka.sh's functions read its globals (KAFKA_STATE, KAFKA_LOG, KAFKA_PORT ...); each node's values are set as locals
 # of the caller, which is what bash's dynamic scoping hands those functions.
@@ -57,6 +60,10 @@ brokers() {
 report() {
   local n
   printf 'KAFKA_BROKERS=%s\n' "$(brokers)"
+  # The login of the cluster's admin, for the test's clients and the services it starts.
+  printf 'KAFKA_TLS_CA_FILE=%s\n' "$CLUSTER_TLS_DIR/ca.pem"
+  printf 'KAFKA_SASL_USERNAME=%s\n' "$KAFKA_ADMIN_USER"
+  printf 'KAFKA_SASL_PASSWORD=%s\n' "$(cat "$CLUSTER_DIR/admin-password" 2>/dev/null || true)"
   for n in "${NODES[@]}"; do printf 'KAFKA_NODE_%s_PID=%s\n' "$n" "$(node_pid "$n" || true)"; done
 }
 
@@ -71,12 +78,29 @@ prepare_node() {
   KAFKA_CONTROLLER_PORT=$(controller_port "$n")
   KAFKA_DATA_DIR="$KAFKA_STATE/data"
   mkdir -p "$KAFKA_DATA_DIR" "$KAFKA_STATE/tmp"
-  lx_render "$KAFKA_CONF_DIR/cluster.properties.template" "$KAFKA_STATE/server.properties" \
-    KAFKA_NODE_ID KAFKA_VOTERS KAFKA_PORT KAFKA_CONTROLLER_PORT KAFKA_DATA_DIR KAFKA_HOST
+  local KAFKA_TLS_DIR=$CLUSTER_TLS_DIR KAFKA_ADMIN_PASSWORD
+  KAFKA_ADMIN_PASSWORD=$(<"$CLUSTER_DIR/admin-password")
+  (
+    umask 077
+    lx_render "$KAFKA_CONF_DIR/cluster.properties.template" "$KAFKA_STATE/server.properties" KAFKA_NODE_ID \
+      KAFKA_VOTERS KAFKA_PORT KAFKA_CONTROLLER_PORT KAFKA_DATA_DIR KAFKA_HOST KAFKA_TLS_DIR KAFKA_ADMIN_USER KAFKA_ADMIN_PASSWORD
+  )
   touch "$KAFKA_LOG"
-  # Every node formats with the cluster's one id.
+  # Every node formats with the cluster's one id, and the admin's SCRAM user.
   cp "$CLUSTER_DIR/cluster.id" "$KAFKA_STATE/cluster.id"
-  format_storage
+  format_storage --add-scram "SCRAM-SHA-512=[name=$KAFKA_ADMIN_USER,password=$KAFKA_ADMIN_PASSWORD]"
+}
+
+# The cluster's CA and one certificate for its brokers (kafka.sh's ensure_tls), and the admin's password, made once.
+prepare_security() {
+  local KAFKA_TLS_DIR=$CLUSTER_TLS_DIR
+  ensure_tls
+  if [[ ! -s "$CLUSTER_DIR/admin-password" ]]; then
+    (
+      umask 077
+      head -c 24 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n' >"$CLUSTER_DIR/admin-password"
+    )
+  fi
 }
 
 # Kills the nodes with SIGKILL once LX_KAFKA_CLUSTER_OWNER_PID has exited (or the cluster's directory is gone).
@@ -99,7 +123,9 @@ cmd_start() {
   [[ "${LX_INSTALL_DONE:-}" == 1 ]] || cmd_install
   check_java
   mkdir -p "$CLUSTER_DIR"
+  chmod 700 "$CLUSTER_DIR"
   if [[ ! -s "$CLUSTER_DIR/cluster.id" ]]; then new_cluster_id >"$CLUSTER_DIR/cluster.id"; fi
+  prepare_security
   local n voters=() to_start=()
   for n in "${NODES[@]}"; do
     voters+=("$n@$LX_BIND_ADDRESS:$(controller_port "$n")")

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@lx/platform';
 import { REPO_ROOT } from './infra-env';
+import { type KafkaLogin, testKafkaLogin } from './kafka-topics';
 import { waitFor } from './wait-for';
 
 const SCRIPT = join(REPO_ROOT, 'deploy', 'local', 'kafka-cluster.sh');
@@ -16,6 +17,10 @@ const SCRIPT = join(REPO_ROOT, 'deploy', 'local', 'kafka-cluster.sh');
 export interface KafkaCluster {
   /** The three client listeners, for KAFKA_BROKERS. */
   readonly brokers: string[];
+  /** How its admin logs in (TLS with the cluster's own CA, SCRAM-SHA-512), for the test's own clients. */
+  readonly login: KafkaLogin;
+  /** The same login as a service reads it: KAFKA_TLS, KAFKA_TLS_CA_FILE, KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD. */
+  readonly loginEnv: Record<string, string>;
   /** Configuration, data and logs of the three nodes (node-<id>/kafka.log). */
   readonly dir: string;
   /** The pid of a node's JVM while it runs. */
@@ -72,12 +77,15 @@ export async function startKafkaCluster(timeoutMs = 120_000): Promise<KafkaClust
   };
   const pids = new Map<number, number>();
   let brokers: string[] = [];
+  const loginEnv: Record<string, string> = { KAFKA_TLS: 'true' };
   const start = async () => {
     const { stdout } = await run('start', env, timeoutMs);
     for (const line of stdout.split('\n')) {
       const node = /^KAFKA_NODE_(\d+)_PID=(\d+)$/.exec(line);
       if (node) pids.set(Number(node[1]), Number(node[2]));
       if (line.startsWith('KAFKA_BROKERS=')) brokers = line.slice('KAFKA_BROKERS='.length).split(',');
+      const login = /^(KAFKA_TLS_CA_FILE|KAFKA_SASL_USERNAME|KAFKA_SASL_PASSWORD)=(.+)$/.exec(line);
+      if (login) loginEnv[login[1]!] = login[2]!;
     }
   };
   const stop = async (options: { keep?: boolean } = {}) => {
@@ -95,6 +103,8 @@ export async function startKafkaCluster(timeoutMs = 120_000): Promise<KafkaClust
     get brokers() {
       return [...brokers];
     },
+    login: testKafkaLogin({ ...loginEnv, KAFKA_SASL_MECHANISM: 'scram-sha-512' }),
+    loginEnv: { ...loginEnv },
     dir,
     pidOf: (nodeId) => pids.get(nodeId),
     async kill(nodeId) {

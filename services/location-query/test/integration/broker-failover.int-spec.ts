@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { type Admin, Kafka, logLevel } from 'kafkajs';
+import type { Admin } from 'kafkajs';
 import { ALL_TOPICS, KAFKA_HEADERS, TOPICS } from '@lx/contracts';
 import { aLocationInput } from '@lx/domain/testing';
 import {
@@ -10,6 +10,7 @@ import {
   requireEnv,
   startKafkaCluster,
   startTestTokenIssuer,
+  testKafkaClient,
   type TestTokenIssuer,
   uniqueSuffix,
   waitFor,
@@ -32,8 +33,8 @@ interface LoggedEvent {
  * Every message of `topic` from the first offset to the end each partition has now, with a consumer group of its own
  * (under the test's prefix, so the topics' removal takes it).
  */
-async function readWholeTopic(brokers: string[], topic: string, groupId: string): Promise<LoggedEvent[]> {
-  const kafka = new Kafka({ brokers, clientId: `it-failover-reader-${uniqueSuffix()}`, logLevel: logLevel.NOTHING });
+async function readWholeTopic(cluster: KafkaCluster, topic: string, groupId: string): Promise<LoggedEvent[]> {
+  const kafka = testKafkaClient(`it-failover-reader-${uniqueSuffix()}`, { brokers: cluster.brokers, ...cluster.login });
   const admin = kafka.admin();
   await admin.connect();
   const ends = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect());
@@ -121,13 +122,15 @@ describe('a Kafka partition leader SIGKILLed during an import (three brokers, RF
       KAFKA_BROKERS: cluster.brokers.join(','),
       KAFKA_REPLICATION_FACTOR: '3',
       KAFKA_MIN_INSYNC_REPLICAS: '2',
-      // The cluster's listeners are plaintext without SASL (kafka-cluster.sh): the shared broker's login is not its.
-      KAFKA_TLS: 'false',
+      // TLS with the cluster's own CA and its admin's login (kafka-cluster.sh), not the shared broker's.
+      ...cluster.loginEnv,
     });
-    for (const name of ['KAFKA_TLS_CA_FILE', 'KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD']) delete process.env[name];
     topics = await createPrivateTopics(cluster.brokers, 'lxit');
     Object.assign(process.env, topics.env);
-    admin = new Kafka({ brokers: cluster.brokers, logLevel: logLevel.NOTHING }).admin();
+    admin = testKafkaClient(`it-failover-admin-${uniqueSuffix()}`, {
+      brokers: cluster.brokers,
+      ...cluster.login,
+    }).admin();
     await admin.connect();
 
     // Both services as processes of their own, as deployed: a service whose Kafka client misbehaves when a broker dies
@@ -285,7 +288,7 @@ describe('a Kafka partition leader SIGKILLed during an import (three brokers, RF
       60_000,
     );
 
-    const logged = await readWholeTopic(cluster!.brokers, locationTopic, `${topics.topicPrefix}.it-failover-reader`);
+    const logged = await readWholeTopic(cluster!, locationTopic, `${topics.topicPrefix}.it-failover-reader`);
     const copies = new Map<string, number>();
     for (const message of logged) {
       const at = `${message.key}@${message.version}`;
