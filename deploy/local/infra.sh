@@ -13,7 +13,8 @@
 # stopped, and the given values are recorded instead:
 #   DATABASE_URL         -> postgres (with LX_PG_CA_FILE, the CA of its server certificate, when given)
 #   KAFKA_BROKERS        -> kafka (with KAFKA_REPLICATION_FACTOR and KAFKA_MIN_INSYNC_REPLICAS when given; 1 and 1
-#                           otherwise, as for the managed single broker)
+#                           otherwise, as for the managed single broker; and its login, KAFKA_TLS, KAFKA_TLS_CA_FILE,
+#                           KAFKA_SASL_*, when given: a former managed broker's is removed)
 #   MINIO_ENDPOINT_URL   -> minio (with MINIO_PUBLIC_ENDPOINT_URL, MINIO_ACCESS_KEY and MINIO_SECRET_KEY of
 #                           export-worker's user, MINIO_BUCKET, and MINIO_ROOT_USER and MINIO_ROOT_PASSWORD for
 #                           administration and the storage tests, when given)
@@ -66,9 +67,15 @@ record_external() {
   case "$1" in
     postgres) lx_env_set DATABASE_URL "$DATABASE_URL" LX_PG_CA_FILE "${LX_PG_CA_FILE:-}" ;;
     kafka)
+      # The login of a broker kafka.sh managed before is not this one's: only what the caller gives is recorded.
+      local login=(KAFKA_TLS KAFKA_TLS_CA_FILE KAFKA_SASL_MECHANISM KAFKA_SASL_USERNAME KAFKA_SASL_PASSWORD) name values=()
+      lx_env_unset "${login[@]}" $(printf 'KAFKA_SASL_PASSWORD_%s ' "${LX_SERVICES[@]//-/_}" | tr '[:lower:]' '[:upper:]')
+      for name in "${login[@]}"; do
+        if [[ -n "${!name:-}" ]]; then values+=("$name" "${!name}"); fi
+      done
       lx_env_set KAFKA_BROKERS "$KAFKA_BROKERS" \
         KAFKA_REPLICATION_FACTOR "${KAFKA_REPLICATION_FACTOR:-1}" \
-        KAFKA_MIN_INSYNC_REPLICAS "${KAFKA_MIN_INSYNC_REPLICAS:-1}"
+        KAFKA_MIN_INSYNC_REPLICAS "${KAFKA_MIN_INSYNC_REPLICAS:-1}" "${values[@]}"
       ;;
     minio)
       lx_env_set MINIO_ENDPOINT_URL "$MINIO_ENDPOINT_URL" \

@@ -205,6 +205,23 @@ lx_env_set() {
   ) 9>"$lock"
 }
 
+# lx_env_unset KEY...: removes the keys from $LX_ENV_FILE (under the same lock as lx_env_set).
+lx_env_unset() {
+  [[ -f "$LX_ENV_FILE" ]] || return 0
+  local lock="$LX_STATE_DIR/.env.lock" tmp key
+  (
+    flock -w 30 9 || lx_die "could not lock $lock"
+    tmp=$(mktemp "$LX_STATE_DIR/.env.XXXXXX")
+    cp "$LX_ENV_FILE" "$tmp"
+    for key in "$@"; do
+      awk -v k="$key" 'index($0, k "=") != 1' "$tmp" >"$tmp.new"
+      mv "$tmp.new" "$tmp"
+    done
+    chmod 0600 "$tmp"
+    mv "$tmp" "$LX_ENV_FILE"
+  ) 9>"$lock"
+}
+
 # lx_env_get KEY: the value recorded in $LX_ENV_FILE (empty when absent).
 lx_env_get() {
   local key=$1

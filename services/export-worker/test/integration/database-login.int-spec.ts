@@ -9,16 +9,7 @@ import {
   type PrivatePostgres,
   type ServiceLogin,
 } from '@lx/testing';
-
-/** What export-worker's configuration requires besides the database; `migrate` validates all of it. */
-const EXPORT_WORKER_ENV = {
-  AUTH_TOKEN_URL: 'http://127.0.0.1:9/oauth/token',
-  SERVICE_CLIENT_ID: 'export-worker',
-  SERVICE_CLIENT_SECRET: 'unused',
-  LOCATION_QUERY_URL: 'http://127.0.0.1:9',
-  LOCATION_COMMAND_URL: 'http://127.0.0.1:9',
-  STATISTICS_URL: 'http://127.0.0.1:9',
-};
+import { PEERLESS_EXPORT_WORKER_ENV } from '../support/export-worker-harness';
 
 const appendEvent = `
   INSERT INTO location_command.events (stream_id, stream_type, stream_version, event_id, event_type, payload, recorded_at)
@@ -48,7 +39,7 @@ describe("export-worker's own database login", () => {
     await runMigrateEntry('location-command', { ...verifyFullEnv(postgres.caFile), DATABASE_URL: former });
     [locationCommand, exportWorker] = await Promise.all([
       migrateAsOwnRole(postgres, 'location-command', 'location_command', {}, former),
-      migrateAsOwnRole(postgres, 'export-worker', 'export_worker', EXPORT_WORKER_ENV, former),
+      migrateAsOwnRole(postgres, 'export-worker', 'export_worker', PEERLESS_EXPORT_WORKER_ENV, former),
     ]);
   }, 120_000);
 

@@ -2,6 +2,7 @@ import { createServiceApp } from '@lx/platform';
 import { describeServiceSmoke, OUTBOX_COLUMNS } from '@lx/testing';
 import { AppModule } from '../../src/app.module';
 import { loadExportWorkerConfig } from '../../src/config/export-worker.config';
+import { PEERLESS_EXPORT_WORKER_ENV } from '../support/export-worker-harness';
 
 describeServiceSmoke({
   name: 'export-worker',
@@ -47,16 +48,7 @@ describeServiceSmoke({
   required: ['DATABASE_URL', 'KAFKA_BROKERS', 'MINIO_ENDPOINT_URL', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY'],
   loadConfig: loadExportWorkerConfig,
   createApp: async (env) => {
-    // Peers are only called for export requests, which the smoke test does not make.
-    const config = loadExportWorkerConfig({
-      AUTH_TOKEN_URL: 'http://127.0.0.1:9/oauth/token',
-      SERVICE_CLIENT_ID: 'export-worker',
-      SERVICE_CLIENT_SECRET: 'unused',
-      LOCATION_QUERY_URL: 'http://127.0.0.1:9',
-      LOCATION_COMMAND_URL: 'http://127.0.0.1:9',
-      STATISTICS_URL: 'http://127.0.0.1:9',
-      ...env,
-    });
+    const config = loadExportWorkerConfig({ ...PEERLESS_EXPORT_WORKER_ENV, ...env });
     return createServiceApp('export-worker', AppModule.register(config), config.http);
   },
 });

@@ -26,6 +26,19 @@ import { loadExportWorkerConfig } from '../../src/config/export-worker.config';
 export type { Json, Reply } from '@lx/testing';
 
 /**
+ * What export-worker's configuration requires besides the database and Kafka, for tests that start or migrate it
+ * without its peers: they are only called for export requests, which those tests do not make.
+ */
+export const PEERLESS_EXPORT_WORKER_ENV = {
+  AUTH_TOKEN_URL: 'http://127.0.0.1:9/oauth/token',
+  SERVICE_CLIENT_ID: 'export-worker',
+  SERVICE_CLIENT_SECRET: 'unused',
+  LOCATION_QUERY_URL: 'http://127.0.0.1:9',
+  LOCATION_COMMAND_URL: 'http://127.0.0.1:9',
+  STATISTICS_URL: 'http://127.0.0.1:9',
+};
+
+/**
  * Stand-ins for the peers the export worker reads from, over real HTTP on loopback: the token endpoint (tokens of the
  * test issuer), location-command's watermark fence, location-query's snapshot stream and group reads, and the
  * statistics count. They serve the same internal contracts (libs/contracts) from an in-memory list of locations, so
