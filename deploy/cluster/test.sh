@@ -48,6 +48,8 @@ LX_COMPONENT=cluster
 source "$HERE/../local/lib.sh"
 # shellcheck source=deploy/cluster/release.sh
 source "$HERE/release.sh"
+# shellcheck source=deploy/cluster/netpol-enforcer.sh
+source "$HERE/netpol-enforcer.sh"
 cd "$LX_REPO_ROOT"
 export TZ=UTC NX_DAEMON=false
 
@@ -104,7 +106,11 @@ cleanup() {
   bash "$LX_LOCAL_DIR/nginx.sh" stop >/dev/null 2>&1
   if ((installed)); then helm uninstall "$RELEASE" -n "$NAMESPACE" --wait --timeout 2m >&2; fi
   if ((installed)) && [[ -n "$EXISTING_KUBECONFIG" ]]; then kubectl delete namespace "$NAMESPACE" --wait=false >&2; fi
-  if ((started_cluster)); then bash "$K8S_TOOLS/down.sh" >&2; fi
+  if ((started_cluster)); then
+    netpol_enforcer_stop
+    bash "$K8S_TOOLS/down.sh" >&2
+    netpol_enforcer_cleanup
+  fi
   if ((started_infra)); then bash "$LX_LOCAL_DIR/infra.sh" down >&2; fi
   rm -rf "$LX_STATE_DIR"
   exit "$rc"
@@ -115,6 +121,7 @@ trap cleanup EXIT
 toolchain() {
   if [[ -n "$EXISTING_KUBECONFIG" ]] && command -v kubectl >/dev/null && command -v helm >/dev/null; then return; fi
   bash "$K8S_TOOLS/build.sh" >&2
+  if [[ -z "$EXISTING_KUBECONFIG" ]]; then netpol_enforcer_install; fi
 }
 
 # The image under the tag to install and the tag the upgrade moves to (the same content).
@@ -139,6 +146,8 @@ cluster() {
   # A cluster left running (LX_CLUSTER_KEEP=1) is stopped first: every run starts from an empty one.
   if [[ -d "$K8S_RUN" ]]; then bash "$K8S_TOOLS/down.sh" >&2; fi
   bash "$K8S_TOOLS/up.sh" >&2
+  # NetworkPolicies enforced from the start, as on a cluster whose network plugin enforces them (netpol-enforcer.sh).
+  netpol_enforcer_start
   # Both tags of the archive: the release and the upgrade.
   ctr -a "$K8S_RUN/containerd.sock" -n k8s.io images import "$LX_STATE_DIR/image.tar" >&2
 }
@@ -247,12 +256,16 @@ main() {
   timed validate validate
   timed infrastructure infra
   timed install install
+  if [[ -z "$EXISTING_KUBECONFIG" ]]; then
+    timed network-policies netpol_probe "$NAMESPACE" "$RELEASE" "$IMAGE_REPOSITORY:$IMAGE_TAG"
+  fi
   timed ingress ingress
   timed system-suite system_suite
   timed upgrade-under-load upgrade_under_load
   local step steps=()
-  for step in toolchain image cluster validate infrastructure install ingress system-suite upgrade-under-load; do
-    steps+=("$step ${TIMES[$step]}s")
+  for step in toolchain image cluster validate infrastructure install network-policies ingress system-suite \
+    upgrade-under-load; do
+    [[ -n "${TIMES[$step]:-}" ]] && steps+=("$step ${TIMES[$step]}s")
   done
   lx_ok "cluster tests passed in $(lx_elapsed "$t0") ($(IFS=,; printf '%s' "${steps[*]}" | sed 's/,/, /g'))"
 }
