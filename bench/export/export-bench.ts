@@ -150,8 +150,11 @@ async function main(): Promise<void> {
     endPoint: minioUrl.hostname,
     port: Number(minioUrl.port || (minioUrl.protocol === 'https:' ? 443 : 80)),
     useSSL: minioUrl.protocol === 'https:',
-    accessKey: requireEnv('MINIO_ACCESS_KEY'),
-    secretKey: requireEnv('MINIO_SECRET_KEY'),
+    // The baseline's bare client: its putObject first lists the bucket's unfinished uploads
+    // (s3:ListBucketMultipartUploads), which export-worker's own user may not; the root user of deploy/local/minio.sh
+    // when the env file names it (the services under test keep export-worker's user).
+    accessKey: process.env['MINIO_ROOT_USER'] || requireEnv('MINIO_ACCESS_KEY'),
+    secretKey: process.env['MINIO_ROOT_PASSWORD'] || requireEnv('MINIO_SECRET_KEY'),
     region: process.env['MINIO_REGION'] ?? 'us-east-1',
     partSize: PART_SIZE_BYTES,
   });
