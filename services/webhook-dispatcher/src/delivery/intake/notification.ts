@@ -1,7 +1,7 @@
 import {
   type EventOf,
-  LOCATION_EVENT_HEADERS,
-  type LocationEventDelivery,
+  changeDeliveryOf,
+  changeHeadersOf,
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_PATHS,
   type WebhookEventType,
@@ -53,17 +53,11 @@ export function notificationOf(event: WebhookEvent, version: number, correlation
       recipient: event.data.clientId,
     };
   }
-  const body: LocationEventDelivery = { event: { ...event, version } };
   return {
     ...common,
     path: WEBHOOK_PATHS.locationEvents,
-    body: JSON.stringify(body),
-    headers: {
-      [LOCATION_EVENT_HEADERS.eventId]: event.id,
-      [LOCATION_EVENT_HEADERS.eventType]: event.type,
-      [LOCATION_EVENT_HEADERS.eventTimestamp]: event.timestamp,
-      [LOCATION_EVENT_HEADERS.eventSequence]: String(version),
-    },
+    body: JSON.stringify(changeDeliveryOf(event, version)),
+    headers: changeHeadersOf(event, version),
     locationId: event.data.id,
   };
 }
