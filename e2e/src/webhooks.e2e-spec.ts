@@ -25,8 +25,8 @@ function verified(secret: string, receipt: Receipt): unknown {
 
 /**
  * Webhooks end to end through the ingress: an RSP registered with a webhook URL receives a signed notification of
- * its export and signed location events for the operator's writes, verified with the npm standardwebhooks package
- * as an RSP would.
+ * its export and signed location and group events for the operator's writes, verified with the npm standardwebhooks
+ * package as an RSP would.
  */
 describe('webhooks through the ingress', () => {
   let registry: ClientRegistry;
@@ -135,6 +135,42 @@ describe('webhooks through the ingress', () => {
       if (reply.status !== 200) throw new Error(describeReply('GET /webhooks/deliveries', reply));
       return reply.body.deliveries.some((d) => d.eventId === changed!.event.id && d.status === 'DELIVERED');
     });
+  }, 120_000);
+
+  it('sends the operator group writes as signed group events, each with the group and its version, the deletion with its last state', async () => {
+    const name = `e2e group events ${randomUUID().slice(0, 8)}`;
+    const groupId = await operator.createLocationGroup(name);
+    const renamed = await operator.patchGroup('location-groups', groupId, { name: `${name} renamed` });
+    await operator.deleteGroup('location-groups', groupId);
+    const mduId = await operator.createAddressGroup(`${name} MDU`);
+
+    const eventsOf = (id: string) =>
+      receiver.receipts
+        .filter((receipt) => receipt.path === '/rsp/locations/events' && receipt.body.includes(id))
+        .map((receipt) => ({
+          receipt,
+          event: (verified(secret, receipt) as { event: { id: string; type: string; data: unknown; version: number } })
+            .event,
+        }));
+    await waitFor('the three location group events and the address group event', async () => {
+      return eventsOf(groupId).length >= 3 && eventsOf(mduId).length >= 1;
+    });
+    const groupEvents = eventsOf(groupId).sort((a, b) => a.event.version - b.event.version);
+    expect(groupEvents.map(({ event }) => [event.type, event.version])).toEqual([
+      ['LOCATION_GROUP_CREATED', 1],
+      ['LOCATION_GROUP_UPDATED', 2],
+      ['LOCATION_GROUP_DELETED', 3],
+    ]);
+    expect(groupEvents[0]!.event.data).toEqual({ id: groupId, name, type: 'OTHER' });
+    expect(groupEvents[1]!.event.data).toEqual(renamed.group);
+    expect(groupEvents[2]!.event.data).toEqual(renamed.group);
+    for (const { receipt, event } of groupEvents) {
+      expect(receipt.headers['x-event-type']).toBe(event.type);
+      expect(receipt.headers['x-event-sequence']).toBe(String(event.version));
+    }
+    expect(eventsOf(mduId).map(({ event }) => [event.type, event.version, event.data])).toEqual([
+      ['ADDRESS_GROUP_CREATED', 1, { id: mduId, name: `${name} MDU`, type: 'MDU_COMPLEX' }],
+    ]);
   }, 120_000);
 
   it('lets the RSP discard a stale event by its version: a redelivered creation does not undo a later change', async () => {

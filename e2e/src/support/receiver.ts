@@ -14,7 +14,7 @@ export interface Receipt {
  */
 const RECEIVER_HOST = envOr('E2E_RECEIVER_HOST', '127.0.0.1');
 
-/** A location as an RSP's mirror keeps it: the newest version received, and its data. */
+/** A location or group as an RSP's mirror keeps it: the newest version received, and its data. */
 export interface MirroredLocation {
   version: number;
   data: unknown;
@@ -22,7 +22,7 @@ export interface MirroredLocation {
 
 /**
  * The RSP's webhook receiver: a real HTTP server that records every request and answers 200. Like an RSP's sync, it
- * keeps a mirror of the locations its location events carry, by the event's `version`: an event not newer than the
+ * keeps a mirror of the locations and groups its change events carry (their ids are UUIDs, never shared), by the event's `version`: an event not newer than the
  * version it holds (a stale or repeated one) is discarded and counted.
  */
 export async function startReceiver(): Promise<{

@@ -55,6 +55,8 @@ describe('kafkaAclsFor', () => {
     expect(acls.filter((acl) => acl.resourceName.endsWith('.dlq') && acl.operation === 'WRITE')).toEqual(
       [
         'p.location.events.v1.webhook-dispatcher.dlq',
+        'p.location-group.events.v1.webhook-dispatcher.dlq',
+        'p.address-group.events.v1.webhook-dispatcher.dlq',
         'p.export.events.v1.webhook-dispatcher.dlq',
         'p.client.events.v1.webhook-dispatcher-subscriptions.dlq',
       ].map((resourceName) => ({

@@ -41,11 +41,18 @@ export const KAFKA_TOPIC_ACCESS: Readonly<
   },
   'statistics-projection': { produces: [], consumes: consumed('', TOPICS.locationEvents.name) },
   'export-worker': { produces: [TOPICS.exportEvents.name], consumes: [] },
-  // The intake reads location and export events; the subscriptions projection, as `<group>-subscriptions`, clients.
+  // The intake reads location, group and export events; the subscriptions projection, as `<group>-subscriptions`,
+  // clients.
   'webhook-dispatcher': {
     produces: [TOPICS.webhookEvents.name],
     consumes: [
-      ...consumed('', TOPICS.locationEvents.name, TOPICS.exportEvents.name),
+      ...consumed(
+        '',
+        TOPICS.locationEvents.name,
+        TOPICS.locationGroupEvents.name,
+        TOPICS.addressGroupEvents.name,
+        TOPICS.exportEvents.name,
+      ),
       ...consumed('-subscriptions', TOPICS.clientEvents.name),
     ],
   },

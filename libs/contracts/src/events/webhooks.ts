@@ -65,7 +65,7 @@ export function changeDeliveryOf<T extends ChangeEventType>(
   event: EventOf<T>,
   version: number,
 ): ChangeEventDelivery<T> {
-  return { event: { ...event, version } as ChangeEvent<T> };
+  return { event: { ...event, version } };
 }
 
 /** The X-Event-* headers of a change delivery. */

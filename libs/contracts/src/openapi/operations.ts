@@ -14,7 +14,7 @@ import { errorBodySchema } from '../errors/error-body';
 import { ENTITY_TAGS_PATTERN } from '../conditional-headers';
 import type { ErrorCode } from '../errors/error-codes';
 import { eventSchema } from '../events/event-types';
-import { LOCATION_EVENT_HEADERS } from '../events/webhooks';
+import { CHANGE_EVENT_TYPES, LOCATION_EVENT_HEADERS } from '../events/webhooks';
 import { nonEmptyStringSchema, utcDateTimeSchema, uuidSchema } from '../primitives';
 import {
   EXPORT_STATUSES,
@@ -133,11 +133,11 @@ export const SCHEMAS = {
   LocationEvent: z
     .object({
       event: z.union(
-        (['LOCATION_CREATED', 'LOCATION_UPDATED'] as const).map((type) =>
+        CHANGE_EVENT_TYPES.map((type) =>
           (eventSchema(type) as unknown as z.AnyZodObject).extend({
             version: z.number().int().min(1).openapi({
               description:
-                "The location's version after this event (1 at its creation, one more per change), also in X-Event-Sequence: keep the highest, discard an older or repeated one.",
+                'The version of the location or group after this event (1 at its creation, one more per change), also in X-Event-Sequence: keep the highest, discard an older or repeated one.',
             }),
           }),
         ) as unknown as [z.ZodTypeAny, z.ZodTypeAny],
@@ -146,7 +146,7 @@ export const SCHEMAS = {
     .strict()
     .openapi('LocationEvent', {
       description:
-        "The OAF-100 event envelope: `data` is the Location after the change, `modifiedFields` its diff, `version` the location's version.",
+        "The OAF-100 event envelope: `data` is the location (or group) after the change, `modifiedFields` a location's diff, `version` the resource's version. Group events (LOCATION_GROUP_*, ADDRESS_GROUP_*) are this service's addition; a deletion's `data` is the group's last state.",
     }),
   ErrorBody: errorBodySchema.openapi('ErrorBody'),
   TokenRequest: z
@@ -1002,19 +1002,20 @@ export const WEBHOOKS: RouteConfig[] = [
     method: 'post',
     path: 'locationEvent',
     operationId: 'locationEvent',
-    summary: 'POST {webhookUrl}/locations/events: a location was created or changed (OAF-100)',
+    summary:
+      'POST {webhookUrl}/locations/events: a location was created or changed (OAF-100), or a group was created, changed or deleted',
     tags: ['Locations'],
     security: [],
     request: {
       headers: z.object({
         ...signatureHeaders,
         [LOCATION_EVENT_HEADERS.eventId]: uuidSchema.openapi({ description: 'The event id; deduplicate on it.' }),
-        [LOCATION_EVENT_HEADERS.eventType]: z.enum(['LOCATION_CREATED', 'LOCATION_UPDATED']),
+        [LOCATION_EVENT_HEADERS.eventType]: z.enum(CHANGE_EVENT_TYPES),
         [LOCATION_EVENT_HEADERS.eventTimestamp]: utcDateTimeSchema,
         [LOCATION_EVENT_HEADERS.eventSequence]: z
           .string()
           .regex(/^[1-9][0-9]*$/)
-          .openapi({ description: "The location's version after the event (the body's event.version)." }),
+          .openapi({ description: "The location's or group's version after the event (the body's event.version)." }),
       }),
       body: {
         content: { 'application/json': { schema: SCHEMAS.LocationEvent, example: examples.exampleLocationEvent } },

@@ -13,8 +13,19 @@ import {
 const fieldsOf = (result: ReturnType<typeof validate>) => (result.ok ? [] : result.issues.map((issue) => issue.field));
 
 describe('webhook delivery contracts', () => {
-  it('names the four event types an RSP can receive', () => {
-    expect(WEBHOOK_EVENT_TYPES).toEqual(['LOCATION_CREATED', 'LOCATION_UPDATED', 'EXPORT_COMPLETED', 'EXPORT_FAILED']);
+  it('names the event types an RSP can receive: the location and group changes, then the export outcomes', () => {
+    expect(WEBHOOK_EVENT_TYPES).toEqual([
+      'LOCATION_CREATED',
+      'LOCATION_UPDATED',
+      'LOCATION_GROUP_CREATED',
+      'LOCATION_GROUP_UPDATED',
+      'LOCATION_GROUP_DELETED',
+      'ADDRESS_GROUP_CREATED',
+      'ADDRESS_GROUP_UPDATED',
+      'ADDRESS_GROUP_DELETED',
+      'EXPORT_COMPLETED',
+      'EXPORT_FAILED',
+    ]);
   });
 
   it.each([

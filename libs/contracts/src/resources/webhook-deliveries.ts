@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { paginationSchema } from './groups';
 import { countSchema, httpUrlSchema, nonEmptyStringSchema, utcDateTimeSchema, uuidSchema } from '../primitives';
+import { CHANGE_EVENT_TYPES } from '../events/webhooks';
 
 /**
  * A webhook delivery's state: PENDING (due or waiting for its next attempt), DELIVERED (2xx), FAILED (ended without
@@ -11,13 +12,11 @@ export const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED', 'DEAD'] as c
 /** A webhook delivery's state. */
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** The event types an RSP can receive by webhook, and choose among. */
-export const WEBHOOK_EVENT_TYPES = [
-  'LOCATION_CREATED',
-  'LOCATION_UPDATED',
-  'EXPORT_COMPLETED',
-  'EXPORT_FAILED',
-] as const;
+/**
+ * The event types an RSP can receive by webhook, and choose among: the changes of locations and groups (to
+ * `/locations/events`) and the outcomes of its exports (to `/locations/exports/events`).
+ */
+export const WEBHOOK_EVENT_TYPES = [...CHANGE_EVENT_TYPES, 'EXPORT_COMPLETED', 'EXPORT_FAILED'] as const;
 /** An event type an RSP can receive by webhook. */
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

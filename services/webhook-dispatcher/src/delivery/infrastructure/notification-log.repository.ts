@@ -19,7 +19,8 @@ export interface LogMessage {
   /** The event's own time (ms), which a new endpoint's start time is compared with. */
   occurredAtMs: number;
   recipient: string | null;
-  locationId: string | null;
+  /** The location or group the message is about (column location_id; the ids are UUIDs, never shared). */
+  resourceId: string | null;
 }
 
 /** Which messages of the log an endpoint receives. */
@@ -63,7 +64,7 @@ const messageOf = (row: MessageRow): LogMessage => ({
   correlationId: row.correlation_id,
   occurredAtMs: row.occurred_at.getTime(),
   recipient: row.recipient,
-  locationId: row.location_id,
+  resourceId: row.location_id,
 });
 
 /**
@@ -113,7 +114,7 @@ export class NotificationLogRepository {
         column((n) => n.correlationId ?? null),
         column((n) => n.occurredAt),
         column((n) => n.recipient ?? null),
-        column((n) => n.locationId ?? null),
+        column((n) => n.resourceId ?? null),
       ],
     );
     if ((rowCount ?? 0) > 0) await transaction.query(`SELECT pg_notify(${LOG_CHANNEL_SQL}, '')`);

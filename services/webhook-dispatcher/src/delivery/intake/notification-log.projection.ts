@@ -6,7 +6,7 @@ import { NotificationLogRepository } from '../infrastructure/notification-log.re
 import { notificationOf, type WebhookEvent } from './notification';
 
 /**
- * The intake: location and export events become the notification log, one row per event, through the shared
+ * The intake: location, group and export events become the notification log, one row per event, through the shared
  * projection consumer (a batch of one partition and its consumed offsets in one transaction, redeliveries skipped,
  * invalid events dead-lettered). Its consumer group starts at the end of the topics as they stood when it first met
  * them (no history is sent to RSPs); each endpoint then reads the log through its own cursor.
@@ -14,7 +14,12 @@ import { notificationOf, type WebhookEvent } from './notification';
 @Injectable()
 export class NotificationLogProjection implements Projection {
   readonly name = 'webhook-notifications';
-  readonly topics: readonly TopicName[] = [TOPICS.locationEvents.name, TOPICS.exportEvents.name];
+  readonly topics: readonly TopicName[] = [
+    TOPICS.locationEvents.name,
+    TOPICS.locationGroupEvents.name,
+    TOPICS.addressGroupEvents.name,
+    TOPICS.exportEvents.name,
+  ];
   readonly eventTypes: readonly EventType[] = WEBHOOK_EVENT_TYPES;
 
   constructor(

@@ -29,7 +29,33 @@ describe('notificationOf', () => {
         'X-Event-Timestamp': '2026-11-23T10:00:00Z',
         'X-Event-Sequence': '7',
       },
-      locationId: location.id,
+      resourceId: location.id,
+    });
+  });
+
+  it('given a group deletion, then every subscriber receives it like a location event, its last state and version', () => {
+    const group = { id: randomUUID(), name: 'Phase 2', type: 'OTHER' as const };
+    const deleted: EventOf<'LOCATION_GROUP_DELETED'> = {
+      id: randomUUID(),
+      type: 'LOCATION_GROUP_DELETED',
+      timestamp: '2026-11-23T10:00:02Z',
+      source: 'location-command',
+      data: group,
+    };
+    const notification = notificationOf(deleted, 3, undefined);
+    expect(notification).toEqual({
+      eventId: deleted.id,
+      eventType: 'LOCATION_GROUP_DELETED',
+      occurredAt: '2026-11-23T10:00:02Z',
+      path: '/locations/events',
+      body: JSON.stringify({ event: { ...deleted, version: 3 } }),
+      headers: {
+        'X-Event-Id': deleted.id,
+        'X-Event-Type': 'LOCATION_GROUP_DELETED',
+        'X-Event-Timestamp': '2026-11-23T10:00:02Z',
+        'X-Event-Sequence': '3',
+      },
+      resourceId: group.id,
     });
   });
 
@@ -67,7 +93,12 @@ describe('notificationOf', () => {
     ['EXPORT_FAILED', true],
     ['EXPORT_REQUESTED', false],
     ['CLIENT_REGISTERED', false],
-    ['LOCATION_GROUP_CREATED', false],
+    ['LOCATION_GROUP_CREATED', true],
+    ['LOCATION_GROUP_UPDATED', true],
+    ['LOCATION_GROUP_DELETED', true],
+    ['ADDRESS_GROUP_CREATED', true],
+    ['ADDRESS_GROUP_UPDATED', true],
+    ['ADDRESS_GROUP_DELETED', true],
   ])('given a %s event, then it is a webhook event: %s', (type, expected) => {
     expect(isWebhookEvent({ type })).toBe(expected);
   });

@@ -24,8 +24,8 @@ export interface Notification {
   occurredAt: string;
   /** The one client that receives it (an export's requester); absent: every subscriber that takes its type. */
   recipient?: string;
-  /** The location it is about: one endpoint never has two messages of one location in flight. */
-  locationId?: string;
+  /** The location or group it is about: one endpoint never has two messages of one of them in flight. */
+  resourceId?: string;
 }
 
 /** Whether an event is one the dispatcher turns into webhooks. */
@@ -33,8 +33,9 @@ export const isWebhookEvent = (event: { type: string }): event is WebhookEvent =
   (WEBHOOK_EVENT_TYPES as readonly string[]).includes(event.type);
 
 /**
- * What is sent for an event and to whom. A location event goes to every subscriber as the OAF-100 body
- * `{ "event": <envelope with the location's version> }` with the X-Event-* headers; an export outcome goes to the
+ * What is sent for an event and to whom. A location or group change goes to every subscriber of its type as the
+ * OAF-100 body `{ "event": <envelope with the resource's version> }` with the X-Event-* headers, exactly as the
+ * change feed describes it (`changeDeliveryOf`); an export outcome goes to the
  * client that asked for the export, its body exactly the spec's notification.
  */
 export function notificationOf(event: WebhookEvent, version: number, correlationId: string | undefined): Notification {
@@ -58,6 +59,6 @@ export function notificationOf(event: WebhookEvent, version: number, correlation
     path: WEBHOOK_PATHS.locationEvents,
     body: JSON.stringify(changeDeliveryOf(event, version)),
     headers: changeHeadersOf(event, version),
-    locationId: event.data.id,
+    resourceId: event.data.id,
   };
 }

@@ -26,7 +26,7 @@ const message = (position: number, overrides: Partial<LogMessage> = {}): LogMess
   correlationId: null,
   occurredAtMs: 1_000,
   recipient: null,
-  locationId: `location-${position}`,
+  resourceId: `location-${position}`,
   ...overrides,
 });
 
@@ -63,8 +63,8 @@ describe('EndpointLane', () => {
 
   it('given two messages of one location, then the second waits until the first was attempted', () => {
     const lane = new EndpointLane(subscription(), 1, 0, 16);
-    const first = message(1, { locationId: 'same' });
-    lane.fetched([first, message(2, { locationId: 'same' }), message(3)], 3);
+    const first = message(1, { resourceId: 'same' });
+    lane.fetched([first, message(2, { resourceId: 'same' }), message(3)], 3);
 
     expect(lane.nextMessage()).toBe(first);
     expect(lane.nextMessage()).toBeUndefined();

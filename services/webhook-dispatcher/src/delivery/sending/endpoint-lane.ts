@@ -19,8 +19,8 @@ export interface EndpointSubscription {
 /**
  * One endpoint served by this replica: its cursor over the notification log and the work in hand. Messages are
  * started in position order; `unfinished` holds those started whose outcome is not yet durable (in flight, or a
- * failure whose delivery row is not yet written), so the cursor's checkpoint never passes one of them. One location's
- * messages are never in flight together, so an endpoint receives them in order unless an earlier one waits for a
+ * failure whose delivery row is not yet written), so the cursor's checkpoint never passes one of them. The messages of one
+ * location (or group) are never in flight together, so an endpoint receives them in order unless an earlier one waits for a
  * retry. After `backoffAfter` failures in a row the cursor pauses: only the endpoint's retries go on, and the first
  * success (or the end of its pending retries) resumes it.
  */
@@ -30,7 +30,7 @@ export class EndpointLane {
   /** Last position fetched or scanned past (nothing of this endpoint's in between). */
   readPosition: number;
   readonly unfinished = new Set<number>();
-  readonly locationsInFlight = new Set<string>();
+  readonly resourcesInFlight = new Set<string>();
   /** Claimed retries not yet started. */
   readonly retries: ClaimedDelivery[] = [];
   inFlight = 0;
@@ -85,15 +85,15 @@ export class EndpointLane {
   get nextReady(): boolean {
     const next = this.buffer[0];
     if (this.paused || this.draining || next === undefined) return false;
-    return next.locationId === null || !this.locationsInFlight.has(next.locationId);
+    return next.resourceId === null || !this.resourcesInFlight.has(next.resourceId);
   }
 
-  /** The next message to start now, if any: not in backoff, and none of its location in flight. */
+  /** The next message to start now, if any: not in backoff, and none of its location or group in flight. */
   nextMessage(): LogMessage | undefined {
     if (!this.nextReady) return undefined;
     const next = this.buffer.shift()!;
     this.unfinished.add(next.position);
-    if (next.locationId !== null) this.locationsInFlight.add(next.locationId);
+    if (next.resourceId !== null) this.resourcesInFlight.add(next.resourceId);
     return next;
   }
 
@@ -105,7 +105,7 @@ export class EndpointLane {
 
   /** A started message's attempt is over (its outcome may still have to be written). */
   attempted(message: LogMessage): void {
-    if (message.locationId !== null) this.locationsInFlight.delete(message.locationId);
+    if (message.resourceId !== null) this.resourcesInFlight.delete(message.resourceId);
   }
 
   /**
