@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import {
   type Admin,
@@ -50,13 +51,19 @@ function incoming(topic: string, partition: number, message: KafkaMessage): Inco
   };
 }
 
+/** Longest wait, after creating topics, for every partition to have a leader. */
+const TOPIC_LEADERS_TIMEOUT_MS = 30_000;
+/** What a broker answers about a topic just created until the controller's metadata reaches it: asked again. */
+const METADATA_NOT_YET_KNOWN = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
+
+/** How long the partitions of a topic, read from the cluster's metadata, are kept before they are read again. */
+const PARTITION_METADATA_TTL_MS = 5_000;
+
 /**
  * Consumer settings of batch subscriptions. A killed member's partitions move after the session timeout, so it is
  * shorter than kafkajs' 30 s; retries of a failing batch back off up to 5 s, so a projection recovers within seconds
  * of its database coming back, and after the last retry the consumer restarts (and rejoins) instead of giving up.
  */
-const PARTITION_METADATA_TTL_MS = 5_000;
-
 const BATCH_CONSUMER = {
   sessionTimeout: 10_000,
   heartbeatInterval: 1_000,
@@ -339,9 +346,10 @@ export class KafkaEventBus extends EventBus {
     // A topic another replica creates meanwhile is TOPIC_ALREADY_EXISTS, which kafkajs ignores; it was created with
     // the same settings (every service of a deployment has them).
     await this.admin.createTopics({
-      waitForLeaders: true,
+      waitForLeaders: false,
       topics: missing.map((topic) => topicCreationOf(topic, this.config)),
     });
+    await this.awaitLeaders(missing.map((topic) => topic.name));
     this.logger.log(
       {
         topics: missing.map((topic) => topic.name),
@@ -350,6 +358,33 @@ export class KafkaEventBus extends EventBus {
       },
       'Created topics',
     );
+  }
+
+  /**
+   * Waits until every partition of newly created topics has a leader. kafkajs's own wait (`waitForLeaders`) gives up
+   * at the first UNKNOWN_TOPIC_OR_PARTITION, which a broker answers until the controller's new metadata reaches it (a
+   * busy machine showed it: "This server does not host this topic-partition" from createTopics); this one retries that
+   * as well as LEADER_NOT_AVAILABLE, for at most TOPIC_LEADERS_TIMEOUT_MS.
+   */
+  private async awaitLeaders(names: readonly string[]): Promise<void> {
+    const deadline = Date.now() + TOPIC_LEADERS_TIMEOUT_MS;
+    for (;;) {
+      try {
+        const { topics } = await this.admin.fetchTopicMetadata({ topics: [...names] });
+        const led = topics.filter(
+          (topic) => topic.partitions.length > 0 && topic.partitions.every((partition) => partition.leader >= 0),
+        );
+        if (led.length === names.length) return;
+      } catch (error) {
+        if (!METADATA_NOT_YET_KNOWN.has((error as { type?: string }).type ?? '')) throw error;
+      }
+      if (Date.now() >= deadline) {
+        throw new Error(
+          `the new topics ${names.join(', ')} have no leader for every partition after ${TOPIC_LEADERS_TIMEOUT_MS} ms`,
+        );
+      }
+      await sleep(100);
+    }
   }
 
   /** The replicas and effective min.insync.replicas of existing topics, by their names on the cluster. */

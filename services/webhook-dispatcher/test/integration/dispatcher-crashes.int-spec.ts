@@ -152,6 +152,13 @@ describe('webhook dispatcher killed with SIGKILL', () => {
     const before = await holders();
     await kill(killed);
     const killedAt = Date.now();
+    // The cursors as the killed replica left them, read before its session ends: the other replica takes its
+    // endpoints over then and moves their cursors on.
+    const { rows: cursors } = await world.db.query<{ client_id: string; cursor_position: string }>(
+      'SELECT client_id, cursor_position FROM subscriptions WHERE client_id = ANY($1::text[])',
+      [clients],
+    );
+    const cursorAtKill = new Map(cursors.map((row) => [row.client_id, Number(row.cursor_position)]));
     expect(total()).toBeLessThan(EVENTS * 4);
     // The killed replica's endpoints: those whose session is gone; their cursors stand where it last wrote them.
     await waitFor('the killed session to end', async () => {
@@ -163,11 +170,6 @@ describe('webhook dispatcher killed with SIGKILL', () => {
     const survivors = new Set(sessions.map((row) => row.pid));
     const orphaned = new Set([...before].filter(([pid]) => !survivors.has(pid)).flatMap(([, endpoints]) => endpoints));
     expect([...orphaned].filter((clientId) => clients.includes(clientId)).length).toBeGreaterThan(0);
-    const { rows: cursors } = await world.db.query<{ client_id: string; cursor_position: string }>(
-      'SELECT client_id, cursor_position FROM subscriptions WHERE client_id = ANY($1::text[])',
-      [clients],
-    );
-    const cursorAtKill = new Map(cursors.map((row) => [row.client_id, Number(row.cursor_position)]));
 
     const { rows } = await waitForAll(world, eventIds, clients);
     for (const [index, receiver] of receiversOfTest.entries()) {

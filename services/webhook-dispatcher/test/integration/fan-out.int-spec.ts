@@ -113,7 +113,13 @@ describe('webhook fan-out: one endpoint costs no other', () => {
       [fresh.eventId],
     );
     expect(receivedAt - rows[0]!.created_at.getTime()).toBeLessThan(1_000);
+    // Failed attempts are recorded in batches, after the reply: wait for the records (the first retry is 5 s away).
     for (const eventId of older) {
+      await waitFor(
+        `the failed attempt of ${eventId} recorded`,
+        async () => (await statusOf(eventId, flaky.clientId))?.attempts === 1,
+        3_000,
+      );
       expect(await statusOf(eventId, flaky.clientId)).toMatchObject({
         status: 'PENDING',
         attempts: 1,
