@@ -278,6 +278,10 @@ function groupOperations(kind: {
       operationId: `list${pascal}s`,
       tag: 'Groups',
       summary: `List ${kind.name}s`,
+      description:
+        `Without modifiedSince: the live ${kind.name}s, ordered by name (byte order) then id. With modifiedSince: ` +
+        `every ${kind.name} changed after it, ordered by id, a deleted one as a tombstone (its last id, name and ` +
+        'type, and `deletedAt`), counted in pagination.total.',
       scope: 'locations:read',
       request: {
         query: z.object({
@@ -285,11 +289,21 @@ function groupOperations(kind: {
             .literal(kind.type)
             .optional()
             .openapi({ description: `Always ${kind.type}.` }),
-          name: nonEmptyStringSchema.optional().openapi({ description: 'Exactly this name.' }),
+          name: nonEmptyStringSchema
+            .optional()
+            .openapi({ description: 'Any part of the name, in any case (`%` and `_` are plain characters).' }),
+          modifiedSince: utcDateTimeSchema.optional().openapi({
+            description: 'Only groups changed after this UTC time, deleted ones included as tombstones with deletedAt.',
+          }),
           ...page,
         }),
       },
-      responses: { 200: reply(`A page of ${kind.name}s, ordered by id.`, json(kind.list, kind.listExample)) },
+      responses: {
+        200: reply(
+          `A page of ${kind.name}s (with modifiedSince, tombstones among them).`,
+          json(kind.list, kind.listExample),
+        ),
+      },
       errors: LIST_ERRORS,
     },
     {

@@ -69,6 +69,25 @@ describe('group lists', () => {
     ]);
   });
 
+  it('given a tombstone with deletedAt beside a live group, when validated, then the list is accepted', () => {
+    const tombstone = { id, name: 'T', type: 'MDU_COMPLEX', deletedAt: '2024-05-01T10:00:00.123Z' };
+    expect(
+      issuesOf(addressGroupListSchema, {
+        addressGroups: [{ id, name: 'U', type: 'MDU_COMPLEX' }, tombstone],
+        pagination: { ...pagination, total: 2 },
+      }),
+    ).toEqual([]);
+  });
+
+  it('given a tombstone whose deletedAt is not a UTC date-time, when validated, then deletedAt is named', () => {
+    expect(
+      issuesOf(locationGroupListSchema, {
+        locationGroups: [{ id, name: 'P', type: 'OTHER', deletedAt: '2024-05-01 10:00' }],
+        pagination,
+      }),
+    ).toEqual([expect.objectContaining({ field: 'locationGroups[0].deletedAt', rule: 'dateTime' })]);
+  });
+
   it('given a bad group inside a list, when validated, then the item is named by index', () => {
     expect(issuesOf(addressGroupListSchema, { addressGroups: [{ id, name: 'T', type: 'OTHER' }], pagination })).toEqual(
       [{ field: 'addressGroups[0].type', rule: 'enum', message: 'addressGroups[0].type must be MDU_COMPLEX' }],

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { countSchema, nonEmptyStringSchema, uuidSchema } from '../primitives';
+import { countSchema, nonEmptyStringSchema, utcDateTimeSchema, uuidSchema } from '../primitives';
 
 /** Paging of the group lists: limit defaults to 100 and may be 1 to 1000 (OAF-100), offset defaults to 0. */
 export const PAGINATION = { defaultLimit: 100, maxLimit: 1000, defaultOffset: 0 } as const;
@@ -31,16 +31,39 @@ export const addressGroupSchema = z.object({ id: uuidSchema }).merge(addressGrou
 /** A multi-dwelling unit grouping. */
 export type AddressGroup = z.infer<typeof addressGroupSchema>;
 
+/**
+ * `deletedAt` of a group list item: present only on a tombstone, which only a list by `modifiedSince` (and an
+ * incremental export) holds. The group resource itself keeps the spec's three fields.
+ */
+const tombstoneFields = {
+  deletedAt: utcDateTimeSchema
+    .optional()
+    .describe('Only on a tombstone: when the group was deleted (UTC). Lists by modifiedSince and exports hold them.'),
+};
+
+/**
+ * One item of a location group list: the group, or with `deletedAt` (UTC) a tombstone of a deleted group with its
+ * last id, name and type.
+ */
+export const locationGroupListItemSchema = locationGroupSchema.extend(tombstoneFields).strict();
+/** A location group, or the tombstone of a deleted one (with deletedAt). */
+export type LocationGroupListItem = z.infer<typeof locationGroupListItemSchema>;
+
+/** One item of an address group list: the group, or with `deletedAt` the tombstone of a deleted one. */
+export const addressGroupListItemSchema = addressGroupSchema.extend(tombstoneFields).strict();
+/** An address group, or the tombstone of a deleted one (with deletedAt). */
+export type AddressGroupListItem = z.infer<typeof addressGroupListItemSchema>;
+
 /** Reply of GET /location-groups. */
 export const locationGroupListSchema = z
-  .object({ locationGroups: z.array(locationGroupSchema), pagination: paginationSchema })
+  .object({ locationGroups: z.array(locationGroupListItemSchema), pagination: paginationSchema })
   .strict();
 /** Reply of GET /location-groups. */
 export type LocationGroupList = z.infer<typeof locationGroupListSchema>;
 
 /** Reply of GET /address-groups. */
 export const addressGroupListSchema = z
-  .object({ addressGroups: z.array(addressGroupSchema), pagination: paginationSchema })
+  .object({ addressGroups: z.array(addressGroupListItemSchema), pagination: paginationSchema })
   .strict();
 /** Reply of GET /address-groups. */
 export type AddressGroupList = z.infer<typeof addressGroupListSchema>;

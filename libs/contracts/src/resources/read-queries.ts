@@ -14,7 +14,7 @@ export type LocationList = z.infer<typeof locationListSchema>;
 export const LOCATION_LIST_PARAMETERS = ['locationGroupId', 'addressGroupId', 'limit', 'offset'] as const;
 
 /** Query parameters of GET /location-groups and GET /address-groups; any other is refused (INVALID_FILTER). */
-export const GROUP_LIST_PARAMETERS = ['type', 'name', 'limit', 'offset'] as const;
+export const GROUP_LIST_PARAMETERS = ['type', 'name', 'modifiedSince', 'limit', 'offset'] as const;
 
 /** Query parameters of GET /locations/statistics (spec), combined with AND; any other is refused (INVALID_FILTER). */
 export const STATISTICS_PARAMETERS = [
@@ -49,13 +49,20 @@ export const LOCATION_SNAPSHOT = {
   /** Only locations whose updatedAt is after this UTC date-time. */
   modifiedSinceParameter: 'modifiedSince',
   /**
-   * `true`: the snapshot opens only once the read model has applied the location topic up to its end offsets as they
-   * were when the request arrived (503 SERVICE_UNAVAILABLE if it does not within the service's catch-up timeout). After
-   * a watermark fence of location-command, it then holds every change with updatedAt at or before the watermark.
+   * `true`: the snapshot opens only once the read model has applied the location topic (with `groups=true` also both
+   * group topics) up to its end offsets as they were when the request arrived (503 SERVICE_UNAVAILABLE if it does not
+   * within the service's catch-up timeout). After a watermark fence of location-command, it then holds every change
+   * with updatedAt (a group's: its event's timestamp) at or before the watermark.
    */
   catchUpParameter: 'catchUp',
   /** Only the locations of this location group (a UUID). */
   locationGroupIdParameter: 'locationGroupId',
+  /**
+   * `true` (json only): after the locations, the same snapshot's location groups, then its address groups, one
+   * LocationGroupListItem / AddressGroupListItem per line, ordered by id. Without modifiedSince the live groups;
+   * with it every group changed after it, tombstones (deletedAt) included. locationGroupId does not select groups.
+   */
+  groupsParameter: 'groups',
   /**
    * When the snapshot was taken (UTC `Z`), by the read side's clock. Not a watermark: the read model may lag the
    * writes, so chained incremental exports take their exportTimestamp from WATERMARK_FENCE instead.
@@ -63,6 +70,10 @@ export const LOCATION_SNAPSHOT = {
   timestampHeader: 'x-snapshot-timestamp',
   /** How many locations the stream holds: the export's totalCount. */
   totalCountHeader: 'x-total-count',
+  /** With `groups=true`: how many location group lines follow the locations. */
+  locationGroupCountHeader: 'x-location-group-count',
+  /** With `groups=true`: how many address group lines follow the location groups. */
+  addressGroupCountHeader: 'x-address-group-count',
 } as const;
 
 /**

@@ -129,6 +129,35 @@ describe('parseGroupListQuery', () => {
     expect(failure(parseGroupListQuery({ offset: 'last' }, 'MDU_COMPLEX')).code).toBe('INVALID_OFFSET');
   });
 
+  it('given modifiedSince, when parsed, then it is kept as sent', () => {
+    expect(value(parseGroupListQuery({ modifiedSince: '2024-05-01T10:00:00.5Z' }, 'OTHER'))).toEqual({
+      page: { limit: 100, offset: 0 },
+      modifiedSince: '2024-05-01T10:00:00.5Z',
+    });
+  });
+
+  it.each([
+    [
+      { modifiedSince: '2024-05-01' },
+      'modifiedSince must be an ISO 8601 UTC date-time ending in Z, like 2024-01-31T09:30:00Z',
+    ],
+    [
+      { modifiedSince: '2024-05-01T10:00:00+02:00' },
+      'modifiedSince must be an ISO 8601 UTC date-time ending in Z, like 2024-01-31T09:30:00Z',
+    ],
+    [
+      { modifiedSince: '2023-02-29T10:00:00Z' },
+      'modifiedSince must be an ISO 8601 UTC date-time ending in Z, like 2024-01-31T09:30:00Z',
+    ],
+    [{ modifiedSince: ['2024-05-01T10:00:00Z', '2024-05-02T10:00:00Z'] }, 'modifiedSince must be given once'],
+  ])('given %j, when parsed, then INVALID_FILTER naming modifiedSince, as the statistics do', (query, message) => {
+    expect(failure(parseGroupListQuery(query, 'MDU_COMPLEX'))).toEqual({
+      code: 'INVALID_FILTER',
+      fields: ['modifiedSince'],
+      messages: [message],
+    });
+  });
+
   it('given a name with the NUL character, when parsed, then INVALID_FILTER naming it (PostgreSQL cannot compare it)', () => {
     expect(failure(parseGroupListQuery({ name: 'a\u0000b' }, 'OTHER'))).toEqual({
       code: 'INVALID_FILTER',
@@ -288,6 +317,23 @@ describe('parseSnapshotQuery', () => {
     expect(failure(parseSnapshotQuery(query))).toEqual({
       code: 'INVALID_FORMAT',
       fields: ['format'],
+      messages: [message],
+    });
+  });
+
+  it('given groups=true with format json or no format, when parsed, then the groups are asked for', () => {
+    expect(value(parseSnapshotQuery({ groups: 'true', format: 'json' }))).toEqual({ groups: true, format: 'json' });
+    expect(value(parseSnapshotQuery({ groups: 'true' }))).toEqual({ groups: true });
+    expect(value(parseSnapshotQuery({ groups: 'false', format: 'csv' }))).toEqual({ groups: false, format: 'csv' });
+  });
+
+  it.each([
+    [{ groups: 'true', format: 'csv' }, 'groups=true needs format=json: CSV records hold no groups'],
+    [{ groups: 'yes' }, 'groups must be true or false'],
+  ])('given %j, when parsed, then INVALID_FILTER naming groups', (query, message) => {
+    expect(failure(parseSnapshotQuery(query))).toEqual({
+      code: 'INVALID_FILTER',
+      fields: ['groups'],
       messages: [message],
     });
   });

@@ -39,11 +39,15 @@ export interface LocationListQuery {
   addressGroupId?: string;
 }
 
-/** GET /location-groups and /address-groups: optional exact type, partial case-insensitive name, the page. */
+/**
+ * GET /location-groups and /address-groups: optional exact type, partial case-insensitive name, the page, and
+ * modifiedSince: only the groups changed after it, deleted ones as tombstones.
+ */
 export interface GroupListQuery {
   page: Page;
   type?: string;
   name?: string;
+  modifiedSince?: string;
 }
 
 /**
@@ -229,6 +233,7 @@ export function parseLocationListQuery(query: QueryParameters): Result<LocationL
 /**
  * Parses the group list parameters. `type` must be the one type of the kind (OTHER for location groups,
  * MDU_COMPLEX for address groups); anything else is INVALID_FILTER rather than an empty list, so a typo shows.
+ * `modifiedSince` is a UTC `Z` date-time, else INVALID_FILTER, as the statistics' modifiedSince.
  */
 export function parseGroupListQuery(
   query: QueryParameters,
@@ -244,6 +249,8 @@ export function parseGroupListQuery(
   }
   const name = text(query, 'name', problems);
   if (name !== undefined) parsed.name = name;
+  const modifiedSince = dateTime(query, 'modifiedSince', problems);
+  if (modifiedSince !== undefined) parsed.modifiedSince = modifiedSince;
   return problems.result(parsed);
 }
 
@@ -257,12 +264,15 @@ export interface SnapshotQuery {
   catchUp?: boolean;
   /** NDJSON of Locations (json, the default) or CSV records (csv). */
   format?: ExportFormat;
+  /** json only: the snapshot's location groups and address groups follow the locations. */
+  groups?: boolean;
 }
 
 /**
  * Parses the internal snapshot stream's parameters: modifiedSince, invalid as in the export request
- * (INVALID_DATE_RANGE); locationGroupId, a UUID, and catchUp, true or false (INVALID_FILTER otherwise); format, json
- * or csv (INVALID_FORMAT otherwise).
+ * (INVALID_DATE_RANGE); locationGroupId, a UUID, and catchUp and groups, true or false (INVALID_FILTER otherwise);
+ * format, json or csv (INVALID_FORMAT otherwise). groups=true with format=csv is INVALID_FILTER: a CSV export has no
+ * place for groups.
  */
 export function parseSnapshotQuery(query: QueryParameters): Result<SnapshotQuery, ValidationFailedError> {
   const problems = new Problems();
@@ -273,6 +283,7 @@ export function parseSnapshotQuery(query: QueryParameters): Result<SnapshotQuery
       LOCATION_SNAPSHOT.locationGroupIdParameter,
       LOCATION_SNAPSHOT.catchUpParameter,
       LOCATION_SNAPSHOT.formatParameter,
+      LOCATION_SNAPSHOT.groupsParameter,
     ],
     problems,
   );
@@ -288,6 +299,12 @@ export function parseSnapshotQuery(query: QueryParameters): Result<SnapshotQuery
     const knownFormat = exportFormatSchema.safeParse(format);
     if (knownFormat.success) parsed.format = knownFormat.data;
     else problems.add('INVALID_FORMAT', 'format', 'enum', `format must be ${EXPORT_FORMATS.join(' or ')}`);
+  }
+  const groups = boolean(query, LOCATION_SNAPSHOT.groupsParameter, problems);
+  if (groups === true && parsed.format === 'csv') {
+    problems.add('INVALID_FILTER', 'groups', 'jsonOnly', 'groups=true needs format=json: CSV records hold no groups');
+  } else if (groups !== undefined) {
+    parsed.groups = groups;
   }
   return problems.result(parsed);
 }

@@ -32,13 +32,16 @@ export function aNewLocation(overrides: LocationOverrides<Location> = {}): Locat
   return aLocation({ id: randomUUID(), createdAt: now, updatedAt: now, ...overrides });
 }
 
-/** Publishes an event of `type` with `data` as the producer would (envelope, key = aggregate id, version header). */
+/**
+ * Publishes an event of `type` with `data` as the producer would (envelope, key = aggregate id, version header); the
+ * envelope's timestamp is now unless `extra.timestamp` gives one.
+ */
 export async function publish(
   bus: TestEventBus,
   type: EventType,
   data: Location | LocationGroup | AddressGroup,
   version: number,
-  extra: { modifiedFields?: unknown } = {},
+  extra: { modifiedFields?: unknown; timestamp?: string } = {},
 ): Promise<{ id: string }> {
   const envelope = {
     id: randomUUID(),
@@ -100,14 +103,18 @@ export interface TestProjectedEvent {
   offset: string;
 }
 
-/** The event of `type` with `data` at aggregate `version`, as decoded from its topic (envelope as `publish` writes it). */
+/**
+ * The event of `type` with `data` at aggregate `version`, as decoded from its topic (envelope as `publish` writes it),
+ * timed now unless `timestamp` is given.
+ */
 export function projectedEvent(
   type: EventType,
   data: Location | LocationGroup | AddressGroup,
   version: number,
   offset = '0',
+  timestamp = new Date().toISOString(),
 ): TestProjectedEvent {
-  const event = { id: randomUUID(), type, timestamp: new Date().toISOString(), source: 'it-read-side', data };
+  const event = { id: randomUUID(), type, timestamp, source: 'it-read-side', data };
   return { event: event as AnyEvent, version, topic: EVENT_CATALOG[type].topic, partition: 0, offset };
 }
 

@@ -31,7 +31,7 @@ const aggregateId = (projected: ProjectedEvent) => (projected.event.data as { id
 
 /**
  * Keeps one row per location and per group, each the full resource of its newest event (a location both as JSON and
- * as its CSV record). Every event's data is the complete resource, so applying the newest version is enough: within a
+ * as its CSV record; a group with its event's timestamp and, once deleted, as a tombstone with the deletion's time). Every event's data is the complete resource, so applying the newest version is enough: within a
  * batch only the highest version per aggregate is written, and the upsert only replaces a row whose stored version is
  * older. A duplicate, a redelivery or an older event arriving after a newer one therefore changes nothing.
  */
@@ -99,13 +99,23 @@ export class LocationReadModelProjection implements Projection {
   ): Promise<void> {
     const rows = events.map((projected) => {
       const event = projected.event as GroupEvent;
-      return { version: projected.version, group: event.data, deleted: event.type.endsWith('_DELETED') };
+      return {
+        version: projected.version,
+        group: event.data,
+        deleted: event.type.endsWith('_DELETED'),
+        changedAt: event.timestamp,
+      };
     });
+    // changed_at is the event's timestamp (what modifiedSince compares with); deleted_at the deletion event's, and
+    // null again should a newer event bring the group back. Both move with the row, so only a newer version sets them.
     await transaction.query(
-      `INSERT INTO ${quote(table)} AS g (id, version, name, type, deleted)
-       SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::text[], $5::boolean[])
+      `INSERT INTO ${quote(table)} AS g (id, version, name, type, deleted, changed_at, deleted_at)
+       SELECT id, version, name, type, deleted, changed_at, CASE WHEN deleted THEN changed_at END
+         FROM unnest($1::uuid[], $2::int[], $3::text[], $4::text[], $5::boolean[], $6::timestamptz[])
+           AS r(id, version, name, type, deleted, changed_at)
        ON CONFLICT (id) DO UPDATE SET
-         version = EXCLUDED.version, name = EXCLUDED.name, type = EXCLUDED.type, deleted = EXCLUDED.deleted
+         version = EXCLUDED.version, name = EXCLUDED.name, type = EXCLUDED.type, deleted = EXCLUDED.deleted,
+         changed_at = EXCLUDED.changed_at, deleted_at = EXCLUDED.deleted_at
        WHERE g.version < EXCLUDED.version`,
       [
         rows.map((row) => row.group.id),
@@ -113,6 +123,7 @@ export class LocationReadModelProjection implements Projection {
         rows.map((row) => row.group.name),
         rows.map((row) => row.group.type),
         rows.map((row) => row.deleted),
+        rows.map((row) => row.changedAt),
       ],
     );
   }

@@ -11,6 +11,8 @@ const GROUP_COLUMNS = [
   'name text not null',
   'type text not null',
   'deleted boolean not null',
+  'changed_at timestamp with time zone not null',
+  'deleted_at timestamp with time zone',
 ];
 
 describeServiceSmoke({

@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
-import type { AddressGroup, LocationGroup } from '@lx/contracts';
+import type { AddressGroup, AddressGroupListItem, LocationGroup, LocationGroupListItem } from '@lx/contracts';
 import type { GroupListQuery, Page } from '@lx/domain';
 import { PG_POOL } from '@lx/platform';
+import { GROUP_ROW_COLUMNS, groupListItem, type GroupRow, groupSelection } from '../../read-model/group-rows';
 import { LIVE_TABLES } from '../../read-model/read-model-tables';
 
 /** The two kinds of group the read model holds. */
@@ -19,7 +20,7 @@ function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
 }
 
-/** Reads of live (not deleted) groups. */
+/** Reads of groups: live ones, and with modifiedSince the tombstones of deleted ones too. */
 @Injectable()
 export class GroupReadRepository {
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
@@ -35,14 +36,20 @@ export class GroupReadRepository {
       : { group: { id: row.id, name: row.name, type: row.type }, version: row.version };
   }
 
-  /** A page ordered by name (byte order, so the same everywhere) then id, and the total; name matches any case. */
+  /**
+   * A page and the total; name matches any case. Without modifiedSince: the live groups, ordered by name (byte order,
+   * so the same everywhere) then id. With it: the groups changed after it, tombstones included, ordered by id. Such a
+   * set only grows while an RSP pages through it (a change moves no group out of it, a deletion leaves a tombstone),
+   * so with a fixed id order, offset paging repeats at worst a group that changed meanwhile and never skips one
+   * (unless a `name` filter is given too: a rename can move a group out of that).
+   */
   async list(
     kind: GroupKind,
     query: Omit<GroupListQuery, 'page'>,
     page: Page,
-  ): Promise<{ groups: Group[]; total: number }> {
-    const conditions = ['NOT deleted'];
+  ): Promise<{ groups: (LocationGroupListItem | AddressGroupListItem)[]; total: number }> {
     const values: unknown[] = [];
+    const conditions = [groupSelection(query.modifiedSince, values)];
     if (query.type !== undefined) {
       values.push(query.type);
       conditions.push(`type = $${values.length}`);
@@ -52,14 +59,15 @@ export class GroupReadRepository {
       conditions.push(`name ILIKE $${values.length}`);
     }
     const where = `WHERE ${conditions.join(' AND ')}`;
+    const order = query.modifiedSince === undefined ? 'name COLLATE "C", id' : 'id';
     const [items, count] = await Promise.all([
-      this.pool.query<Group>(
-        `SELECT id, name, type FROM ${TABLES[kind]} ${where}
-          ORDER BY name COLLATE "C", id LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
+      this.pool.query<GroupRow>(
+        `SELECT ${GROUP_ROW_COLUMNS} FROM ${TABLES[kind]} ${where}
+          ORDER BY ${order} LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
         [...values, page.limit, page.offset],
       ),
       this.pool.query<{ total: string }>(`SELECT count(*) AS total FROM ${TABLES[kind]} ${where}`, values),
     ]);
-    return { groups: items.rows, total: Number(count.rows[0]?.total ?? 0) };
+    return { groups: items.rows.map(groupListItem), total: Number(count.rows[0]?.total ?? 0) };
   }
 }

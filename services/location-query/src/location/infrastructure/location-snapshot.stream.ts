@@ -2,6 +2,8 @@ import { Readable } from 'node:stream';
 import type { Pool, PoolClient } from 'pg';
 import type { ExportFormat } from '@lx/contracts';
 import { checkOut } from '@lx/platform';
+import { GROUP_ROW_COLUMNS, groupListItem, type GroupRow, groupSelection } from '../../read-model/group-rows';
+import { LIVE_TABLES } from '../../read-model/read-model-tables';
 
 /** A snapshot stream and what the export needs to know before the first line. */
 export interface LocationSnapshot {
@@ -9,19 +11,22 @@ export interface LocationSnapshot {
   takenAt: Date;
   /** Locations the stream will hold. */
   totalCount: number;
+  /** With groups: how many location group lines, then address group lines, follow the locations. */
+  groupCounts?: { locationGroups: number; addressGroups: number };
   /** What the stream holds per location. */
   format: ExportFormat;
-  /** Ordered by id: NDJSON, one Location per line (json), or one CRLF-terminated CSV record per location (csv). */
+  /**
+   * Ordered by id: NDJSON, one Location per line (json), or one CRLF-terminated CSV record per location (csv). With
+   * groups (json only), then one LocationGroupListItem per line, then one AddressGroupListItem per line, each by id.
+   */
   stream: Readable;
 }
 
-const CURSOR = 'location_snapshot';
-
 /** Which locations a snapshot holds; all when empty. */
 export interface SnapshotFilter {
-  /** Only locations whose updatedAt is after this UTC date-time. */
+  /** Only locations (and groups) whose last change is after this UTC date-time. */
   modifiedSince?: string;
-  /** Only the locations of this location group. */
+  /** Only the locations of this location group (groups are not selected by it). */
   locationGroupId?: string;
 }
 
@@ -40,24 +45,41 @@ export function snapshotWhere(filter: SnapshotFilter): { where: string; values: 
   return { where: conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`, values };
 }
 
+const CURSOR = 'location_snapshot';
+
 /** What a snapshot streams per location, by format, its line break included: stored text, nothing parsed. */
 const ROW_TEXT: Readonly<Record<ExportFormat, string>> = { json: `body::text || E'\\n'`, csv: 'csv' };
 
+/** One cursor of a snapshot and how its rows become the stream's text. */
+interface SnapshotPart {
+  cursor: string;
+  text(row: Record<string, unknown>): string;
+}
+
+/** The group parts of a snapshot, in stream order: location groups, then address groups. */
+const GROUP_PARTS = [
+  { cursor: 'location_group_snapshot', table: LIVE_TABLES.locationGroups },
+  { cursor: 'address_group_snapshot', table: LIVE_TABLES.addressGroups },
+] as const;
+
+const groupLine = (row: Record<string, unknown>) => `${JSON.stringify(groupListItem(row as unknown as GroupRow))}\n`;
+
 /**
  * Opens a consistent snapshot of the read model and streams it, as stored (JSON bodies or CSV records), with constant
- * memory.
+ * memory; with `groups`, the groups selected by modifiedSince follow the locations (see SnapshotFilter).
  *
- * Raw node-postgres on a dedicated connection rather than TypeORM: the rows are read through a server-side cursor
- * (DECLARE … FETCH n) inside a REPEATABLE READ, READ ONLY transaction, so the count and every fetched row come from
- * one snapshot however long the stream takes, and at most `fetchRows` rows are in memory. The next FETCH runs only
- * when the consumer of the stream asks for more (Readable back-pressure). The connection is released when the stream
- * ends, fails or is destroyed (the client went away).
+ * Raw node-postgres on a dedicated connection rather than TypeORM: the rows are read through server-side cursors
+ * (DECLARE … FETCH n) inside a REPEATABLE READ, READ ONLY transaction, so the counts and every fetched row, groups
+ * included, come from one snapshot however long the stream takes, and at most `fetchRows` rows are in memory. The
+ * next FETCH runs only when the consumer of the stream asks for more (Readable back-pressure). The connection is
+ * released when the stream ends, fails or is destroyed (the client went away).
  */
 export async function openLocationSnapshot(
   pool: Pool,
   filter: SnapshotFilter,
   format: ExportFormat,
   fetchRows: number,
+  groups = false,
 ): Promise<LocationSnapshot> {
   const { client, release } = await checkOut(pool);
   try {
@@ -71,11 +93,30 @@ export async function openLocationSnapshot(
       `DECLARE ${CURSOR} NO SCROLL CURSOR FOR SELECT ${ROW_TEXT[format]} AS text FROM locations ${where} ORDER BY id`,
       values,
     );
+    const parts: SnapshotPart[] = [{ cursor: CURSOR, text: (row) => row['text'] as string }];
+    const groupCounts: number[] = [];
+    if (groups) {
+      for (const { cursor, table } of GROUP_PARTS) {
+        const groupValues: unknown[] = [];
+        const groupWhere = `WHERE ${groupSelection(filter.modifiedSince, groupValues)}`;
+        const counted = await client.query<{ total: string }>(
+          `SELECT count(*) AS total FROM ${table} ${groupWhere}`,
+          groupValues,
+        );
+        groupCounts.push(Number(counted.rows[0]!.total));
+        await client.query(
+          `DECLARE ${cursor} NO SCROLL CURSOR FOR SELECT ${GROUP_ROW_COLUMNS} FROM ${table} ${groupWhere} ORDER BY id`,
+          groupValues,
+        );
+        parts.push({ cursor, text: groupLine });
+      }
+    }
     return {
       takenAt: rows[0]!.taken_at,
       totalCount: Number(rows[0]!.total),
+      ...(groups ? { groupCounts: { locationGroups: groupCounts[0]!, addressGroups: groupCounts[1]! } } : {}),
       format,
-      stream: new SnapshotStream(client, release, fetchRows),
+      stream: new SnapshotStream(client, release, fetchRows, parts),
     };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -86,27 +127,40 @@ export async function openLocationSnapshot(
 
 class SnapshotStream extends Readable {
   private released = false;
+  /** The part being read; the parts are read one after the other. */
+  private part = 0;
 
   constructor(
     private readonly client: PoolClient,
     private readonly release: (error?: Error) => void,
     private readonly fetchRows: number,
+    private readonly parts: readonly SnapshotPart[],
   ) {
     super({ highWaterMark: 1 << 20 });
   }
 
   override _read(): void {
-    this.client.query<{ text: string }>(`FETCH ${this.fetchRows} FROM ${CURSOR}`).then(
-      async ({ rows }) => {
-        if (rows.length === 0) {
+    this.next().then(
+      async (text) => {
+        if (text === undefined) {
           await this.finish();
           this.push(null);
           return;
         }
-        this.push(rows.map((row) => row.text).join(''));
+        this.push(text);
       },
       (error: unknown) => this.destroy(error instanceof Error ? error : new Error(String(error))),
     );
+  }
+
+  /** The text of the next rows, moving on to the next part when one is exhausted; undefined after the last. */
+  private async next(): Promise<string | undefined> {
+    for (; this.part < this.parts.length; this.part += 1) {
+      const part = this.parts[this.part]!;
+      const { rows } = await this.client.query<Record<string, unknown>>(`FETCH ${this.fetchRows} FROM ${part.cursor}`);
+      if (rows.length > 0) return rows.map((row) => part.text(row)).join('');
+    }
+    return undefined;
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {

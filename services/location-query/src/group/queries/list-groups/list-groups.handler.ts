@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { AddressGroup, LocationGroup, Pagination } from '@lx/contracts';
+import type { AddressGroupListItem, LocationGroupListItem, Pagination } from '@lx/contracts';
 import type { GroupListQuery } from '@lx/domain';
 import { GroupReadRepository, type GroupKind } from '../../infrastructure/group-read.repository';
 
@@ -7,12 +7,17 @@ export interface ListGroups extends GroupListQuery {
   kind: GroupKind;
 }
 
-/** A page of groups of one kind with the spec's pagination object. */
+/**
+ * A page of groups of one kind with the spec's pagination object; with modifiedSince, the groups changed after it,
+ * deleted ones as tombstones (deletedAt), counted in the total.
+ */
 @Injectable()
 export class ListGroupsHandler {
   constructor(private readonly groups: GroupReadRepository) {}
 
-  async execute(query: ListGroups): Promise<{ groups: (LocationGroup | AddressGroup)[]; pagination: Pagination }> {
+  async execute(
+    query: ListGroups,
+  ): Promise<{ groups: (LocationGroupListItem | AddressGroupListItem)[]; pagination: Pagination }> {
     const { groups, total } = await this.groups.list(query.kind, query, query.page);
     return { groups, pagination: { limit: query.page.limit, offset: query.page.offset, total } };
   }

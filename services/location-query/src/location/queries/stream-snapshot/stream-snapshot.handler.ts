@@ -7,12 +7,20 @@ import { type LocationSnapshot, openLocationSnapshot } from '../../infrastructur
 import { ProjectionCatchUp } from '../../infrastructure/projection-catch-up';
 import { SNAPSHOT_OPTIONS, type SnapshotOptions } from '../../snapshot-options';
 
+/** The topics a snapshot with groups waits for. */
+const GROUP_SNAPSHOT_TOPICS = [
+  TOPICS.locationEvents.name,
+  TOPICS.locationGroupEvents.name,
+  TOPICS.addressGroupEvents.name,
+];
+
 /**
  * A consistent snapshot of all locations (or those updated after a time, or of one location group) for the export
- * worker, as NDJSON or CSV records (JSON unless asked otherwise). With `catchUp`, it is opened only once the read
- * model has applied the location topic up to the end offsets it had when the request arrived: after a watermark fence
- * of location-command (which returns once every change up to its watermark is published), the snapshot then holds
- * every change with updatedAt at or before that watermark.
+ * worker, as NDJSON or CSV records (JSON unless asked otherwise), with `groups` followed by the groups of the same
+ * snapshot. With `catchUp`, it is opened only once the read model has applied the location topic (with `groups` also
+ * both group topics) up to the end offsets it had when the request arrived: after a watermark fence of
+ * location-command (which returns once every change up to its watermark is published, group changes included), the
+ * snapshot then holds every change with updatedAt (a group's: its event's timestamp) at or before that watermark.
  */
 @Injectable()
 export class StreamSnapshotHandler {
@@ -23,12 +31,17 @@ export class StreamSnapshotHandler {
   ) {}
 
   async execute(query: SnapshotQuery): Promise<LocationSnapshot> {
-    if (query.catchUp === true) await this.projection.untilCaughtUp(TOPICS.locationEvents.name);
+    const groups = query.groups === true;
+    if (query.catchUp === true) {
+      const topics = groups ? GROUP_SNAPSHOT_TOPICS : [TOPICS.locationEvents.name];
+      await Promise.all(topics.map((topic) => this.projection.untilCaughtUp(topic)));
+    }
     return openLocationSnapshot(
       this.pool,
       { modifiedSince: query.modifiedSince, locationGroupId: query.locationGroupId },
       query.format ?? 'json',
       this.options.fetchRows,
+      groups,
     );
   }
 }
