@@ -587,7 +587,10 @@ export const API_OPERATIONS: ApiOperation[] = [
     description:
       'Without modifiedSince the export is full; with it, only locations modified after it. The export runs in the ' +
       'background; poll its status or wait for the notification webhook. The same Idempotency-Key and body within ' +
-      '24 hours answer the first reply again and start nothing.',
+      '24 hours answer the first reply again and start nothing. A json file is `{exportTimestamp, totalCount, ' +
+      'locations, locationGroups, addressGroups}`: the group arrays (items as in the group lists, by id) hold every ' +
+      'live group of a full export, and the groups changed after modifiedSince of an incremental one, deleted ones ' +
+      'as tombstones with `deletedAt`. filters.locationGroupId selects locations only. CSV files hold no groups.',
     scope: 'locations:read',
     request: {
       headers: z.object({

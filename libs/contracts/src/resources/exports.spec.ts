@@ -216,6 +216,31 @@ describe('jsonExportFileSchema', () => {
     ).toEqual([]);
   });
 
+  it('given the group arrays, a tombstone among them, when validated, then the file is accepted', () => {
+    expect(
+      issuesOf(jsonExportFileSchema, {
+        exportTimestamp: '2024-03-01T10:00:00Z',
+        totalCount: 0,
+        locations: [],
+        locationGroups: [{ id: sampleLocation.id, name: 'Phase 1', type: 'OTHER' }],
+        addressGroups: [
+          { id: sampleLocation.id, name: 'Tower A', type: 'MDU_COMPLEX', deletedAt: '2024-02-29T08:00:00.000Z' },
+        ],
+      }),
+    ).toEqual([]);
+  });
+
+  it('given an address group under locationGroups, when validated, then its type is named', () => {
+    expect(
+      issuesOf(jsonExportFileSchema, {
+        exportTimestamp: '2024-03-01T10:00:00Z',
+        totalCount: 0,
+        locations: [],
+        locationGroups: [{ id: sampleLocation.id, name: 'Tower A', type: 'MDU_COMPLEX' }],
+      }),
+    ).toEqual([{ field: 'locationGroups[0].type', rule: 'enum', message: 'locationGroups[0].type must be OTHER' }]);
+  });
+
   it('given a location without id, when validated, then the item is named by index', () => {
     const { id: _id, ...withoutId } = sampleLocation;
     expect(

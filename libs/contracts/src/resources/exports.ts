@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { errorCodeSchema } from '../errors/error-codes';
 import { countSchema, httpUrlSchema, nonEmptyStringSchema, utcDateTimeSchema, uuidSchema } from '../primitives';
+import { addressGroupListItemSchema, locationGroupListItemSchema } from './groups';
 import { locationSchema } from './location';
 
 /** Export file formats. */
@@ -127,9 +128,19 @@ export const exportListReplySchema = z
 /** Reply of GET /locations/exports. */
 export type ExportListReply = z.infer<typeof exportListReplySchema>;
 
-/** The downloaded file of a json export (OAF-100 file shape). */
+/**
+ * The downloaded file of a json export: the OAF-100 file shape plus the additive group arrays, each ordered by id. A
+ * full export holds every live group; an incremental one the groups changed after its modifiedSince, tombstones
+ * (with deletedAt) included. Files generated before groups were exported lack both arrays.
+ */
 export const jsonExportFileSchema = z
-  .object({ exportTimestamp: utcDateTimeSchema, totalCount: countSchema, locations: z.array(locationSchema) })
+  .object({
+    exportTimestamp: utcDateTimeSchema,
+    totalCount: countSchema,
+    locations: z.array(locationSchema),
+    locationGroups: z.array(locationGroupListItemSchema).optional(),
+    addressGroups: z.array(addressGroupListItemSchema).optional(),
+  })
   .strict();
 /** The downloaded file of a json export. */
 export type JsonExportFile = z.infer<typeof jsonExportFileSchema>;

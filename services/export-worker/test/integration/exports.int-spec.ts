@@ -13,7 +13,12 @@ import {
 import { aLocation } from '@lx/domain/testing';
 import { waitFor } from '@lx/testing';
 import { PurgeExpiredExportsSchedule } from '../../src/export/retention/purge-expired-exports.schedule';
-import { type ExportWorkerHarness, type Json, startExportWorker } from '../support/export-worker-harness';
+import {
+  type ExportWorkerHarness,
+  type Json,
+  type SnapshotGroup,
+  startExportWorker,
+} from '../support/export-worker-harness';
 
 const GROUP = randomUUID();
 
@@ -142,6 +147,74 @@ describe('exports', () => {
         expect(record).toEqual({ id, input, issues: [] });
         expect(cells.slice(1, 3)).toEqual([createdAt, updatedAt]);
       });
+    });
+
+    it('json: every live group in a full export; the groups changed after modifiedSince, tombstones included, in an incremental one; csv: none', async () => {
+      const group = (name: string, type: 'OTHER' | 'MDU_COMPLEX', minute: number, deleted = false) => {
+        const changedAt = `2024-03-01T11:${String(minute).padStart(2, '0')}:00.000Z`;
+        return {
+          item: { id: randomUUID(), name, type, ...(deleted ? { deletedAt: changedAt } : {}) },
+          changedAt,
+        } as SnapshotGroup;
+      };
+      const locationGroups = [
+        group('Phase 1', 'OTHER', 1),
+        group('Phase "2" – Zürich', 'OTHER', 5),
+        group('Phase 3', 'OTHER', 6, true),
+      ];
+      const addressGroups = [group('Tower 北', 'MDU_COMPLEX', 2), group('Tower B', 'MDU_COMPLEX', 7, true)];
+      service.peers.locationGroups.push(...locationGroups);
+      service.peers.addressGroups.push(...addressGroups);
+      const items = (groups: SnapshotGroup[]) => groups.map((one) => one.item).sort(byId);
+      const fileOf = async (body: Json) => {
+        const done = await service.settled((await create(body)).body.requestId);
+        expect(done.status).toBe('COMPLETED');
+        const bytes = (await download(done.exportUrl)).bytes;
+        expect(done.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+        return { done, text: bytes.toString('utf8'), file: JSON.parse(bytes.toString('utf8')) };
+      };
+      try {
+        const full = await fileOf({ format: 'json' });
+        expect(validate(jsonExportFileSchema, full.file).ok).toBe(true);
+        expect(Object.keys(full.file)).toEqual([
+          'exportTimestamp',
+          'totalCount',
+          'locations',
+          'locationGroups',
+          'addressGroups',
+        ]);
+        expect(full.file).toMatchObject({
+          totalCount: 6,
+          locationGroups: items(locationGroups.slice(0, 2)),
+          addressGroups: items(addressGroups.slice(0, 1)),
+        });
+        expect(full.file.locations).toEqual([...service.peers.locations].sort(byId));
+
+        const incremental = await fileOf({ format: 'json', modifiedSince: '2024-03-01T11:04:00Z' });
+        expect(validate(jsonExportFileSchema, incremental.file).ok).toBe(true);
+        expect(incremental.file).toEqual({
+          exportTimestamp: incremental.done.exportTimestamp,
+          totalCount: 0,
+          locations: [],
+          locationGroups: items(locationGroups.slice(1, 3)),
+          addressGroups: items(addressGroups.slice(1, 2)),
+        });
+        // The tombstones as location-query streams them: the group's last fields and deletedAt.
+        expect(incremental.text).toContain(JSON.stringify(locationGroups[2]!.item));
+
+        // filters.locationGroupId selects locations, not groups.
+        const filtered = await fileOf({ format: 'json', filters: { locationGroupId: GROUP } });
+        expect(filtered.file.locations.map((location: Location) => location.locationGroupId)).toEqual([GROUP, GROUP]);
+        expect(filtered.file.locationGroups).toEqual(items(locationGroups.slice(0, 2)));
+
+        const csvDone = await service.settled((await create({ format: 'csv' })).body.requestId);
+        const csvText = (await download(csvDone.exportUrl)).bytes.toString('utf8');
+        expect(parse(csvText)).toHaveLength(1 + service.peers.locations.length);
+        expect(csvText).not.toContain('Phase 1');
+      } finally {
+        service.peers.locationGroups.length = 0;
+        service.peers.addressGroups.length = 0;
+      }
     });
 
     it('modifiedSince and filters.locationGroupId select exactly the matching locations', async () => {

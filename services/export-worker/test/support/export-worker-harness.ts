@@ -2,8 +2,10 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Client } from 'pg';
 import {
+  type AddressGroupListItem,
   type Location,
   locationCsvRecord,
+  type LocationGroupListItem,
   LOCATION_SNAPSHOT,
   SERVICEABILITY_STATUSES,
   TOPICS,
@@ -40,7 +42,7 @@ export const PEERLESS_EXPORT_WORKER_ENV = {
 
 /**
  * Stand-ins for the peers the export worker reads from, over real HTTP on loopback: the token endpoint (tokens of the
- * test issuer), location-command's watermark fence, location-query's snapshot stream and group reads, and the
+ * test issuer), location-command's watermark fence, location-query's snapshot stream (with its groups) and group reads, and the
  * statistics count. They serve the same internal contracts (libs/contracts) from an in-memory list of locations, so
  * a test decides exactly what an export must contain; the system tests (e2e/) run the real services.
  */
@@ -48,6 +50,9 @@ export interface Peers {
   url: string;
   locations: Location[];
   groups: Set<string>;
+  /** The groups a json snapshot streams after its locations, each with the time of its last change. */
+  locationGroups: SnapshotGroup[];
+  addressGroups: SnapshotGroup[];
   /**
    * Snapshot requests answered 500 before the next succeeds, by the `modifiedSince` of the selection: a test fails
    * only its own export's snapshots (one with a `modifiedSince` no other test uses), never those of an export another
@@ -67,10 +72,18 @@ export interface Peers {
   close(): Promise<void>;
 }
 
+/** A group as location-query's read model holds it: the list item (a tombstone with deletedAt) and its change time. */
+export interface SnapshotGroup {
+  item: LocationGroupListItem | AddressGroupListItem;
+  changedAt: string;
+}
+
 export async function startPeers(issuer: TestTokenIssuer): Promise<Peers> {
   const peers: Omit<Peers, 'url' | 'close'> = {
     locations: [],
     groups: new Set(),
+    locationGroups: [],
+    addressGroups: [],
     failingSnapshots: new Map(),
     lineDelayMs: 0,
     authorizations: [],
@@ -85,6 +98,14 @@ export async function startPeers(issuer: TestTokenIssuer): Promise<Peers> {
         return (since === null || location.updatedAt > since) && (group === null || location.locationGroupId === group);
       })
       .sort((a, b) => a.id.localeCompare(b.id));
+  /** As location-query selects groups: the live ones, or with modifiedSince those changed after it, by id. */
+  const selectedGroups = (groups: readonly SnapshotGroup[], query: URLSearchParams) => {
+    const since = query.get('modifiedSince');
+    return groups
+      .filter((group) => (since === null ? group.item.deletedAt === undefined : group.changedAt > since))
+      .map((group) => group.item)
+      .sort((a, b) => a.id.localeCompare(b.id));
+  };
   const json = (response: ServerResponse, status: number, body: unknown) => {
     response.writeHead(status, { 'content-type': 'application/json' });
     response.end(JSON.stringify(body));
@@ -117,15 +138,25 @@ export async function startPeers(issuer: TestTokenIssuer): Promise<Peers> {
       }
       const rows = selected(url.searchParams);
       const format = url.searchParams.get(LOCATION_SNAPSHOT.formatParameter) === 'csv' ? 'csv' : 'json';
+      const withGroups = url.searchParams.get(LOCATION_SNAPSHOT.groupsParameter) === 'true';
+      const locationGroups = withGroups ? selectedGroups(peers.locationGroups, url.searchParams) : [];
+      const addressGroups = withGroups ? selectedGroups(peers.addressGroups, url.searchParams) : [];
       response.writeHead(200, {
         'content-type': LOCATION_SNAPSHOT.contentTypes[format],
         [LOCATION_SNAPSHOT.totalCountHeader]: String(rows.length),
+        ...(withGroups
+          ? {
+              [LOCATION_SNAPSHOT.locationGroupCountHeader]: String(locationGroups.length),
+              [LOCATION_SNAPSHOT.addressGroupCountHeader]: String(addressGroups.length),
+            }
+          : {}),
       });
       for (const row of rows) {
         if (peers.lineDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, peers.lineDelayMs));
         if (response.destroyed) return;
         response.write(format === 'csv' ? locationCsvRecord(row) : `${JSON.stringify(row)}\n`);
       }
+      for (const group of [...locationGroups, ...addressGroups]) response.write(`${JSON.stringify(group)}\n`);
       return response.end();
     }
     if (request.method === 'GET' && url.pathname === '/locations/statistics') {

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { csvRowToLocationInput, LOCATION_CSV_COLUMNS, type Location, locationCsvRecord } from '@lx/contracts';
 import { aLocation } from '@lx/domain/testing';
-import { Digest, ExportFileWriter } from './export-file';
+import { Digest, type ExportFileHeader, ExportFileWriter } from './export-file';
 
 const header = { exportTimestamp: '2024-03-01T10:00:00.000Z', totalCount: 2 };
 const locations: Location[] = [
@@ -16,7 +16,11 @@ const ndjson = locations.map((location) => `${JSON.stringify(location)}\n`).join
 const records = locations.map(locationCsvRecord).join('');
 
 /** Runs the writer over `chunks` and returns the file. */
-async function write(format: 'json' | 'csv', chunks: readonly Buffer[], fileHeader = header): Promise<string> {
+async function write(
+  format: 'json' | 'csv',
+  chunks: readonly Buffer[],
+  fileHeader: ExportFileHeader = header,
+): Promise<string> {
   const out: Buffer[] = [];
   const writer = new ExportFileWriter(format, fileHeader);
   writer.on('data', (chunk: Buffer) => out.push(chunk));
@@ -37,6 +41,74 @@ describe('ExportFileWriter', () => {
     const file = await write('json', pieces(size));
     expect(JSON.parse(file)).toEqual({ ...header, locations });
     expect(file.startsWith('{"exportTimestamp":"2024-03-01T10:00:00.000Z","totalCount":2,"locations":[{')).toBe(true);
+  });
+
+  describe('json with groups', () => {
+    const locationGroups = [
+      { id: '00000000-0000-4000-8000-00000000000a', name: 'Phase "1" – Zürich', type: 'OTHER' },
+      {
+        id: '00000000-0000-4000-8000-00000000000b',
+        name: 'gone',
+        type: 'OTHER',
+        deletedAt: '2024-02-29T08:00:00.000Z',
+      },
+    ];
+    const addressGroups = [{ id: '00000000-0000-4000-8000-00000000000c', name: 'Tower 北', type: 'MDU_COMPLEX' }];
+    const lines = (items: readonly object[]) => items.map((item) => `${JSON.stringify(item)}\n`).join('');
+    const withGroups = (counts: { locationGroups: number; addressGroups: number }, total = 2) => ({
+      ...header,
+      totalCount: total,
+      groupCounts: counts,
+    });
+
+    it.each([1, 7, 1 << 20])(
+      'in chunks of %i bytes: the locations, then both group arrays, every line verbatim',
+      async (size) => {
+        const snapshot = ndjson + lines(locationGroups) + lines(addressGroups);
+        const fileHeader = withGroups({ locationGroups: 2, addressGroups: 1 });
+        const writer = new ExportFileWriter('json', fileHeader);
+        const out: Buffer[] = [];
+        writer.on('data', (chunk: Buffer) => out.push(chunk));
+        await pipeline(Readable.from(pieces(size, snapshot)), writer);
+        const file = Buffer.concat(out).toString('utf8');
+        expect(JSON.parse(file)).toEqual({ ...header, locations, locationGroups, addressGroups });
+        expect(file.endsWith(`${JSON.stringify(addressGroups[0])}]}`)).toBe(true);
+        expect(writer.rows).toBe(2);
+      },
+    );
+
+    it.each([
+      [{ locationGroups: 0, addressGroups: 0 }, [], []],
+      [{ locationGroups: 2, addressGroups: 0 }, locationGroups, []],
+      [{ locationGroups: 0, addressGroups: 1 }, [], addressGroups],
+    ])('given group counts %j, then the empty arrays are written too', async (counts, own, address) => {
+      for (const total of [0, 2]) {
+        const snapshot = (total === 0 ? '' : ndjson) + lines(own) + lines(address);
+        for (const size of [1, 1 << 20]) {
+          const file = await write('json', pieces(size, snapshot), withGroups(counts, total));
+          expect(JSON.parse(file)).toEqual({
+            ...header,
+            totalCount: total,
+            locations: total === 0 ? [] : locations,
+            locationGroups: own,
+            addressGroups: address,
+          });
+        }
+      }
+    });
+
+    it('fails when the snapshot holds fewer or more group lines than announced', async () => {
+      const snapshot = ndjson + lines(locationGroups) + lines(addressGroups);
+      await expect(
+        write('json', [Buffer.from(snapshot)], withGroups({ locationGroups: 2, addressGroups: 2 })),
+      ).rejects.toThrow('the snapshot announced 2 address groups and held 1');
+      await expect(
+        write('json', [Buffer.from(snapshot)], withGroups({ locationGroups: 1, addressGroups: 1 })),
+      ).rejects.toThrow('the snapshot announced 1 address groups and held 2');
+      await expect(
+        write('json', [Buffer.from(ndjson)], withGroups({ locationGroups: 1, addressGroups: 0 })),
+      ).rejects.toThrow('the snapshot announced 1 location groups and held 0');
+    });
   });
 
   it.each([1, 7, 1 << 20])('csv, in chunks of %i bytes: the header row, then one record per location', async (size) => {

@@ -6,23 +6,38 @@ import { csvRecord, type ExportFormat, LOCATION_CSV_COLUMNS } from '@lx/contract
 export interface ExportFileHeader {
   exportTimestamp: string;
   totalCount: number;
+  /** json: how many location group lines, then address group lines, follow the locations; absent: no group arrays. */
+  groupCounts?: { locationGroups: number; addressGroups: number };
 }
 
 const LF = 0x0a;
 const QUOTE = 0x22;
 const COMMA = 0x2c;
 
+/** The arrays of a json file in order: each filled from as many snapshot lines as announced. */
+const JSON_ARRAYS = [
+  { key: 'locations', noun: 'locations' },
+  { key: 'locationGroups', noun: 'location groups' },
+  { key: 'addressGroups', noun: 'address groups' },
+] as const;
+/** What closes one array and opens the next, by the index of the next. */
+const ARRAY_OPENERS = JSON_ARRAYS.map(({ key }) => Buffer.from(`],${JSON.stringify(key)}:[`));
+/** The most bytes the openers add within one chunk (all of them, should the group arrays be empty). */
+const OPENERS_BYTES = ARRAY_OPENERS.slice(1).reduce((sum, opener) => sum + opener.length, 0);
+
 /**
  * Turns the snapshot into the export file byte for byte, with constant memory and without decoding or parsing a
  * location: the read model stores every location both as served JSON and as its CSV record, and the snapshot streams
  * the one the format needs.
- * - JSON: the snapshot is NDJSON; the file is `{"exportTimestamp","totalCount","locations":[…]}` with each line
- *   copied verbatim as an element. JSON text never holds a raw LF, so every LF ends a line: it is dropped, and a comma
- *   is written before the next line.
+ * - JSON: the snapshot is NDJSON; the file is `{"exportTimestamp","totalCount","locations":[…]}`, with the group
+ *   arrays `"locationGroups":[…],"addressGroups":[…]` after the locations when the snapshot announced groups, each
+ *   line copied verbatim as an element. The announced counts say which array a line belongs to: the first totalCount
+ *   lines are locations, the next ones location groups, then address groups. JSON text never holds a raw LF, so every
+ *   LF ends a line: it is dropped, and a comma (or the next array's opening) is written before the next line.
  * - CSV: the snapshot is CRLF-terminated records; the file is the header row of LOCATION_CSV_COLUMNS, then the records
  *   as they come. A record ends at a LF outside quotes (a quoted cell may hold line breaks; RFC 4180).
- * `rows` counts the locations written; the stream fails if the snapshot ends in the middle of a location, holds an
- * empty line, or holds another number of locations than announced.
+ * `rows` counts the locations written; the stream fails if the snapshot ends in the middle of a line, holds an empty
+ * line, or holds another number of locations (or groups) than announced.
  */
 export class ExportFileWriter extends Transform {
   rows = 0;
@@ -30,12 +45,20 @@ export class ExportFileWriter extends Transform {
   private atBoundary = true;
   /** CSV: inside a quoted cell. */
   private inQuotes = false;
+  /** JSON: the lines each array takes, in JSON_ARRAYS order. */
+  private readonly arrayLines: readonly number[];
+  /** JSON: the array being filled, and how many lines it holds so far. */
+  private array = 0;
+  private lines = 0;
 
   constructor(
     private readonly format: ExportFormat,
     private readonly header: ExportFileHeader,
   ) {
     super({ writableHighWaterMark: 1 << 16, readableHighWaterMark: 1 << 16 });
+    const groups = header.groupCounts;
+    this.arrayLines =
+      groups === undefined ? [header.totalCount] : [header.totalCount, groups.locationGroups, groups.addressGroups];
     this.push(
       format === 'json'
         ? `{"exportTimestamp":${JSON.stringify(header.exportTimestamp)},"totalCount":${header.totalCount},"locations":[`
@@ -57,30 +80,59 @@ export class ExportFileWriter extends Transform {
       callback(new Error('the snapshot ended in the middle of a location'));
       return;
     }
-    if (this.rows !== this.header.totalCount) {
-      callback(new Error(`the snapshot announced ${this.header.totalCount} locations and held ${this.rows}`));
+    if (this.format === 'csv') {
+      if (this.rows !== this.header.totalCount) {
+        callback(new Error(`the snapshot announced ${this.header.totalCount} locations and held ${this.rows}`));
+        return;
+      }
+      callback();
       return;
     }
-    if (this.format === 'json') this.push(']}');
-    callback();
+    const closing: Buffer[] = [];
+    for (;;) {
+      const announced = this.arrayLines[this.array]!;
+      if (this.lines !== announced) {
+        const { noun } = JSON_ARRAYS[this.array]!;
+        callback(new Error(`the snapshot announced ${announced} ${noun} and held ${this.lines}`));
+        return;
+      }
+      if (this.array === this.arrayLines.length - 1) break;
+      this.array += 1;
+      this.lines = 0;
+      closing.push(ARRAY_OPENERS[this.array]!);
+    }
+    closing.push(Buffer.from(']}'));
+    callback(null, Buffer.concat(closing));
   }
 
-  /** NDJSON bytes as array elements: at most one byte longer than the chunk (a comma before its first line). */
+  /**
+   * NDJSON bytes as array elements: at most one byte longer than the chunk (a comma before its first line), plus the
+   * openings of the arrays that begin in it.
+   */
   private jsonElements(chunk: Buffer): Buffer {
-    const out = Buffer.allocUnsafe(chunk.length + 1);
+    const out = Buffer.allocUnsafe(chunk.length + 1 + OPENERS_BYTES);
     let length = 0;
     let start = 0;
     while (start < chunk.length) {
       const end = chunk.indexOf(LF, start);
       const stop = end === -1 ? chunk.length : end;
       if (stop > start) {
-        if (this.atBoundary && this.rows > 0) out[length++] = COMMA;
+        if (this.atBoundary) {
+          // A line starts: past the arrays already full (the last one takes any extra line, refused at the end).
+          while (this.lines === this.arrayLines[this.array] && this.array < this.arrayLines.length - 1) {
+            this.array += 1;
+            this.lines = 0;
+            length += ARRAY_OPENERS[this.array]!.copy(out, length);
+          }
+          if (this.lines > 0) out[length++] = COMMA;
+        }
         length += chunk.copy(out, length, start, stop);
         this.atBoundary = false;
       }
       if (end === -1) break;
       if (this.atBoundary) throw new Error('the snapshot holds an empty line');
-      this.rows += 1;
+      this.lines += 1;
+      if (this.array === 0) this.rows += 1;
       this.atBoundary = true;
       start = end + 1;
     }

@@ -22,9 +22,9 @@ export class AttemptAborted extends Error {
 }
 
 /**
- * Generates one claimed export: fence a watermark, stream the snapshot through the file writer into object storage
- * (multipart, constant memory), sign the download link, then mark the request COMPLETED and append EXPORT_COMPLETED
- * in one transaction. A failed attempt is retried after a growing delay; the last allowed attempt marks it FAILED
+ * Generates one claimed export: fence a watermark, stream the snapshot (a json one with its groups) through the file
+ * writer into object storage (multipart, constant memory), sign the download link, then mark the request COMPLETED
+ * and append EXPORT_COMPLETED in one transaction. A failed attempt is retried after a growing delay; the last allowed attempt marks it FAILED
  * with EXPORT_GENERATION_FAILED and its event. Every change is conditional on the lease, so an attempt that lost its
  * lease changes nothing; each attempt writes its own object, so a late one never overwrites a completed file.
  */
@@ -86,6 +86,7 @@ export class GenerateExportHandler {
     const writer = new ExportFileWriter(request.format, {
       exportTimestamp: watermark.toISOString(),
       totalCount: snapshot.totalCount,
+      ...(snapshot.groupCounts === undefined ? {} : { groupCounts: snapshot.groupCounts }),
     });
     const digest = new Digest();
     const heartbeat = this.heartbeat(claim, writer, snapshot.totalCount, (lost) => snapshot.stream.destroy(lost));

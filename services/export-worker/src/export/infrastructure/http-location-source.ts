@@ -51,17 +51,25 @@ export class HttpLocationSource extends LocationSource {
   }
 
   async snapshot(selection: ExportSelection, format: ExportFormat): Promise<LocationSnapshot> {
+    const groups = format === 'json';
     const query = selectionQuery(selection, {
       [LOCATION_SNAPSHOT.catchUpParameter]: 'true',
       [LOCATION_SNAPSHOT.formatParameter]: format,
+      ...(groups ? { [LOCATION_SNAPSHOT.groupsParameter]: 'true' } : {}),
     });
     const response = await this.call('GET', `${this.urls.locationQueryUrl}${LOCATION_SNAPSHOT.path}${query}`);
-    const totalCount = Number(response.headers.get(LOCATION_SNAPSHOT.totalCountHeader));
-    if (!Number.isSafeInteger(totalCount) || totalCount < 0 || response.body === null) {
+    const totalCount = countHeader(response, LOCATION_SNAPSHOT.totalCountHeader);
+    const locationGroups = groups ? countHeader(response, LOCATION_SNAPSHOT.locationGroupCountHeader) : 0;
+    const addressGroups = groups ? countHeader(response, LOCATION_SNAPSHOT.addressGroupCountHeader) : 0;
+    if (totalCount === undefined || locationGroups === undefined || addressGroups === undefined || !response.body) {
       await response.body?.cancel();
-      throw new ServiceUnavailableException('location-query answered the snapshot without a total count');
+      throw new ServiceUnavailableException('location-query answered the snapshot without its counts');
     }
-    return { totalCount, stream: Readable.fromWeb(response.body as WebReadableStream<Uint8Array>) };
+    return {
+      totalCount,
+      ...(groups ? { groupCounts: { locationGroups, addressGroups } } : {}),
+      stream: Readable.fromWeb(response.body as WebReadableStream<Uint8Array>),
+    };
   }
 
   async count(selection: ExportSelection): Promise<number> {
@@ -110,6 +118,13 @@ export class HttpLocationSource extends LocationSource {
       clearTimeout(timer);
     }
   }
+}
+
+/** A count a reply header announces; undefined when it is missing or not a count. */
+function countHeader(response: Response, name: string): number | undefined {
+  const raw = response.headers.get(name);
+  const count = raw === null || raw.trim() === '' ? NaN : Number(raw);
+  return Number.isSafeInteger(count) && count >= 0 ? count : undefined;
 }
 
 /** RFC 6750 section 3.1: the resource server's 403 for a token without the scope the operation needs. */

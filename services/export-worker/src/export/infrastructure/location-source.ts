@@ -4,11 +4,21 @@ import type { ExportSelection } from '@lx/domain';
 
 /**
  * A consistent snapshot of the selected locations, ordered by id: NDJSON, one Location per line as GET /locations/{id}
- * serves it (json), or one CRLF-terminated CSV record per location as the CSV export writes it (csv).
+ * serves it (json), or one CRLF-terminated CSV record per location as the CSV export writes it (csv). A json snapshot
+ * goes on with the groups of the same snapshot (`groupCounts` lines of location groups, then of address groups, one
+ * LocationGroupListItem / AddressGroupListItem per line, each ordered by id).
  */
 export interface LocationSnapshot {
   totalCount: number;
+  /** json: how many location group lines, then address group lines, follow the locations. */
+  groupCounts?: SnapshotGroupCounts;
   stream: Readable;
+}
+
+/** How many groups of each kind a json snapshot holds after its locations. */
+export interface SnapshotGroupCounts {
+  locationGroups: number;
+  addressGroups: number;
 }
 
 /**
@@ -22,7 +32,10 @@ export abstract class LocationSource {
    * fences its writers and waits for its outbox). A snapshot opened afterwards with `catchUp` contains all of them.
    */
   abstract watermark(): Promise<Date>;
-  /** Opens the snapshot once the read model has consumed everything published before the call. */
+  /**
+   * Opens the snapshot once the read model has consumed everything published before the call; a json one with the
+   * groups (all live ones; with modifiedSince those changed after it, tombstones included).
+   */
   abstract snapshot(selection: ExportSelection, format: ExportFormat): Promise<LocationSnapshot>;
   /** How many locations the selection holds, from the counters the statistics projection maintains. */
   abstract count(selection: ExportSelection): Promise<number>;
