@@ -23,6 +23,7 @@ import {
 import {
   acceptedExport,
   awaitCompleted,
+  compareIds,
   type CompletedExport,
   type ExportFile,
   fetchExportFile,
@@ -381,6 +382,60 @@ describe('bulk exports through the ingress', () => {
         expect({ id, chain: seen.get(id) }).toEqual({ id, chain: lastWritten });
       }
     }, 420_000);
+  });
+
+  describe('groups in JSON exports', () => {
+    it('a full export holds every live group; the next, from its exportTimestamp, the groups changed since, deleted ones as tombstones, without waiting for the read side', async () => {
+      const reader = await registry.rsp();
+      const run = unique();
+      const area = { id: '', name: `e2e exports groups ${run} area`, type: 'OTHER' };
+      const doomed = { id: '', name: `e2e exports groups ${run} doomed`, type: 'OTHER' };
+      const mdu = { id: '', name: `e2e exports groups ${run} MDU`, type: 'MDU_COMPLEX' };
+      area.id = await operator.createLocationGroup(area.name);
+      doomed.id = await operator.createLocationGroup(doomed.name);
+      mdu.id = await operator.createAddressGroup(mdu.name);
+      // The export request checks its filter against the read side; the groups in the file need no such wait.
+      await awaitLocationGroup(reader, area.id);
+      await operator.createLocation({
+        locationGroupId: area.id,
+        geography: { country: 'AU', region: 'TAS', locality: 'Hobart', postalCode: '7000' },
+        address: { streetNumber: '3', streetName: 'Elizabeth', streetType: 'STREET', addressGroupId: mdu.id },
+      });
+      const ours = <T extends { id: string }>(groups: T[] | undefined, ...wanted: { id: string }[]) =>
+        (groups ?? []).filter((group) => wanted.some((one) => one.id === group.id));
+
+      const full = await runExport(reader, { format: 'json', filters: { locationGroupId: area.id } });
+      expect(full.file.locations.map((location) => location.address?.addressGroupId)).toEqual([mdu.id]);
+      expect(ours(full.file.locationGroups, area, doomed)).toEqual(
+        [area, doomed].sort((a, b) => compareIds(a.id, b.id)),
+      );
+      expect(ours(full.file.addressGroups, mdu)).toEqual([mdu]);
+      // A full export holds no tombstones, of this test or any other.
+      expect(
+        [...(full.file.locationGroups ?? []), ...(full.file.addressGroups ?? [])].filter((g) => g.deletedAt),
+      ).toEqual([]);
+
+      // Changes after the full export's watermark, then at once the incremental export from it.
+      const renamed = (await operator.patchGroup('address-groups', mdu.id, { name: `${mdu.name} renamed` })).group;
+      await operator.deleteGroup('location-groups', doomed.id);
+      const fresh = { id: '', name: `e2e exports groups ${run} fresh`, type: 'OTHER' };
+      fresh.id = await operator.createLocationGroup(fresh.name);
+      const next = await runExport(reader, {
+        format: 'json',
+        modifiedSince: full.status.exportTimestamp,
+        filters: { locationGroupId: area.id },
+      });
+      expect(next.file.locations).toEqual([]);
+      const tombstone = { ...doomed, deletedAt: expect.any(String) as unknown as string };
+      expect(ours(next.file.locationGroups, area, doomed, fresh)).toEqual(
+        [tombstone, fresh].sort((a, b) => compareIds(a.id, b.id)),
+      );
+      expect(ours(next.file.addressGroups, mdu)).toEqual([renamed]);
+      // The deletion lies between the two watermarks: after the first (the fence), at or before the second.
+      const deletedAt = ours(next.file.locationGroups, doomed)[0]!.deletedAt!;
+      expect(instantKey(deletedAt) > instantKey(full.status.exportTimestamp)).toBe(true);
+      expect(instantKey(deletedAt) <= instantKey(next.status.exportTimestamp)).toBe(true);
+    }, 120_000);
   });
 
   describe('isolation between RSPs', () => {

@@ -345,5 +345,66 @@ describe("the operator's changes, as an RSP sees them", () => {
       await awaitListed(tag, [secondReplaced]);
       expect((await rsp.get(`/${collection}/${third.id}`)).status).toBe(404);
     }, 120_000);
+
+    it('an RSP follows the changes by modifiedSince: the groups changed after it, by id, deleted ones as tombstones', async () => {
+      const tag = `e2e operator journey ${run} ${collection} sync`;
+      const create = async (name: string) => ({
+        id: await (collection === 'location-groups'
+          ? operator.createLocationGroup(name)
+          : operator.createAddressGroup(name)),
+        name,
+        type,
+      });
+      const byId = <T extends { id: string }>(groups: T[]) => [...groups].sort((a, b) => compareIds(a.id, b.id));
+      /** The RSP's list of this test's groups changed after `since` (and the page asked for). */
+      const changedAfter = (since: string, page = '') =>
+        listAt(`/${collection}?modifiedSince=${encodeURIComponent(since)}&name=${encodeURIComponent(tag)}${page}`);
+
+      // A minute back on this machine's clock: clock skew cannot hide a change; the name keeps other tests out.
+      const since = new Date(Date.now() - 60_000).toISOString();
+      const first = await create(`${tag} 1`);
+      const second = await create(`${tag} 2`);
+      const third = await create(`${tag} 3`);
+      const renamed = (await operator.patchGroup(collection, second.id, { name: `${tag} 2 renamed` })).group;
+      await operator.deleteGroup(collection, third.id);
+
+      const tombstone = { ...third, deletedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) };
+      const changes = (await awaitEqual<unknown>(`the changes after ${since}`, () => changedAfter(since), {
+        [listKey]: byId<{ id: string }>([first, renamed, tombstone]),
+        pagination: { limit: 100, offset: 0, total: 3 },
+      })) as Record<string, { id: string; deletedAt?: string }[]>;
+      const deletedAt = changes[listKey]!.find((group) => group.id === third.id)!.deletedAt!;
+      expect(Date.parse(deletedAt)).toBeGreaterThan(Date.parse(since));
+      expect(Date.parse(deletedAt)).toBeLessThanOrEqual(Date.now() + 60_000);
+      // The same order page by page; the total counts the tombstone.
+      expect(await changedAfter(since, '&limit=2&offset=2')).toEqual({
+        [listKey]: changes[listKey]!.slice(2),
+        pagination: { limit: 2, offset: 2, total: 3 },
+      });
+
+      // The next round starts after the last change seen (exclusive): only what changed since.
+      const renamedAgain = (await operator.patchGroup(collection, first.id, { name: `${tag} 1 again` })).group;
+      await awaitEqual<unknown>(`the changes after ${deletedAt}`, () => changedAfter(deletedAt), {
+        [listKey]: [renamedAgain],
+        pagination: { limit: 100, offset: 0, total: 1 },
+      });
+
+      // Without modifiedSince nothing changed: live groups only, by name; the deleted one stays 404.
+      expect(await listAt(`/${collection}?name=${encodeURIComponent(tag)}`)).toEqual({
+        [listKey]: [renamedAgain, renamed],
+        pagination: { limit: 100, offset: 0, total: 2 },
+      });
+      expect((await rsp.get(`/${collection}/${third.id}`)).status).toBe(404);
+
+      const malformed = await rsp.get(`/${collection}?modifiedSince=${encodeURIComponent('2024-05-01 10:00')}`);
+      expect({ status: malformed.status, error: errorOf(`GET /${collection}?modifiedSince=…`, malformed) }).toEqual({
+        status: 400,
+        error: {
+          code: 'INVALID_FILTER',
+          message: expect.stringContaining('modifiedSince') as unknown,
+          details: { issues: [expect.objectContaining({ field: 'modifiedSince' }) as unknown] },
+        },
+      });
+    }, 120_000);
   });
 });

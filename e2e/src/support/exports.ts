@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
 import {
+  type AddressGroupListItem,
   csvRowToLocationInput,
   EXPORT_CONTENT_TYPES,
   exportAcceptedSchema,
@@ -12,6 +13,7 @@ import {
   jsonExportFileSchema,
   type Location,
   LOCATION_CSV_COLUMNS,
+  type LocationGroupListItem,
   locationSchema,
   validate,
 } from '@lx/contracts';
@@ -21,11 +23,16 @@ import { type ApiClient, describeReply, type HttpReply } from './api';
 /** The status reply of a COMPLETED export. */
 export type CompletedExport = Extract<ExportStatusReply, { status: 'COMPLETED' }>;
 
-/** A downloaded and parsed export file: the locations in file order, and the file's own header values (json only). */
+/**
+ * A downloaded and parsed export file: the locations in file order, and the file's own header values and group arrays
+ * (json only).
+ */
 export interface ExportFile {
   locations: Location[];
   exportTimestamp?: string;
   totalCount?: number;
+  locationGroups?: LocationGroupListItem[];
+  addressGroups?: AddressGroupListItem[];
 }
 
 /**
@@ -141,10 +148,25 @@ export function parseJsonExport(status: CompletedExport, body: Buffer): ExportFi
   const file = validate(jsonExportFileSchema, JSON.parse(decodeUtf8(body)));
   if (!file.ok)
     throw new Error(`json export ${status.requestId} breaks the file contract: ${JSON.stringify(file.issues)}`);
+  const { locationGroups, addressGroups } = file.value;
+  // Every json export of this release carries both group arrays, each ordered by id.
+  for (const [key, groups] of [
+    ['locationGroups', locationGroups],
+    ['addressGroups', addressGroups],
+  ] as const) {
+    const ids = groups?.map((group) => group.id);
+    expect({ requestId: status.requestId, key, ids }).toEqual({
+      requestId: status.requestId,
+      key,
+      ids: [...(ids ?? [])].sort(compareIds),
+    });
+  }
   return {
     locations: file.value.locations,
     exportTimestamp: file.value.exportTimestamp,
     totalCount: file.value.totalCount,
+    locationGroups,
+    addressGroups,
   };
 }
 
