@@ -62,6 +62,18 @@ describe('the RSP guide (docs/rsp-guide.md), every snippet run against the stack
     );
     return JSON.parse(stdout) as { version: number | null; body: unknown } | null;
   };
+  const mirrorGroup = async (id: string) => {
+    const { stdout } = await run(
+      'python3',
+      [
+        '-c',
+        'import json,os,sqlite3,sys; r=sqlite3.connect(os.environ["LX_MIRROR_DB"]).execute("SELECT version, deleted, body FROM groups WHERE id=?", (sys.argv[1],)).fetchone(); print(json.dumps(r and {"version": r[0], "deleted": r[1], "body": json.loads(r[2])}))',
+        id,
+      ],
+      { env },
+    );
+    return JSON.parse(stdout) as { version: number | null; deleted: number; body: Record<string, unknown> } | null;
+  };
 
   beforeAll(async () => {
     const snippets = snippetsOf(await readFile(GUIDE, 'utf8'));
@@ -116,7 +128,10 @@ describe('the RSP guide (docs/rsp-guide.md), every snippet run against the stack
   });
 
   it('loads a full export, keeps the copy by webhook, catches up by the export chain, and checks the counts', async () => {
+    const groupName = `e2e rsp guide ${randomUUID().slice(0, 8)}`;
+    const groupId = await operator.createLocationGroup(groupName);
     const first = await operator.createLocation({
+      locationGroupId: groupId,
       geography: { country: 'AU', region: 'NSW', locality: 'Dubbo', postalCode: '2830' },
       address: { streetNumber: '1', streetName: 'Macquarie', streetType: 'STREET' },
       fiberAccessDetails: { serviceability: { status: 'PLANNED' } },
@@ -126,6 +141,11 @@ describe('the RSP guide (docs/rsp-guide.md), every snippet run against the stack
     const full = await python('export_chain.py');
     expect(full.stdout).toMatch(/^full export: \d+ locations up to \d{4}-\d\d-\d\dT/);
     expect((await mirrorRow(first.location.id))?.body).toEqual(first.location);
+    expect(await mirrorGroup(groupId)).toEqual({
+      version: null,
+      deleted: 0,
+      body: { id: groupId, name: groupName, type: 'OTHER' },
+    });
 
     // The receiver keeps the copy from the webhooks: a change and a new location arrive, versioned.
     receiverProcess = spawn('python3', [join(dir, 'receiver.py')], {
@@ -146,27 +166,36 @@ describe('the RSP guide (docs/rsp-guide.md), every snippet run against the stack
       geography: { country: 'AU', region: 'NSW', locality: 'Orange', postalCode: '2800' },
       coordinates: { latitude: -33.284, longitude: 149.1004 },
     });
+    const renamed = await operator.patchGroup('location-groups', groupId, { name: `${groupName} renamed` });
+    const mduId = await operator.createAddressGroup(`${groupName} MDU`);
     await waitFor(
-      'the receiver to apply both events',
+      'the receiver to apply the four events',
       async () =>
         (await mirrorRow(first.location.id))?.version === changed.version &&
-        (await mirrorRow(second.location.id))?.version === second.version,
+        (await mirrorRow(second.location.id))?.version === second.version &&
+        (await mirrorGroup(groupId))?.version === renamed.version &&
+        (await mirrorGroup(mduId))?.version === 1,
       60_000,
     ).catch((error: Error) => {
       throw new Error(`${error.message}; receiver stderr: ${stderr}`);
     });
     expect((await mirrorRow(first.location.id))?.body).toEqual(changed.location);
+    expect((await mirrorGroup(groupId))?.body).toEqual(renamed.group);
 
-    // With the receiver down, changes reach the copy by the export chain.
+    // With the receiver down, changes reach the copy by the export chain: a location's, and a group's deletion.
     receiverProcess.kill('SIGTERM');
     receiverProcess = undefined;
     const missed = await operator.patchLocation(second.location.id, { notes: 'changed while the receiver was down' });
+    await operator.patchLocation(first.location.id, { locationGroupId: null });
+    await operator.deleteGroup('location-groups', groupId);
     const incremental = await python('export_chain.py');
     expect(incremental.stdout).toMatch(/^incremental export: \d+ locations up to /);
     const row = await mirrorRow(second.location.id);
     expect(row?.body).toEqual(missed.location);
     // The exported row has no version, and replaced one the receiver held.
     expect(row?.version).toBeNull();
+    expect(await mirrorGroup(groupId)).toMatchObject({ version: null, deleted: 1, body: { id: groupId } });
+    expect((await mirrorGroup(groupId))?.body.deletedAt).toEqual(expect.any(String));
 
     // The daily check: in sync; then, with a location gone from the copy, drift and exit 1.
     const check = await python('daily_check.py');
