@@ -98,6 +98,7 @@ const OPERATIONS: Operation[] = [
   // RSP reads
   { method: 'GET', path: `/locations/${MISSING}`, scope: read, allowed: 404 },
   { method: 'GET', path: `/locations?locationGroupId=${MISSING}`, scope: read, allowed: 200 },
+  { method: 'GET', path: '/locations/changes?limit=1', scope: read, allowed: 200 },
   { method: 'GET', path: `/locations/statistics?locationGroupId=${MISSING}`, scope: read, allowed: 200 },
   { method: 'GET', path: `/location-groups?name=${MISSING}`, scope: read, allowed: 200 },
   { method: 'GET', path: `/location-groups/${MISSING}`, scope: read, allowed: 404 },

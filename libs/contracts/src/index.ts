@@ -8,6 +8,7 @@ export * from './resources/groups';
 export * from './resources/exports';
 export * from './resources/statistics';
 export * from './resources/read-queries';
+export * from './resources/changes';
 export * from './errors/error-codes';
 export * from './errors/error-body';
 export * from './events/envelope';

@@ -23,7 +23,7 @@ describe('kafkaAclsFor', () => {
     expect(new Set(acls.map((acl) => acl.principal))).toEqual(new Set(['User:lx-location-command']));
   });
 
-  it('given location-query, then it reads the three topics and writes only its own dead-letter topics', () => {
+  it('given location-query, then it reads the three topics (once, for its two groups) and writes only its own dead-letter topics', () => {
     const acls = kafkaAclsFor('location-query', { topicPrefix: '', user: 'lq', groupId: 'lq-2' });
     expect(operationsOn(acls, 'location.events.v1')).toEqual([
       'LITERAL DESCRIBE',
@@ -42,6 +42,9 @@ describe('kafkaAclsFor', () => {
       'location.events.v1.lq-2.dlq',
       'location-group.events.v1.lq-2.dlq',
       'address-group.events.v1.lq-2.dlq',
+      'location.events.v1.lq-2-changes.dlq',
+      'location-group.events.v1.lq-2-changes.dlq',
+      'address-group.events.v1.lq-2-changes.dlq',
     ]);
   });
 

@@ -35,9 +35,18 @@ export const KAFKA_TOPIC_ACCESS: Readonly<
     produces: [TOPICS.locationEvents.name, TOPICS.locationGroupEvents.name, TOPICS.addressGroupEvents.name],
     consumes: [],
   },
+  // The read model as `<group>`, the change feed as `<group>-changes`.
   'location-query': {
     produces: [],
-    consumes: consumed('', TOPICS.locationEvents.name, TOPICS.locationGroupEvents.name, TOPICS.addressGroupEvents.name),
+    consumes: [
+      ...consumed('', TOPICS.locationEvents.name, TOPICS.locationGroupEvents.name, TOPICS.addressGroupEvents.name),
+      ...consumed(
+        '-changes',
+        TOPICS.locationEvents.name,
+        TOPICS.locationGroupEvents.name,
+        TOPICS.addressGroupEvents.name,
+      ),
+    ],
   },
   'statistics-projection': { produces: [], consumes: consumed('', TOPICS.locationEvents.name) },
   'export-worker': { produces: [TOPICS.exportEvents.name], consumes: [] },
@@ -110,8 +119,10 @@ export function kafkaAclsFor(service: KafkaService, options: KafkaAclOptions): K
   }
   for (const topic of produces) grant('TOPIC', 'LITERAL', onCluster(topic), ['WRITE']);
   const groupId = options.groupId ?? service;
-  for (const { topic, groupSuffix } of consumes) {
+  // A topic read by several of the service's groups is granted READ once.
+  for (const topic of new Set(consumes.map(({ topic }) => topic)))
     grant('TOPIC', 'LITERAL', onCluster(topic), ['READ']);
+  for (const { topic, groupSuffix } of consumes) {
     grant('TOPIC', 'LITERAL', onCluster(dlqTopic(topic, `${groupId}${groupSuffix}`)), [
       'CREATE',
       'WRITE',

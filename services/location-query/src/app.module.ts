@@ -14,6 +14,8 @@ import {
   MetricsModule,
 } from '@lx/platform';
 import type { LocationQueryConfig } from './config/location-query.config';
+import { ChangeFeedModule } from './change-feed/change-feed.module';
+import { LocationChangesProjection } from './change-feed/infrastructure/location-changes.projection';
 import { MIGRATIONS } from './database/migrations';
 import { GroupModule } from './group/group.module';
 import { LocationModule } from './location/location.module';
@@ -30,7 +32,21 @@ export class AppModule {
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
         MessagingModule.forRoot(config.kafka, adapters.eventBus),
         ProjectionModule.register({ ...config.projection, projection: LocationReadModelProjection }),
-        HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck, projectionReadinessToken()]),
+        // The feed is its own consumer group, so it can be rebuilt (or fall behind) without touching the read model.
+        ProjectionModule.register({
+          name: 'changes',
+          groupId: config.changeFeed.groupId,
+          batchSize: config.projection.batchSize,
+          concurrency: config.projection.concurrency,
+          projection: LocationChangesProjection,
+        }),
+        HealthModule.forRoot([
+          DatabaseReadinessCheck,
+          EventBusReadinessCheck,
+          projectionReadinessToken(),
+          projectionReadinessToken('changes'),
+        ]),
+        ChangeFeedModule.register({ retentionDays: config.changeFeed.retentionDays }),
         LocationModule.register(config.snapshot),
         GroupModule,
       ],

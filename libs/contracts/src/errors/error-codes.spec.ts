@@ -34,6 +34,7 @@ describe('ERROR_CODES', () => {
   });
 
   it.each<[ErrorCode, number]>([
+    ['CHANGE_CURSOR_EXPIRED', 410],
     ['PRECONDITION_FAILED', 412],
     ['PAYLOAD_TOO_LARGE', 413],
     ['UNSUPPORTED_MEDIA_TYPE', 415],

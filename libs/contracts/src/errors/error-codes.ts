@@ -40,6 +40,11 @@ export const ERROR_CODES = {
     httpStatus: 409,
     description: 'The request conflicts with the current state, e.g. a reused Idempotency-Key',
   },
+  CHANGE_CURSOR_EXPIRED: {
+    httpStatus: 410,
+    description:
+      'The change feed cursor is older than the retention or from an earlier generation of the feed: take a full export',
+  },
   PRECONDITION_FAILED: { httpStatus: 412, description: 'If-Match does not match the current ETag' },
   PAYLOAD_TOO_LARGE: { httpStatus: 413, description: 'The request body is larger than allowed' },
   UNSUPPORTED_MEDIA_TYPE: { httpStatus: 415, description: 'The Content-Type is not one the endpoint accepts' },

@@ -42,6 +42,7 @@ import {
   SERVICEABILITY_STATUSES,
 } from '../resources/location';
 import { locationListSchema } from '../resources/read-queries';
+import { CHANGE_FEED, changeFeedPageSchema } from '../resources/changes';
 import { statisticsResponseSchema } from '../resources/statistics';
 import {
   DELIVERY_STATUSES,
@@ -148,6 +149,12 @@ export const SCHEMAS = {
       description:
         "The OAF-100 event envelope: `data` is the location (or group) after the change, `modifiedFields` a location's diff, `version` the resource's version. Group events (LOCATION_GROUP_*, ADDRESS_GROUP_*) are this service's addition; a deletion's `data` is the group's last state.",
     }),
+  ChangeFeedPage: changeFeedPageSchema.openapi('ChangeFeedPage', {
+    description:
+      'A page of the change feed: each change exactly as the webhook to /locations/events delivers it (the envelope ' +
+      "with its resource's version), `next` the cursor to continue from (also on an empty page), `hasMore` whether " +
+      'more can be read at once.',
+  }),
   ErrorBody: errorBodySchema.openapi('ErrorBody'),
   TokenRequest: z
     .object({
@@ -516,6 +523,46 @@ export const API_OPERATIONS: ApiOperation[] = [
       200: reply('A page of locations, ordered by id.', json(SCHEMAS.LocationList, examples.exampleLocationList)),
     },
     errors: LIST_ERRORS,
+  },
+  {
+    method: 'get',
+    path: CHANGE_FEED.path,
+    operationId: 'listLocationChanges',
+    tag: 'Locations',
+    summary: 'Read the change feed: every location and group change after a cursor, in commit order',
+    description:
+      'Changes of locations and of both kinds of groups, each exactly as the webhook to /locations/events describes ' +
+      "it, in the order the feed committed them (a resource's changes in version order), without gaps or repeats. " +
+      "Start without `after` (the oldest change retained), then pass each reply's `next`; when `hasMore` is false, " +
+      'poll `next` again later. Changes are retained for CHANGE_FEED_RETENTION_DAYS (at least 7 days); a cursor ' +
+      'older than that, or from before a rebuild of the feed, is refused with 410 CHANGE_CURSOR_EXPIRED: take a ' +
+      'full export, then read from the start again and apply only versions newer than the copy holds.',
+    scope: 'locations:read',
+    request: {
+      query: z.object({
+        after: z.string().min(1).optional().openapi({
+          description: 'The `next` of a previous reply, unchanged (opaque); absent: from the oldest retained.',
+        }),
+        limit: z.coerce
+          .number()
+          .int()
+          .min(1)
+          .max(CHANGE_FEED.maxLimit)
+          .optional()
+          .openapi({ description: `Most changes, 1 to ${CHANGE_FEED.maxLimit}; default ${CHANGE_FEED.defaultLimit}.` }),
+      }),
+    },
+    responses: {
+      200: reply(
+        'Up to `limit` changes after the cursor, in feed order.',
+        json(SCHEMAS.ChangeFeedPage, {
+          changes: [examples.exampleLocationEvent],
+          next: 'eyJ2IjoxLCJlIjoiOWYzYzJhMWI0ZDVlNmY3MCIsInQiOiI3NDIxIiwicyI6IjEwMjQifQ',
+          hasMore: false,
+        }),
+      ),
+    },
+    errors: ['INVALID_REQUEST', 'INVALID_LIMIT', 'INVALID_FILTER', 'CHANGE_CURSOR_EXPIRED'],
   },
   {
     method: 'get',

@@ -26,6 +26,7 @@ export abstract class DomainError extends Error {
 export type ValidationErrorCode = Extract<
   ErrorCode,
   | 'VALIDATION_ERROR'
+  | 'INVALID_REQUEST'
   | 'INVALID_COORDINATES'
   | 'INVALID_ADDRESS_FORMAT'
   | 'MISSING_LOCATION_DATA'

@@ -1,6 +1,7 @@
 import { ValidationFailedError } from '../errors/domain-error';
 import type { Result } from '../result';
 import {
+  parseChangeFeedQuery,
   parseDeliveryListQuery,
   parseExportListQuery,
   parseGroupListQuery,
@@ -727,6 +728,31 @@ describe('the parameters left out of a query', () => {
     });
     expect(value(parseStatisticsQuery({ modifiedBefore: '2024-01-01T00:00:00Z' }))).toStrictEqual({
       modifiedBefore: '2024-01-01T00:00:00Z',
+    });
+  });
+});
+
+describe('parseChangeFeedQuery', () => {
+  it('given no parameters, when parsed, then 100 changes from the oldest retained', () => {
+    expect(value(parseChangeFeedQuery({}))).toEqual({ limit: 100 });
+  });
+
+  it('given after and limit 1000, when parsed, then both are kept (the cursor still encoded)', () => {
+    expect(value(parseChangeFeedQuery({ after: 'abc', limit: '1000' }))).toEqual({ limit: 1000, after: 'abc' });
+  });
+
+  it.each(['0', '1001', '-1', 'x', ''])('given limit %j, when parsed, then INVALID_LIMIT names limit', (limit) => {
+    expect(failure(parseChangeFeedQuery({ limit }))).toMatchObject({ code: 'INVALID_LIMIT', fields: ['limit'] });
+  });
+
+  it.each([[''], [['a', 'b']]])('given after %j, when parsed, then INVALID_REQUEST names after', (after) => {
+    expect(failure(parseChangeFeedQuery({ after }))).toMatchObject({ code: 'INVALID_REQUEST', fields: ['after'] });
+  });
+
+  it('given an unknown parameter, when parsed, then INVALID_FILTER names it', () => {
+    expect(failure(parseChangeFeedQuery({ since: '2024-01-01T00:00:00Z' }))).toMatchObject({
+      code: 'INVALID_FILTER',
+      fields: ['since'],
     });
   });
 });

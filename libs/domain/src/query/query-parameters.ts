@@ -1,5 +1,7 @@
 import {
   ADMIN_DELIVERY_LIST_PARAMETERS,
+  CHANGE_FEED,
+  CHANGE_FEED_PARAMETERS,
   DELIVERY_LIST_PARAMETERS,
   DELIVERY_STATUSES,
   type DeliveryStatus,
@@ -346,6 +348,38 @@ export function parseStatisticsQuery(query: QueryParameters): Result<StatisticsF
     problems.add('INVALID_DATE_RANGE', 'modifiedSince', 'dateRange', 'modifiedSince must be before modifiedBefore');
   }
   return problems.result(filter);
+}
+
+/** GET /locations/changes: the page size and, when given, the (still encoded) cursor to continue after. */
+export interface ChangeFeedQuery {
+  limit: number;
+  after?: string;
+}
+
+/**
+ * Parses GET /locations/changes parameters. Problems: INVALID_LIMIT (limit not 1 to 1000, as on every list),
+ * INVALID_REQUEST for an empty or repeated `after` (what the cursor holds is checked where it is decoded),
+ * INVALID_FILTER for an unknown parameter.
+ */
+export function parseChangeFeedQuery(query: QueryParameters): Result<ChangeFeedQuery, ValidationFailedError> {
+  const problems = new Problems();
+  unknownParameters(query, CHANGE_FEED_PARAMETERS, problems);
+  const limit = integer(
+    query,
+    'limit',
+    'INVALID_LIMIT',
+    (value) => value >= 1 && value <= CHANGE_FEED.maxLimit,
+    `an integer from 1 to ${CHANGE_FEED.maxLimit}`,
+    CHANGE_FEED.defaultLimit,
+    problems,
+  );
+  const parsed: ChangeFeedQuery = { limit };
+  const after = single(query, CHANGE_FEED.afterParameter, 'INVALID_REQUEST', problems);
+  if (after !== undefined) {
+    if (after === '') problems.add('INVALID_REQUEST', 'after', 'cursor', "after must be a cursor from a reply's next");
+    else parsed.after = after;
+  }
+  return problems.result(parsed);
 }
 
 /** GET /locations/exports: an optional status and the page. */

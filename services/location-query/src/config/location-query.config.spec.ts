@@ -33,3 +33,26 @@ describe('location-query configuration: the snapshot', () => {
     },
   );
 });
+
+describe('location-query configuration: the change feed', () => {
+  it('given nothing, when loaded, then changes are kept 7 days under the read model group with -changes after it', () => {
+    expect(loadLocationQueryConfig(required).changeFeed).toEqual({
+      groupId: 'location-query-changes',
+      retentionDays: 7,
+    });
+  });
+
+  it('given the variables, when loaded, then each is taken', () => {
+    const env = { ...required, PROJECTION_GROUP_ID: 'lq-2', CHANGE_FEED_RETENTION_DAYS: '30' };
+    expect(loadLocationQueryConfig(env).changeFeed).toEqual({ groupId: 'lq-2-changes', retentionDays: 30 });
+  });
+
+  it.each(['6', '0', '3651', '7.5', 'a week'])(
+    'given CHANGE_FEED_RETENTION_DAYS=%s, when loaded, then it is refused, naming the variable',
+    (value) => {
+      expect(() => loadLocationQueryConfig({ ...required, CHANGE_FEED_RETENTION_DAYS: value })).toThrow(
+        /CHANGE_FEED_RETENTION_DAYS/,
+      );
+    },
+  );
+});

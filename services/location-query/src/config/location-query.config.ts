@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CHANGE_FEED } from '@lx/contracts';
 import {
   authConfig,
   authEnv,
@@ -20,6 +21,7 @@ const readSideEnv = {
   PROJECTION_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(3),
   SNAPSHOT_FETCH_ROWS: z.coerce.number().int().min(1).max(100_000).default(1_000),
   SNAPSHOT_CATCH_UP_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(60_000),
+  CHANGE_FEED_RETENTION_DAYS: z.coerce.number().int().min(CHANGE_FEED.minRetentionDays).max(3_650).default(7),
 };
 
 const schema = z
@@ -38,6 +40,12 @@ const schema = z
       batchSize: env.PROJECTION_BATCH_SIZE,
       /** Partitions applied at the same time, each in its own transaction. */
       concurrency: env.PROJECTION_CONCURRENCY,
+    },
+    changeFeed: {
+      /** Consumer group of the change feed's projection: the read model's, with `-changes` after it. */
+      groupId: `${env.PROJECTION_GROUP_ID}-changes`,
+      /** Changes that happened longer ago than this many days are purged. */
+      retentionDays: env.CHANGE_FEED_RETENTION_DAYS,
     },
     snapshot: {
       /** Rows fetched from the snapshot cursor per round: the stream's memory bound. */

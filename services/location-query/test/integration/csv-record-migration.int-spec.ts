@@ -49,7 +49,7 @@ describe('AddLocationCsvRecord migration', () => {
       JSON.stringify(sample),
     ]);
 
-    expect(await migrate(MIGRATIONS)).toEqual([MIGRATIONS[1]!.name]);
+    expect(await migrate(MIGRATIONS.slice(0, 2))).toEqual([MIGRATIONS[1]!.name]);
 
     const { rows: stored } = await db.query<{ body: string; csv: string }>(
       `SELECT body::text AS body, csv FROM locations`,

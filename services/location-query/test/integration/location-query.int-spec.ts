@@ -20,7 +20,24 @@ describeServiceSmoke({
   schema: 'location_query',
   tables: {
     address_groups: GROUP_COLUMNS,
+    change_feed_state: [
+      'singleton boolean not null',
+      'epoch text not null',
+      'purged_tx_id xid8 not null',
+      'purged_seq bigint not null',
+      'purged_at timestamp with time zone',
+    ],
     consumer_offsets: CONSUMER_OFFSETS_COLUMNS,
+    location_changes: [
+      'tx_id xid8 not null',
+      'seq bigint not null',
+      'event_id uuid not null',
+      'resource_type text not null',
+      'resource_id uuid not null',
+      'version integer not null',
+      'occurred_at timestamp with time zone not null',
+      'body json not null',
+    ],
     location_groups: GROUP_COLUMNS,
     locations: [
       'id uuid not null',
@@ -32,7 +49,7 @@ describeServiceSmoke({
       'csv text not null',
     ],
   },
-  readiness: ['database', 'kafka', 'projection'],
+  readiness: ['database', 'kafka', 'projection', 'changes'],
   required: ['DATABASE_URL', 'KAFKA_BROKERS'],
   loadConfig: loadLocationQueryConfig,
   createApp: async (env) => {

@@ -427,6 +427,6 @@ describe('location-query read model', () => {
   it('is ready with its projection', async () => {
     const ready = await service.get('/health/ready', { token: null });
     expect(ready.status).toBe(200);
-    expect(Object.keys(ready.body.info)).toEqual(['database', 'kafka', 'projection']);
+    expect(Object.keys(ready.body.info)).toEqual(['database', 'kafka', 'projection', 'changes']);
   });
 });

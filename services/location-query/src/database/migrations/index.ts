@@ -1,10 +1,12 @@
 import { CreateLocationReadModel1795824000000 } from './1795824000000-CreateLocationReadModel';
 import { AddLocationCsvRecord1795910400000 } from './1795910400000-AddLocationCsvRecord';
+import { CreateLocationChanges1796083200000 } from './1796083200000-CreateLocationChanges';
 import { AddGroupChangeTimes1797120000000 } from './1797120000000-AddGroupChangeTimes';
 
 /** Every migration of this service, oldest first. */
 export const MIGRATIONS = [
   CreateLocationReadModel1795824000000,
   AddLocationCsvRecord1795910400000,
+  CreateLocationChanges1796083200000,
   AddGroupChangeTimes1797120000000,
 ];
