@@ -80,8 +80,11 @@ export function runProjectionCli(cli: {
   readModel: string;
   loadConfig: () => ProjectionServiceConfig;
   target: ReplayTarget;
+  /** Further commands of the service's own (location-query's `reset-change-feed`). */
+  commands?: (program: Command) => void;
 }): void {
   const program = new Command(cli.service);
+  cli.commands?.(program);
   program
     .command('replay')
     .description(

@@ -17,6 +17,7 @@ import { createServiceApp } from '@lx/platform';
 import { aNewLocation, waitFor } from '@lx/testing';
 import { AppModule } from '../../src/app.module';
 import { encodeChangeCursor } from '../../src/change-feed/domain/change-cursor';
+import { resetChangeFeed } from '../../src/change-feed/infrastructure/change-feed-reset';
 import { PurgeChangesSchedule } from '../../src/change-feed/retention/purge-changes.schedule';
 import { loadLocationQueryConfig } from '../../src/config/location-query.config';
 import { type LocationQueryHarness, startLocationQuery } from '../support/location-query-harness';
@@ -247,7 +248,7 @@ describe('location-query change feed', () => {
     }
   });
 
-  it('under concurrent writes and a reader paging all along, reads every change once, each resource in version order', async () => {
+  it('under concurrent writes, two replicas projecting and a reader paging all along, reads every change once, each resource in version order', async () => {
     const start = (await readUntil(undefined, () => true)).next;
     const locations = Array.from({ length: 40 }, () => aNewLocation());
     const groups: LocationGroup[] = Array.from({ length: 5 }, (_, n) => ({
@@ -255,7 +256,7 @@ describe('location-query change feed', () => {
       name: `G${n}`,
       type: 'OTHER',
     }));
-    const VERSIONS = 8;
+    const VERSIONS = 12;
     const published: string[] = [];
     let writing = true;
     const writer = (async () => {
@@ -279,12 +280,17 @@ describe('location-query change feed', () => {
             ),
           ]);
           published.push(...events.map((event) => event.id));
-          await new Promise((resolve) => setTimeout(resolve, 20));
+          await new Promise((resolve) => setTimeout(resolve, 250));
         }
       } finally {
         writing = false;
       }
     })();
+    // A second replica joins the feed's consumer group while the writes go on: the partitions are shared out anew and
+    // applied by two processes' transactions at once.
+    const config = loadLocationQueryConfig(service.env);
+    const replica = await createServiceApp('location-query', AppModule.register(config), config.http);
+    await replica.init();
     const read: Change[] = [];
     let cursor = start;
     const expectedCount = (locations.length + groups.length) * VERSIONS;
@@ -296,6 +302,7 @@ describe('location-query change feed', () => {
       if (!next.hasMore) await new Promise((resolve) => setTimeout(resolve, 10));
     }
     await writer;
+    await replica.close();
 
     expect(read).toHaveLength(expectedCount);
     expect(new Set(ids(read)).size).toBe(expectedCount);
@@ -309,6 +316,15 @@ describe('location-query change feed', () => {
     for (const versions of versionsOf.values()) expect(versions).toEqual(inOrder);
   }, 120_000);
 
+  const restart = async (between: () => Promise<void> = async () => undefined) => {
+    await app.close();
+    await between();
+    const config = loadLocationQueryConfig(service.env);
+    app = await createServiceApp('location-query', AppModule.register(config), config.http);
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+  };
+
   it('resumes from a cursor after the service restarts, with the changes published while it was down', async () => {
     const start = (await readUntil(undefined, () => true)).next;
     const location = aNewLocation();
@@ -316,19 +332,61 @@ describe('location-query change feed', () => {
     const read = await readUntil(start, (changes) => ids(changes).includes(before.id));
     expect(ids(read.changes)).toEqual([before.id]);
 
-    await app.close();
-    const during = [
-      await publish('LOCATION_UPDATED', { ...location, notes: 'while down' }, 2),
-      await publish('LOCATION_UPDATED', { ...location, notes: 'still down' }, 3),
-    ];
-    const config = loadLocationQueryConfig(service.env);
-    app = await createServiceApp('location-query', AppModule.register(config), config.http);
-    await app.init();
-    await app.getHttpAdapter().getInstance().ready();
+    let during: AnyEvent[] = [];
+    await restart(async () => {
+      during = [
+        await publish('LOCATION_UPDATED', { ...location, notes: 'while down' }, 2),
+        await publish('LOCATION_UPDATED', { ...location, notes: 'still down' }, 3),
+      ];
+    });
     const after = await publish('LOCATION_UPDATED', { ...location, notes: 'after' }, 4);
 
     const resumed = await readUntil(read.next, (changes) => ids(changes).includes(after.id));
     expect(ids(resumed.changes)).toEqual([...during, after].map((event) => event.id));
     expect(resumed.changes.map((change) => change.event.version)).toEqual([2, 3, 4]);
+  }, 60_000);
+
+  it('inserts nothing while the feed holds transaction ids ahead of the cluster (a restore elsewhere), until reset', async () => {
+    const start = (await readUntil(undefined, () => true)).next;
+    const future = randomUUID();
+    await service.db.query(
+      `INSERT INTO location_changes (tx_id, event_id, resource_type, resource_id, version, occurred_at, body)
+       VALUES ((pg_current_xact_id()::text::numeric + 1000000000)::text::xid8, $1, 'location', $1, 1, now(), '{}')`,
+      [future],
+    );
+    const held = await publish('LOCATION_CREATED', aNewLocation(), 1);
+    await waitFor('readiness to report the feed down', async () => {
+      const ready = await get('/health/ready', null);
+      return ready.status === 503 && JSON.stringify(ready.json()).includes('reset-change-feed');
+    });
+    const { rows } = await service.db.query(`SELECT 1 FROM location_changes WHERE event_id = $1`, [held.id]);
+    expect(rows).toEqual([]);
+
+    // Reset with the service stopped: a new epoch, and the feed filled again from the start of the topics.
+    const everything = await service.db.query<{ n: string }>(
+      `SELECT count(*)::text AS n FROM location_changes WHERE event_id <> $1`,
+      [future],
+    );
+    await restart(async () => {
+      const { Pool } = await import('pg');
+      const pool = new Pool({
+        connectionString: service.env['DATABASE_URL'],
+        options: `-c search_path=${service.schema}`,
+      });
+      try {
+        await resetChangeFeed(pool, `${service.groupId}-changes`);
+      } finally {
+        await pool.end();
+      }
+    });
+    const refilled = await readUntil(undefined, (changes) => ids(changes).includes(held.id), 1000);
+    // Everything the topics hold, the held change included; not the three purged at the start (the topics keep
+    // them, and a refill reads them again; their retention is counted from their timestamps, so the next purge
+    // round takes them again).
+    expect(refilled.changes.length).toBe(Number(everything.rows[0]!.n) + 1 + 3);
+    expect(new Set(ids(refilled.changes)).size).toBe(refilled.changes.length);
+    const stale = await get(`/locations/changes?after=${start}`);
+    expect(stale.status).toBe(410);
+    expect(stale.json()).toMatchObject({ error: { details: { reason: 'epoch' } } });
   }, 60_000);
 });

@@ -59,6 +59,7 @@ export class LocationChangesProjection implements Projection {
       });
     }
     if (rows.length === 0) return;
+    await this.refuseIfAheadOfCluster(transaction);
     await transaction.query(
       `INSERT INTO location_changes (event_id, resource_type, resource_id, version, occurred_at, body)
        SELECT r.event_id, r.resource_type, r.resource_id, r.version, r.occurred_at, r.body::json
@@ -78,5 +79,23 @@ export class LocationChangesProjection implements Projection {
         rows.map((row) => row.body),
       ],
     );
+  }
+
+  /**
+   * Transaction ids belong to one PostgreSQL cluster. After a restore into another one (a logical dump), stored rows
+   * can carry ids above the ones this cluster hands out: new rows would sort behind cursors already handed out and be
+   * skipped by every RSP. Then nothing is inserted; the batch fails (retried, readiness down) until the feed is reset.
+   * An index probe above this transaction's id: it finds nothing in the normal case.
+   */
+  private async refuseIfAheadOfCluster(transaction: ProjectionTransaction): Promise<void> {
+    const { rows } = await transaction.query<{ ahead: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM location_changes WHERE tx_id > pg_current_xact_id()) AS ahead`,
+    );
+    if (rows[0]?.ahead) {
+      throw new Error(
+        'location_changes holds transaction ids ahead of this PostgreSQL cluster (restored into another cluster?): ' +
+          'stop location-query and run its cli.js reset-change-feed; see "Change feed" in docs/read-side.md',
+      );
+    }
   }
 }
