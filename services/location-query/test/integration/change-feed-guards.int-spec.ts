@@ -10,7 +10,7 @@ import { MIGRATIONS } from '../../src/database/migrations';
  * of a unique violation hides a missing ON CONFLICT).
  */
 describe('change feed projection guards, each alone (apply in real transactions)', () => {
-  const { db } = usePrivateSchema('lq_feed_guards', MIGRATIONS);
+  const { db, connect } = usePrivateSchema('lq_feed_guards', MIGRATIONS);
   const projection = new LocationChangesProjection();
   type Projected = ReturnType<typeof projectedEvent>;
   const applyBatch = (events: Projected[]) => inTransaction(db, () => projection.apply(db, events));
@@ -78,5 +78,30 @@ describe('change feed projection guards, each alone (apply in real transactions)
       ),
     );
     expect(rows.map((row) => row.resource_type)).toEqual(['location', 'locationGroup', 'location', 'location']);
+  });
+
+  it('given a concurrent transaction with a higher id that committed first, then the batch applies (no false alarm)', async () => {
+    const [first] = history();
+    const [second] = history();
+    const other = connect();
+    await other.connect();
+    try {
+      await db.query('BEGIN');
+      await db.query('SELECT pg_current_xact_id()');
+      // Another partition's transaction: a higher id, committed before this one writes.
+      await inTransaction(other, async () => {
+        await other.query('SELECT pg_current_xact_id()');
+        await projection.apply(other, [second]);
+      });
+      await projection.apply(db, [first]);
+      await db.query('COMMIT');
+    } catch (error) {
+      await db.query('ROLLBACK');
+      throw error;
+    } finally {
+      await other.end();
+    }
+    expect(await versionsOf(idOf(first))).toEqual([1]);
+    expect(await versionsOf(idOf(second))).toEqual([1]);
   });
 });

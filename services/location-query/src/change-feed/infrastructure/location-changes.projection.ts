@@ -85,11 +85,15 @@ export class LocationChangesProjection implements Projection {
    * Transaction ids belong to one PostgreSQL cluster. After a restore into another one (a logical dump), stored rows
    * can carry ids above the ones this cluster hands out: new rows would sort behind cursors already handed out and be
    * skipped by every RSP. Then nothing is inserted; the batch fails (retried, readiness down) until the feed is reset.
-   * An index probe above this transaction's id: it finds nothing in the normal case.
+   * An index probe at or above the snapshot's xmax, the next id the cluster hands out: every row this snapshot sees
+   * was committed before it and so has a lower id, unless the ids came from another cluster. (Not this transaction's
+   * own id: a concurrent transaction of another partition can draw a higher one and commit first.)
    */
   private async refuseIfAheadOfCluster(transaction: ProjectionTransaction): Promise<void> {
     const { rows } = await transaction.query<{ ahead: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM location_changes WHERE tx_id > pg_current_xact_id()) AS ahead`,
+      `SELECT EXISTS (
+         SELECT 1 FROM location_changes WHERE tx_id >= pg_snapshot_xmax(pg_current_snapshot())
+       ) AS ahead`,
     );
     if (rows[0]?.ahead) {
       throw new Error(
