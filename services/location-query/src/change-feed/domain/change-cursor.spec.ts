@@ -1,4 +1,10 @@
-import { comparePositions, decodeChangeCursor, encodeChangeCursor, type ChangePosition } from './change-cursor';
+import {
+  comparePositions,
+  decodeChangeCursor,
+  encodeChangeCursor,
+  expiryOf,
+  type ChangePosition,
+} from './change-cursor';
 
 const position: ChangePosition = {
   epoch: '0123456789abcdef',
@@ -45,5 +51,21 @@ describe('change cursor', () => {
     [{ txId: '18446744073709551615', seq: '0' }, { txId: '18446744073709551614', seq: '9' }, 1],
   ])('given %j and %j, when compared, then %d (numerically, transaction first)', (a, b, expected) => {
     expect(comparePositions(a, b)).toBe(expected);
+  });
+});
+
+describe('expiryOf', () => {
+  const feed = { epoch: 'aaaaaaaaaaaaaaaa', purged: { txId: '100', seq: '50' } };
+  const at = (txId: string, seq: string, epoch = feed.epoch) => ({ epoch, txId, seq });
+
+  it.each([
+    ['at the purge position', at('100', '50'), undefined],
+    ['after it in the same transaction', at('100', '51'), undefined],
+    ['in a later transaction', at('101', '1'), undefined],
+    ['before it in the same transaction', at('100', '49'), 'retention'],
+    ['in an earlier transaction', at('99', '1000'), 'retention'],
+    ['of another epoch, even ahead', at('500', '1', 'bbbbbbbbbbbbbbbb'), 'epoch'],
+  ])('given a cursor %s, when checked, then %s', (_, cursor, expected) => {
+    expect(expiryOf(cursor, feed)).toBe(expected);
   });
 });

@@ -52,3 +52,16 @@ export function comparePositions(a: Omit<ChangePosition, 'epoch'>, b: Omit<Chang
   const bySeq = BigInt(a.seq) - BigInt(b.seq);
   return bySeq === 0n ? 0 : bySeq < 0n ? -1 : 1;
 }
+
+/**
+ * Why a cursor can no longer be read from, if it cannot: it is of another epoch (the feed was reset since), or behind
+ * the position the feed has been purged up to (some changes after it are gone). A cursor at the purge position lost
+ * nothing: the purge deleted it and what came before, never what follows.
+ */
+export function expiryOf(
+  cursor: ChangePosition,
+  feed: { epoch: string; purged: Omit<ChangePosition, 'epoch'> },
+): 'epoch' | 'retention' | undefined {
+  if (cursor.epoch !== feed.epoch) return 'epoch';
+  return comparePositions(cursor, feed.purged) < 0 ? 'retention' : undefined;
+}

@@ -4,7 +4,7 @@ import { CHANGE_FEED_OPTIONS, type ChangeFeedOptions } from '../../change-feed-o
 import { ChangeCursorExpiredError } from '../../change-feed.errors';
 import { ChangeFeedMetrics } from '../../infrastructure/change-feed-metrics';
 import { ChangeFeedRepository } from '../../infrastructure/change-feed.repository';
-import { comparePositions, decodeChangeCursor, encodeChangeCursor } from '../../domain/change-cursor';
+import { decodeChangeCursor, encodeChangeCursor, expiryOf } from '../../domain/change-cursor';
 
 /** One page of the feed: the stored delivery bodies in feed order, the cursor to continue from, whether more wait. */
 export interface ChangePage {
@@ -37,8 +37,7 @@ export class ReadChangesHandler {
     // One more than asked: whether it exists is hasMore.
     const read = await this.changes.read(after, query.limit + 1);
     if (after !== undefined) {
-      const reason =
-        after.epoch !== read.epoch ? 'epoch' : comparePositions(after, read.purged) < 0 ? 'retention' : undefined;
+      const reason = expiryOf(after, read);
       if (reason !== undefined) {
         this.metrics.expiredCursors.inc({ reason });
         throw new ChangeCursorExpiredError(reason, this.options.retentionDays);
