@@ -103,12 +103,13 @@ describe('the change feed, GET /locations/changes', () => {
     ]);
     const expectedCount = [...expectedVersions.values()].reduce((sum, version) => sum + version, 0);
 
-    // The RSP pages from where the feed stood, five at a time, until it has seen every write.
+    // The RSP pages from where the feed stood, twenty at a time (other tests' writes are in the feed too), until it
+    // has seen every write.
     const read: Change[] = [];
     let cursor = start;
-    const deadline = Date.now() + READ_SIDE_TIMEOUT_MS;
+    const deadline = Date.now() + 2 * READ_SIDE_TIMEOUT_MS;
     while (read.filter((change) => ours.has(resourceId(change))).length < expectedCount && Date.now() < deadline) {
-      const next = await page(cursor, 5);
+      const next = await page(cursor, 20);
       read.push(...next.changes);
       cursor = next.next;
       if (!next.hasMore) await new Promise((resolve) => setTimeout(resolve, 200));
