@@ -86,6 +86,7 @@ describe('the ingress at BASE_URL', () => {
     ['GET', '/.well-known/oauth-authorization-server', 200],
     ['GET', '/.well-known/openid-configuration', 200],
     ['GET', '/openapi.json', 200],
+    ['GET', '/openapi-rsp.json', 200],
     ['GET', '/docs', 200],
   ])('routes the public path %s %s to auth without asking for a token', async (method, path, status) => {
     const before = await answered('auth', method, path, status);

@@ -239,6 +239,7 @@ describe('the schemas as the OpenAPI document publishes them', () => {
       utcDateTimeSchema,
       {
         type: 'string',
+        format: 'date-time',
         pattern: '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d+)?Z$',
         example: '2024-01-31T09:30:00Z',
       },

@@ -34,6 +34,7 @@ export const utcDateTimeSchema = z
   .string()
   .refine((value) => hasCalendarDate(UTC_DATE_TIME.exec(value)), rule({ rule: 'dateTime' }))
   .openapi({
+    format: 'date-time',
     pattern: `^${DOCUMENTED_DATE}T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d+)?Z$`,
     example: '2024-01-31T09:30:00Z',
   });

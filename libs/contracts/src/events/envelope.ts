@@ -21,6 +21,8 @@ export function eventEnvelopeSchema<
   TData extends z.ZodTypeAny,
   TModified extends z.ZodTypeAny = z.ZodNever,
 >(type: TType, data: TData, modifiedFields?: TModified) {
+  // Without a `modifiedFields` schema the field is left out, and `strict` refuses it: a generator cannot turn a
+  // never-valid property (`not: {}`) into a type.
   return z
     .object({
       id: uuidSchema,
@@ -28,10 +30,9 @@ export function eventEnvelopeSchema<
       timestamp: utcDateTimeSchema,
       source: nonEmptyStringSchema,
       data,
-      // Never valid; in JSON Schema `not: {}` (the generator also wants a type, and no value passes either way).
-      modifiedFields: (
-        modifiedFields ?? z.never().openapi({ type: 'null', not: {} })
-      ).optional() as z.ZodOptional<TModified>,
+      ...((modifiedFields === undefined ? {} : { modifiedFields: modifiedFields.optional() }) as {
+        modifiedFields: z.ZodOptional<TModified>;
+      }),
     })
     .strict();
 }

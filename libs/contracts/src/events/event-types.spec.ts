@@ -78,9 +78,9 @@ describe('eventSchema', () => {
     expect(issuesOf(eventSchema('LOCATION_UPDATED'), withoutModifiedFields)).toEqual([]);
   });
 
-  it('given modifiedFields on LOCATION_CREATED, when validated, then it is not allowed', () => {
+  it('given modifiedFields on LOCATION_CREATED, when validated, then it is not allowed (not a field of the type)', () => {
     expect(issuesOf(eventSchema('LOCATION_CREATED'), { ...created, modifiedFields: {} })).toEqual([
-      { field: 'modifiedFields', rule: 'notAllowed', message: 'modifiedFields is not allowed' },
+      { field: 'modifiedFields', rule: 'unknownField', message: 'unknown field "modifiedFields"' },
     ]);
   });
 

@@ -3,9 +3,9 @@ import { IMPORT_MEDIA_TYPES } from '../resources/imports';
 import { locationInputSchema, locationSchema } from '../resources/location';
 import { csvHeaderIssues, csvRowToLocationInput, LOCATION_CSV_COLUMNS } from '../resources/location-csv';
 import { validate } from '../validation';
-import { openApiDocument } from './document';
+import { EXPORT_FILE_SCHEMAS, openApiDocument, type OpenApiDocument } from './document';
 import { EXAMPLE_IDS, exampleLocation, exampleLocationInput } from './examples';
-import { API_OPERATIONS, type Body, mediaTypeOf, requestBodies } from './operations';
+import { API_OPERATIONS, type Body, mediaTypeOf, requestBodies, WEBHOOK_TAG } from './operations';
 
 describe('the OpenAPI document', () => {
   const document = openApiDocument({ serverUrl: 'https://api.example.net' });
@@ -18,6 +18,127 @@ describe('the OpenAPI document', () => {
       flows: { clientCredentials: { tokenUrl: 'https://api.example.net/oauth/token' } },
     });
     expect(Object.keys(document.webhooks ?? {}).sort()).toEqual(['exportNotification', 'locationEvent']);
+  });
+
+  describe.each([
+    ['the whole document', document],
+    ["the RSP's document", openApiDocument({ serverUrl: 'https://api.example.net', audience: 'rsp' })],
+  ])('%s, for client generators', (_name, doc) => {
+    const schemas = doc.components?.schemas ?? {};
+
+    it('refers to each named schema it uses, and to none it lacks', () => {
+      const referenced = new Set(refsIn({ ...doc, components: { ...doc.components, schemas: {} } }));
+      for (let grown = true; grown;) {
+        const before = referenced.size;
+        for (const name of [...referenced]) refsIn(schemas[name]).forEach((ref) => referenced.add(ref));
+        grown = referenced.size > before;
+      }
+      const unused = Object.keys(schemas).filter((name) => !referenced.has(name));
+      expect(unused.sort()).toEqual([...EXPORT_FILE_SCHEMAS].sort());
+      expect([...referenced].filter((name) => schemas[name] === undefined)).toEqual([]);
+    });
+
+    it('names the shapes it repeats: a Location is referred to, never copied', () => {
+      expect(schemas['LocationList']).toMatchObject({
+        properties: { locations: { items: { $ref: '#/components/schemas/Location' } } },
+      });
+      expect(schemas['LocationUpdatedEvent']).toMatchObject({
+        properties: { data: { $ref: '#/components/schemas/Location' } },
+      });
+      expect(schemas['JsonExportFile']).toMatchObject({
+        properties: { locations: { items: { $ref: '#/components/schemas/Location' } } },
+      });
+      const copies = nodesOf(doc).filter((node) => isObject(node['properties']) && 'geography' in node['properties']);
+      // The Location's own fields are spelled out only in the named schemas of its shapes (as read, written, patched).
+      const named = ['Location', 'LocationInput', 'LocationPatch'].filter((name) => name in schemas);
+      expect(copies).toHaveLength(named.length);
+      expect(copies).toEqual(expect.arrayContaining(named.map((name) => schemas[name])));
+    });
+
+    it('states every union that a field decides as a oneOf of references with a discriminator', () => {
+      expect(schemas['ExportStatus']).toEqual({
+        oneOf: ['ExportPending', 'ExportCompleted', 'ExportFailed'].map((name) => ({ $ref: ref(name) })),
+        discriminator: {
+          propertyName: 'status',
+          mapping: { PENDING: ref('ExportPending'), COMPLETED: ref('ExportCompleted'), FAILED: ref('ExportFailed') },
+        },
+      });
+      expect((schemas['LocationEvent'] as { properties: Record<string, unknown> }).properties['event']).toEqual({
+        oneOf: [{ $ref: ref('LocationCreatedEvent') }, { $ref: ref('LocationUpdatedEvent') }],
+        discriminator: {
+          propertyName: 'type',
+          mapping: { LOCATION_CREATED: ref('LocationCreatedEvent'), LOCATION_UPDATED: ref('LocationUpdatedEvent') },
+        },
+      });
+      // A union of unnamed objects is one a generator cannot name its types for: name its options (variantOf).
+      const unnamed = nodesOf(doc).filter((node) =>
+        [node['oneOf'], node['anyOf']].some(
+          (options) => Array.isArray(options) && options.some((option) => isObject(option) && !('$ref' in option)),
+        ),
+      );
+      expect(unnamed.filter((node) => JSON.stringify(node).includes('"enum":["'))).toEqual([]);
+    });
+
+    it('has no construct a generator rejects: no `not`, no `null` type alone, date-times with their format', () => {
+      expect(nodesOf(doc).filter((node) => 'not' in node || node['type'] === 'null')).toEqual([]);
+      const dateTimes = nodesOf(doc).filter(
+        (node) => typeof node['pattern'] === 'string' && node['pattern'].includes('T([01]'),
+      );
+      expect(dateTimes.length).toBeGreaterThan(10);
+      expect(dateTimes.filter((node) => node['format'] !== 'date-time')).toEqual([]);
+      const dates = nodesOf(doc).filter(
+        (node) => node['pattern'] === '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$',
+      );
+      expect(dates.length).toBeGreaterThan(0);
+      expect(dates.filter((node) => node['format'] !== 'date')).toEqual([]);
+    });
+
+    it('tags the webhooks apart from the operations, and answers them with ranges', () => {
+      const operationTags = Object.values(doc.paths ?? {}).flatMap((item) =>
+        Object.values(item as Record<string, { tags?: string[] }>).flatMap((operation) => operation.tags ?? []),
+      );
+      expect(operationTags).not.toContain(WEBHOOK_TAG);
+      for (const webhook of Object.values(doc.webhooks ?? {})) {
+        const post = (webhook as { post: { tags: string[]; responses: Record<string, unknown> } }).post;
+        expect(post.tags).toEqual([WEBHOOK_TAG]);
+        expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(['200', '4XX', '5XX']));
+        expect(Object.keys(post.responses)).not.toContain('500');
+      }
+      expect(doc.tags?.map((tag) => tag.name)).toContain(WEBHOOK_TAG);
+    });
+
+    it('describes the export files: the JSON file, and the CSV columns in the order the export writes them', () => {
+      const csv = schemas['CsvExportRecord'] as { properties: object; required: string[]; description: string };
+      expect(Object.keys(csv.properties)).toEqual(LOCATION_CSV_COLUMNS);
+      expect(csv.required).toEqual([
+        'id',
+        'createdAt',
+        'updatedAt',
+        'geography.country',
+        'geography.region',
+        'geography.locality',
+        'geography.postalCode',
+      ]);
+      expect(csv.description).toContain(LOCATION_CSV_COLUMNS.join(', '));
+      expect(schemas['JsonExportFile']).toMatchObject({ required: ['exportTimestamp', 'totalCount', 'locations'] });
+    });
+  });
+
+  it("leaves the operator's and the administrators' operations out of the RSP's document, and nothing else", () => {
+    const rsp = openApiDocument({ serverUrl: 'https://api.example.net', audience: 'rsp' });
+    const operationsOf = (doc: OpenApiDocument) =>
+      Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
+        Object.keys(item as object).map((method) => `${method.toUpperCase()} ${path}`),
+      );
+    const left = operationsOf(document).filter((operation) => !operationsOf(rsp).includes(operation));
+    expect(left.length).toBeGreaterThan(20);
+    expect(left.filter((operation) => !/^\w+ \/(operator|admin)\//.test(operation))).toEqual([]);
+    expect(operationsOf(rsp)).toEqual(expect.arrayContaining(['GET /locations/{id}', 'POST /locations/exports']));
+    expect(Object.keys(rsp.webhooks ?? {})).toEqual(Object.keys(document.webhooks ?? {}));
+    const scopes = (rsp.components?.securitySchemes?.['oauth2'] as { flows: { clientCredentials: { scopes: object } } })
+      .flows.clientCredentials.scopes;
+    expect(Object.keys(scopes)).toEqual(['locations:read']);
+    expect(rsp.tags?.map((tag) => tag.name)).not.toContain('Operator');
   });
 
   it('has each operation once, with an id, and a scope unless it is one of the public ones', () => {
@@ -33,6 +154,7 @@ describe('the OpenAPI document', () => {
       '/.well-known/openid-configuration',
       '/docs',
       '/oauth/token',
+      '/openapi-rsp.json',
       '/openapi.json',
     ]);
   });
@@ -96,3 +218,25 @@ describe('the OpenAPI document', () => {
     });
   });
 });
+
+const ref = (name: string) => `#/components/schemas/${name}`;
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Every object in a document (schemas among them), examples left out. */
+function nodesOf(node: unknown): Record<string, unknown>[] {
+  if (Array.isArray(node)) return node.flatMap(nodesOf);
+  if (!isObject(node)) return [];
+  const children = Object.entries(node)
+    .filter(([key]) => key !== 'example' && key !== 'examples')
+    .flatMap(([, value]) => nodesOf(value));
+  return [node, ...children];
+}
+
+/** The names of the schemas a part of a document refers to. */
+const refsIn = (node: unknown): string[] =>
+  nodesOf(node)
+    .map((item) => item['$ref'])
+    .filter((value): value is string => typeof value === 'string' && value.startsWith('#/components/schemas/'))
+    .map((value) => value.slice('#/components/schemas/'.length));

@@ -11,14 +11,36 @@ import {
   type Reply,
   requestBodies,
   SCHEMAS,
+  WEBHOOK_TAG,
   WEBHOOKS,
 } from './operations';
+import { withSchemaReferences } from './references';
 
 /** The OpenAPI document's type, as the generator returns it. */
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
 
-/** Paths the auth service serves the document and its rendering at; public, like the key set. */
-export const OPENAPI_PATHS = { document: '/openapi.json', docs: '/docs' } as const;
+/**
+ * Paths the auth service serves the documents and their rendering at; public, like the key set. `rspDocument` is the
+ * RSP's document: the operations an RSP calls and the webhooks it implements, without the operator's and the
+ * administrators' operations.
+ */
+export const OPENAPI_PATHS = { document: '/openapi.json', rspDocument: '/openapi-rsp.json', docs: '/docs' } as const;
+
+/** Who a document is for: everyone (every operation), or an RSP (public and `locations:read` operations only). */
+export type OpenApiAudience = 'all' | 'rsp';
+
+/** The scopes an RSP's client holds; an operation needing another is not in the RSP's document. */
+const RSP_SCOPES: readonly Scope[] = ['locations:read'];
+
+/** Whether an operation belongs in the RSP's document: a public one, or one an RSP's token may call. */
+export const isRspOperation = (operation: ApiOperation): boolean =>
+  operation.scope === null || RSP_SCOPES.includes(operation.scope);
+
+/**
+ * The schemas that no operation refers to, kept in every document all the same: the files a completed export's
+ * exportUrl downloads, so that generated clients have their types.
+ */
+export const EXPORT_FILE_SCHEMAS = ['JsonExportFile', 'CsvExportRecord'] as const;
 
 /** Name of the OAuth 2.0 security scheme of the document. */
 const OAUTH = 'oauth2';
@@ -160,6 +182,8 @@ export const API_VERSION = '1.0.0';
 export interface OpenApiDocumentOptions {
   /** The public base URL of the API (the token issuer): the document's server and the token URL's base. */
   serverUrl: string;
+  /** `all` (the default) or `rsp`: see OpenApiAudience. */
+  audience?: OpenApiAudience;
 }
 
 /**
@@ -169,10 +193,18 @@ export interface OpenApiDocumentOptions {
  * routes them.
  */
 export function openApiDocument(options: OpenApiDocumentOptions): OpenApiDocument {
+  const rsp = options.audience === 'rsp';
+  const operations = rsp ? API_OPERATIONS.filter(isRspOperation) : API_OPERATIONS;
   const registry = new OpenAPIRegistry();
   for (const [name, schema] of Object.entries(SCHEMAS)) registry.register(name, schema as z.ZodTypeAny);
   for (const [name, header] of Object.entries(HEADERS)) registry.registerComponent('headers', name, header);
-  const scopes = Object.fromEntries(ALL_SCOPES.map((scope: Scope) => [scope, SCOPE_DESCRIPTIONS[scope]]));
+  const usedScopes = new Set(operations.map((operation) => operation.scope));
+  const scopes = Object.fromEntries(
+    ALL_SCOPES.filter((scope) => !rsp || usedScopes.has(scope)).map((scope: Scope) => [
+      scope,
+      SCOPE_DESCRIPTIONS[scope],
+    ]),
+  );
   registry.registerComponent('securitySchemes', OAUTH, {
     type: 'oauth2',
     description:
@@ -181,26 +213,73 @@ export function openApiDocument(options: OpenApiDocumentOptions): OpenApiDocumen
       '`Authorization: Bearer <token>`. Metadata: /.well-known/oauth-authorization-server (RFC 8414).',
     flows: { clientCredentials: { tokenUrl: `${options.serverUrl}/oauth/token`, scopes } },
   });
-  for (const operation of API_OPERATIONS) registry.registerPath(route(operation));
+  for (const operation of operations) registry.registerPath(route(operation));
   for (const webhook of WEBHOOKS) registry.registerWebhook(webhook);
 
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const usedTags = new Set([...operations.map((operation) => operation.tag), WEBHOOK_TAG]);
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
-      title: 'Location Exchange API',
+      title: rsp ? 'Location Exchange API for retail service providers' : 'Location Exchange API',
       version: API_VERSION,
-      description:
-        'Fiber coverage locations for retail service providers: reads, statistics, bulk exports, webhooks. The operator publishes its coverage locations; each retail service provider (RSP) keeps an exact copy. ' +
-        'RSPs read locations and groups by id, compare daily counts with `/locations/statistics`, download bulk ' +
-        'exports, and receive webhooks (`webhooks` below) when exports finish and locations change. The operator ' +
-        'writes under `/operator`; administrators manage clients under `/admin`. Every error reply has the shape ' +
-        '`{ "error": { "code", "message", "details"? } }` except the token endpoint, which answers RFC 6749 errors.',
+      description: rsp ? RSP_DESCRIPTION : DESCRIPTION,
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: options.serverUrl }],
-    tags: TAGS,
+    tags: TAGS.filter((tag) => usedTags.has(tag.name)),
   });
+  const referenced = withSchemaReferences(document);
+  return rsp ? withoutUnusedSchemas(referenced, EXPORT_FILE_SCHEMAS) : referenced;
 }
+
+/** The document without the schemas and headers that nothing in it refers to (but `keep` and what they refer to). */
+function withoutUnusedSchemas(document: OpenApiDocument, keep: readonly string[]): OpenApiDocument {
+  const components = document.components ?? {};
+  const used = { schemas: new Set<string>(keep), headers: new Set<string>() };
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (typeof node !== 'object' || node === null) return;
+    for (const [key, value] of Object.entries(node)) {
+      const match =
+        key === '$ref' && typeof value === 'string' && /^#\/components\/(schemas|headers)\/(.+)$/.exec(value);
+      if (match) {
+        const kind = match[1] as 'schemas' | 'headers';
+        if (!used[kind].has(match[2]!)) {
+          used[kind].add(match[2]!);
+          visit(components[kind]?.[match[2]!]);
+        }
+      } else visit(value);
+    }
+  };
+  visit({ ...document, components: { ...components, schemas: {}, headers: {} } });
+  for (const name of keep) visit(components.schemas?.[name]);
+  const pick = <T>(entries: Record<string, T> | undefined, names: Set<string>) =>
+    Object.fromEntries(Object.entries(entries ?? {}).filter(([name]) => names.has(name)));
+  return {
+    ...document,
+    components: {
+      ...components,
+      schemas: pick(components.schemas, used.schemas),
+      headers: pick(components.headers, used.headers),
+    },
+  };
+}
+
+const DESCRIPTION =
+  'Fiber coverage locations for retail service providers: reads, statistics, bulk exports, webhooks. The operator publishes its coverage locations; each retail service provider (RSP) keeps an exact copy. ' +
+  'RSPs read locations and groups by id, compare daily counts with `/locations/statistics`, download bulk ' +
+  'exports, and receive webhooks (`webhooks` below) when exports finish and locations change. The operator ' +
+  'writes under `/operator`; administrators manage clients under `/admin`. Every error reply has the shape ' +
+  '`{ "error": { "code", "message", "details"? } }` except the token endpoint, which answers RFC 6749 errors. ' +
+  `An RSP generates its client from ${OPENAPI_PATHS.rspDocument}: this document without the operator's and the ` +
+  "administrators' operations.";
+
+const RSP_DESCRIPTION =
+  "Fiber coverage locations for retail service providers (RSPs): each RSP keeps an exact copy of the operator's " +
+  'coverage locations. Read locations and groups by id, compare daily counts with `/locations/statistics`, ' +
+  'download bulk exports, and receive webhooks (`webhooks` below) when exports finish and locations change. Every ' +
+  'error reply has the shape `{ "error": { "code", "message", "details"? } }` except the token endpoint, which ' +
+  `answers RFC 6749 errors. The operator's and administrators' operations are in ${OPENAPI_PATHS.document}.`;
 
 const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'locations:read': 'RSP reads: locations, groups, statistics, exports, its own webhook deliveries',
@@ -220,6 +299,12 @@ const TAGS = [
   { name: 'Operator', description: "The operator's write API." },
   { name: 'Administration', description: 'API clients and webhook operations.' },
   { name: 'Documentation', description: 'This document.' },
+  {
+    name: WEBHOOK_TAG,
+    description:
+      "The requests the operator sends to an RSP's webhook endpoint: an RSP implements them (see `webhooks`), it " +
+      'does not call them.',
+  },
 ];
 
 /** Every tag an operation may carry. */

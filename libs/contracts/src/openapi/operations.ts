@@ -12,18 +12,21 @@ import { oauthErrorBodySchema, tokenResponseSchema } from '../auth/oauth';
 import type { Scope } from '../auth/scopes';
 import { errorBodySchema } from '../errors/error-body';
 import { ENTITY_TAGS_PATTERN } from '../conditional-headers';
-import type { ErrorCode } from '../errors/error-codes';
-import { eventSchema } from '../events/event-types';
+import { errorCodeSchema, type ErrorCode } from '../errors/error-codes';
 import { CHANGE_EVENT_TYPES, LOCATION_EVENT_HEADERS } from '../events/webhooks';
 import { nonEmptyStringSchema, utcDateTimeSchema, uuidSchema } from '../primitives';
 import {
   EXPORT_STATUSES,
   exportAcceptedSchema,
+  exportCompletedNotificationSchema,
+  exportFailedNotificationSchema,
+  exportFormatSchema,
   exportListReplySchema,
   exportNotificationSchema,
   exportRequestBodySchema,
   exportStatusReplySchema,
   IDEMPOTENCY_KEY_HEADER,
+  jsonExportFileSchema,
 } from '../resources/exports';
 import {
   addressGroupInputSchema,
@@ -33,13 +36,20 @@ import {
   locationGroupListSchema,
   locationGroupSchema,
   PAGINATION,
+  paginationSchema,
 } from '../resources/groups';
 import { IMPORT_MEDIA_TYPES, IMPORT_MODES, importReportSchema } from '../resources/imports';
 import {
+  addressSchema,
+  coordinatesSchema,
+  fiberAccessDetailsSchema,
+  geographySchema,
   locationInputSchema,
   locationModifiedFieldsSchema,
   locationSchema,
   SERVICEABILITY_STATUSES,
+  serviceabilitySchema,
+  serviceabilityStatusSchema,
 } from '../resources/location';
 import { locationListSchema } from '../resources/read-queries';
 import { CHANGE_FEED, changeFeedPageSchema } from '../resources/changes';
@@ -56,6 +66,7 @@ import {
 import type { ApiTag, HeaderName } from './document';
 import * as examples from './examples';
 import { z } from './extend-zod';
+import { changeEvent, csvExportRecordSchema, variantOf } from './schema-helpers';
 
 /** A request or reply body: its schema, one example, and its media type (JSON unless said). */
 export interface Body {
@@ -107,7 +118,11 @@ export function requestBodies(operation: ApiOperation): Body[] {
   return Array.isArray(body) ? body : [body];
 }
 
-/** The schemas the document names under components.schemas; operations use these named copies. */
+/**
+ * The schemas the document names under components.schemas; operations use these named copies. Wherever the document
+ * repeats a shape named here it refers to it (`$ref`), and a union whose named options one field tells apart becomes a
+ * discriminated `oneOf` (references.ts): to give a generated client a type of its own, name its schema here.
+ */
 export const SCHEMAS = {
   Location: locationSchema.openapi('Location'),
   LocationInput: locationInputSchema.openapi('LocationInput'),
@@ -124,25 +139,48 @@ export const SCHEMAS = {
   AddressGroupInput: addressGroupInputSchema.openapi('AddressGroupInput'),
   AddressGroupPatch: addressGroupInputSchema.partial().openapi('AddressGroupPatch'),
   AddressGroupList: addressGroupListSchema.openapi('AddressGroupList'),
+  Geography: geographySchema.openapi('Geography'),
+  Address: addressSchema.openapi('Address'),
+  Coordinates: coordinatesSchema.openapi('Coordinates'),
+  FiberAccessDetails: fiberAccessDetailsSchema.openapi('FiberAccessDetails'),
+  Serviceability: serviceabilitySchema.openapi('Serviceability'),
+  ServiceabilityStatus: serviceabilityStatusSchema.openapi('ServiceabilityStatus'),
+  Pagination: paginationSchema.openapi('Pagination'),
   Statistics: statisticsResponseSchema.openapi('Statistics'),
   ImportReport: importReportSchema.openapi('ImportReport'),
   ExportRequest: exportRequestBodySchema.openapi('ExportRequest'),
   ExportAccepted: exportAcceptedSchema.openapi('ExportAccepted'),
+  ExportFormat: exportFormatSchema.openapi('ExportFormat'),
+  ExportFilters: (exportRequestBodySchema.shape.filters.unwrap() as z.AnyZodObject).openapi('ExportFilters'),
+  ExportError: (exportFailedNotificationSchema.shape.error as z.AnyZodObject).openapi('ExportError'),
+  ExportPending: variantOf(exportStatusReplySchema, 'PENDING').openapi('ExportPending'),
+  ExportCompleted: variantOf(exportStatusReplySchema, 'COMPLETED').openapi('ExportCompleted', {
+    description:
+      'A COMPLETED export. GET exportUrl (no token) until downloadExpiresAt: a `json` export is a JsonExportFile, a ' +
+      '`csv` export CSV records as CsvExportRecord describes; sha256 and sizeBytes are those of the file.',
+  }),
+  ExportFailed: variantOf(exportStatusReplySchema, 'FAILED').openapi('ExportFailed'),
   ExportStatus: exportStatusReplySchema.openapi('ExportStatus'),
   ExportList: exportListReplySchema.openapi('ExportList'),
+  ExportCompletedNotification: exportCompletedNotificationSchema.openapi('ExportCompletedNotification'),
+  ExportFailedNotification: exportFailedNotificationSchema.openapi('ExportFailedNotification'),
   ExportNotification: exportNotificationSchema.openapi('ExportNotification'),
+  JsonExportFile: jsonExportFileSchema.openapi('JsonExportFile', {
+    description:
+      'The file of a `json` export (`application/json`), as downloaded from exportUrl: every location of the export.',
+  }),
+  CsvExportRecord: csvExportRecordSchema().openapi('CsvExportRecord'),
+  LocationCreatedEvent: changeEvent('LOCATION_CREATED').openapi('LocationCreatedEvent'),
+  LocationUpdatedEvent: changeEvent('LOCATION_UPDATED').openapi('LocationUpdatedEvent'),
+  LocationGroupCreatedEvent: changeEvent('LOCATION_GROUP_CREATED').openapi('LocationGroupCreatedEvent'),
+  LocationGroupUpdatedEvent: changeEvent('LOCATION_GROUP_UPDATED').openapi('LocationGroupUpdatedEvent'),
+  LocationGroupDeletedEvent: changeEvent('LOCATION_GROUP_DELETED').openapi('LocationGroupDeletedEvent'),
+  AddressGroupCreatedEvent: changeEvent('ADDRESS_GROUP_CREATED').openapi('AddressGroupCreatedEvent'),
+  AddressGroupUpdatedEvent: changeEvent('ADDRESS_GROUP_UPDATED').openapi('AddressGroupUpdatedEvent'),
+  AddressGroupDeletedEvent: changeEvent('ADDRESS_GROUP_DELETED').openapi('AddressGroupDeletedEvent'),
   LocationEvent: z
     .object({
-      event: z.union(
-        CHANGE_EVENT_TYPES.map((type) =>
-          (eventSchema(type) as unknown as z.AnyZodObject).extend({
-            version: z.number().int().min(1).openapi({
-              description:
-                'The version of the location or group after this event (1 at its creation, one more per change), also in X-Event-Sequence: keep the highest, discard an older or repeated one.',
-            }),
-          }),
-        ) as unknown as [z.ZodTypeAny, z.ZodTypeAny],
-      ),
+      event: z.union(CHANGE_EVENT_TYPES.map((type) => changeEvent(type)) as unknown as [z.ZodTypeAny, z.ZodTypeAny]),
     })
     .strict()
     .openapi('LocationEvent', {
@@ -155,6 +193,7 @@ export const SCHEMAS = {
       "with its resource's version), `next` the cursor to continue from (also on an empty page), `hasMore` whether " +
       'more can be read at once.',
   }),
+  ErrorCode: errorCodeSchema.openapi('ErrorCode'),
   ErrorBody: errorBodySchema.openapi('ErrorBody'),
   TokenRequest: z
     .object({
@@ -184,12 +223,12 @@ export const SCHEMAS = {
       ),
     })
     .openapi('JsonWebKeySet', { description: 'The public keys that verify access tokens (RFC 7517).' }),
-  Client: clientViewSchema.openapi('Client'),
-  ClientRegistration: registerClientRequestSchema.openapi('ClientRegistration'),
-  ClientUpdate: (updateClientRequestSchema as z.ZodTypeAny).openapi('ClientUpdate'),
-  RegisteredClient: registeredClientSchema.openapi('RegisteredClient'),
-  ClientSecrets: clientSecretsSchema.openapi('ClientSecrets'),
-  ClientList: clientListSchema.openapi('ClientList'),
+  ApiClientView: clientViewSchema.openapi('ApiClientView'),
+  ApiClientRegistration: registerClientRequestSchema.openapi('ApiClientRegistration'),
+  ApiClientUpdate: (updateClientRequestSchema as z.ZodTypeAny).openapi('ApiClientUpdate'),
+  RegisteredApiClient: registeredClientSchema.openapi('RegisteredApiClient'),
+  ApiClientSecrets: clientSecretsSchema.openapi('ApiClientSecrets'),
+  ApiClientList: clientListSchema.openapi('ApiClientList'),
   DeliveryDetail: deliveryDetailSchema.openapi('DeliveryDetail'),
   DeliveryList: deliveryListSchema.openapi('DeliveryList'),
   Endpoint: endpointSchema.openapi('Endpoint'),
@@ -468,6 +507,22 @@ export const API_OPERATIONS: ApiOperation[] = [
     scope: null,
     responses: {
       200: reply('The OpenAPI 3.1 document.', json(SCHEMAS.OpenApiDocument, { openapi: '3.1.0', info: {}, paths: {} })),
+    },
+  },
+  {
+    method: 'get',
+    path: '/openapi-rsp.json',
+    operationId: 'getRspOpenApiDocument',
+    tag: 'Documentation',
+    summary: "This document for an RSP: without the operator's and the administrators' operations",
+    description:
+      'The document to generate an RSP client from: the public and `locations:read` operations and the webhooks.',
+    scope: null,
+    responses: {
+      200: reply(
+        'The OpenAPI 3.1 document for RSPs.',
+        json(SCHEMAS.OpenApiDocument, { openapi: '3.1.0', info: {}, paths: {} }),
+      ),
     },
   },
 
@@ -867,14 +922,14 @@ export const API_OPERATIONS: ApiOperation[] = [
     description: 'The reply holds the client secret (and an RSP’s webhook signing secret): shown this once only.',
     scope: 'auth:admin',
     request: {
-      body: json(SCHEMAS.ClientRegistration, {
+      body: json(SCHEMAS.ApiClientRegistration, {
         name: examples.exampleClient.name,
         kind: 'RSP',
         webhookUrl: examples.exampleClient.webhookUrl,
       }),
     },
     responses: {
-      201: reply('Registered.', json(SCHEMAS.RegisteredClient, examples.exampleRegisteredClient), [
+      201: reply('Registered.', json(SCHEMAS.RegisteredApiClient, examples.exampleRegisteredClient), [
         'Location',
         'Cache-Control',
       ]),
@@ -889,7 +944,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     summary: 'List API clients',
     scope: 'auth:admin',
     request: { query: z.object(page) },
-    responses: { 200: reply('A page of clients.', json(SCHEMAS.ClientList, examples.exampleClientList)) },
+    responses: { 200: reply('A page of clients.', json(SCHEMAS.ApiClientList, examples.exampleClientList)) },
     errors: ['INVALID_LIMIT', 'INVALID_OFFSET'],
   },
   {
@@ -900,7 +955,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     summary: 'Get an API client',
     scope: 'auth:admin',
     request: { params: clientId },
-    responses: { 200: reply('The client (never a secret).', json(SCHEMAS.Client, examples.exampleClient)) },
+    responses: { 200: reply('The client (never a secret).', json(SCHEMAS.ApiClientView, examples.exampleClient)) },
     errors: READ_ERRORS,
   },
   {
@@ -910,8 +965,11 @@ export const API_OPERATIONS: ApiOperation[] = [
     tag: 'Administration',
     summary: "Change a client's name, scopes or webhook URL",
     scope: 'auth:admin',
-    request: { params: clientId, body: json(SCHEMAS.ClientUpdate, { webhookUrl: 'https://rsp.example.com/hooks/v2' }) },
-    responses: { 200: reply('The client.', json(SCHEMAS.Client, examples.exampleClient)) },
+    request: {
+      params: clientId,
+      body: json(SCHEMAS.ApiClientUpdate, { webhookUrl: 'https://rsp.example.com/hooks/v2' }),
+    },
+    responses: { 200: reply('The client.', json(SCHEMAS.ApiClientView, examples.exampleClient)) },
     errors: [...READ_ERRORS, 'VALIDATION_ERROR'],
   },
   {
@@ -923,7 +981,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     scope: 'auth:admin',
     request: { params: clientId },
     responses: {
-      200: reply('The new secrets, shown this once.', json(SCHEMAS.ClientSecrets, examples.exampleClientSecrets), [
+      200: reply('The new secrets, shown this once.', json(SCHEMAS.ApiClientSecrets, examples.exampleClientSecrets), [
         'Cache-Control',
       ]),
     },
@@ -937,7 +995,9 @@ export const API_OPERATIONS: ApiOperation[] = [
     summary: 'Disable a client: no new tokens, no webhooks',
     scope: 'auth:admin',
     request: { params: clientId },
-    responses: { 200: reply('The client.', json(SCHEMAS.Client, { ...examples.exampleClient, enabled: false })) },
+    responses: {
+      200: reply('The client.', json(SCHEMAS.ApiClientView, { ...examples.exampleClient, enabled: false })),
+    },
     errors: READ_ERRORS,
   },
   {
@@ -1035,13 +1095,23 @@ const signatureHeaders = {
 };
 
 const WEBHOOK_REPLIES = {
-  200: { description: 'Received.' },
-  202: { description: 'Received.' },
+  200: { description: 'Received (any 2xx is).' },
+  202: { description: 'Received (any 2xx is).' },
   400: { description: 'Refused: the delivery fails and is not retried.' },
   410: { description: 'Gone: the endpoint is disabled until an operator enables it.' },
   429: { description: 'Retried later, not before Retry-After.' },
-  500: { description: 'Any 5xx, a timeout or a connection error: retried with exponential backoff and jitter.' },
+  '4XX': {
+    description: 'Any other 4xx (401 is counted as a credentials problem), or a 3xx (never followed): retried.',
+  },
+  '5XX': {
+    description:
+      'Any 5xx, a timeout or a connection error: retried with exponential backoff and jitter (503: not before ' +
+      'Retry-After).',
+  },
 };
+
+/** The tag of the webhooks: apart from the operations', since generators make one class per tag. */
+export const WEBHOOK_TAG = 'Webhook events';
 
 /** The requests an RSP's webhook endpoint receives (paths under the client's webhook URL). */
 export const WEBHOOKS: RouteConfig[] = [
@@ -1050,7 +1120,7 @@ export const WEBHOOKS: RouteConfig[] = [
     path: 'exportNotification',
     operationId: 'exportNotification',
     summary: 'POST {webhookUrl}/locations/exports/events: an export finished (COMPLETED) or failed (FAILED)',
-    tags: ['Exports'],
+    tags: [WEBHOOK_TAG],
     security: [],
     request: {
       headers: z.object(signatureHeaders),
@@ -1068,7 +1138,7 @@ export const WEBHOOKS: RouteConfig[] = [
     operationId: 'locationEvent',
     summary:
       'POST {webhookUrl}/locations/events: a location was created or changed (OAF-100), or a group was created, changed or deleted',
-    tags: ['Locations'],
+    tags: [WEBHOOK_TAG],
     security: [],
     request: {
       headers: z.object({

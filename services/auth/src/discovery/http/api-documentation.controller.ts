@@ -20,7 +20,12 @@ const ASSETS: Record<string, { type: string; file?: string; text?: string }> = {
 const ASSET_PATHS = Object.keys(ASSETS).map((name) => `${OPENAPI_PATHS.docs}/${name}`);
 
 /** Every path the documentation is served at; public, like the key set and the metadata. */
-export const DOCUMENTATION_PATHS = [OPENAPI_PATHS.document, OPENAPI_PATHS.docs, ...ASSET_PATHS];
+export const DOCUMENTATION_PATHS = [
+  OPENAPI_PATHS.document,
+  OPENAPI_PATHS.rspDocument,
+  OPENAPI_PATHS.docs,
+  ...ASSET_PATHS,
+];
 
 /** Where the swagger-ui-dist package keeps its files. */
 const SWAGGER_UI_DIRECTORY = dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -46,22 +51,31 @@ const CACHE_CONTROL = 'public, max-age=300';
 
 /**
  * GET /openapi.json: the OpenAPI 3.1 document of the public API, generated from the contracts with this deployment's
- * public base URL (the issuer) as its server and token URL base; GET /docs: the document rendered by Swagger UI,
- * served from the npm package (no CDN).
+ * public base URL (the issuer) as its server and token URL base; GET /openapi-rsp.json: the same for RSPs, without
+ * the operator's and the administrators' operations; GET /docs: the document rendered by Swagger UI, served from the
+ * npm package (no CDN).
  */
 @Controller()
 export class ApiDocumentationController {
   private readonly document: OpenApiDocument;
+  private readonly rspDocument: OpenApiDocument;
   private readonly files = new Map<string, Buffer>();
 
   constructor(@Inject(AUTH_CONFIG) config: AuthConfig) {
     this.document = openApiDocument({ serverUrl: config.auth.issuer });
+    this.rspDocument = openApiDocument({ serverUrl: config.auth.issuer, audience: 'rsp' });
   }
 
   @Get(OPENAPI_PATHS.document)
   @Header('cache-control', CACHE_CONTROL)
   openApi(): OpenApiDocument {
     return this.document;
+  }
+
+  @Get(OPENAPI_PATHS.rspDocument)
+  @Header('cache-control', CACHE_CONTROL)
+  openApiForRsps(): OpenApiDocument {
+    return this.rspDocument;
   }
 
   @Get(OPENAPI_PATHS.docs)
