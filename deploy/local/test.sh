@@ -51,8 +51,10 @@ npx jest -c jest.integration.config.js --maxWorkers=2 --forceExit --json --outpu
 lx_info "system tests (the whole stack behind the ingress)"
 if ! bash deploy/local/stack.sh status >/dev/null 2>&1; then started_stack=1; fi
 bash deploy/local/stack.sh up
-lx_info "API description (Redocly lint of the served /openapi.json)"
+lx_info "API description (Redocly lint of the served /openapi.json and /openapi-rsp.json)"
 bash deploy/openapi/lint.sh
+lx_info "generated clients (openapi-typescript, openapi-python-client, openapi-generator java) from the served documents"
+bash deploy/openapi/clients.sh
 e2e_rc=0
 npx jest -c e2e/jest.config.js --forceExit --json --outputFile="$REPORTS/e2e.json" || e2e_rc=$?
 
