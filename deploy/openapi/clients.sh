@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # Generates clients from the OpenAPI documents the running stack serves, with three mainstream generators, and builds
 # each, as an RSP would:
-#   - openapi-typescript (npm, a devDependency) from /openapi.json and /openapi-rsp.json, then tsc (strict);
+#   - openapi-typescript (npm, a devDependency) from /openapi.json and /openapi-rsp.json, then tsc (strict) over the
+#     generated types and the TypeScript call sequence;
 #   - openapi-python-client (PyPI) from both, failing on any warning (a schema or an operation it skips), then an
 #     import of every module of each generated package;
 #   - openapi-generator's `java` client (Maven Central) from /openapi.json (the whole API), failing on a class it
 #     would write twice or a name it must rename, then `mvn compile`.
-# The generator tools are installed once into $LX_CACHE_DIR (pinned versions); Maven resolves the generated
-# project's dependencies into its usual local repository. Everything generated lands in reports/clients/ (one log per
-# step). Needs the stack (npm run stack:up) and BASE_URL (.infra/env).
+# Then, against the stack, the calls an RSP makes first through the generated TypeScript and Python clients: a token
+# (client credentials), a location by id, the statistics, an export polled to COMPLETED, a new link and the file
+# (deploy/openapi/clients/). The generator tools are installed once into $LX_CACHE_DIR (pinned versions); Maven
+# resolves the generated project's dependencies into its usual local repository. Everything generated lands in
+# reports/clients/ (one log per step). Needs the stack (npm run stack:up) and .infra/env (BASE_URL, the admin client).
+#
+#   LX_CLIENTS_EXPORT_TIMEOUT   seconds the calls may wait for the location to be read and the export to complete
+#                               (default 120)
 set -euo pipefail
 LX_COMPONENT=clients
 source "$(dirname "${BASH_SOURCE[0]}")/../local/lib.sh"
@@ -77,6 +83,8 @@ cat >"$WORK/typescript/tsconfig.json" <<'EOF'
   "include": ["*.ts"]
 }
 EOF
+# The call sequence (run below) is checked with the generated types in the same pass.
+cp "$SOURCES/rsp-calls.ts" "$WORK/typescript/"
 step typescript-compile npx tsc -p "$WORK/typescript/tsconfig.json"
 
 # Python: a package per document; --fail-on-warning makes a skipped schema or operation a failure. The whole
@@ -112,4 +120,49 @@ java_generate() {
 step java-generate java_generate
 step java-compile mvn -B -q -Dstyle.color=never -f "$WORK/java/pom.xml" compile
 
-lx_ok "clients generated from $BASE_URL/openapi.json and /openapi-rsp.json and built, in $(lx_elapsed "$START")"
+# The calls: an operator writes a location, then the generated TypeScript and Python clients read it as a new RSP
+# would (deploy/openapi/clients/rsp-calls.ts, rsp_calls.py), each with its own token and export.
+: "${ADMIN_CLIENT_ID:?ADMIN_CLIENT_ID is not set (.infra/env)}"
+curl() { command curl --max-time 30 "$@"; }
+json_field() { python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
+token() { # client id, secret, scope
+  curl -fsS -u "$1:$2" -d grant_type=client_credentials --data-urlencode "scope=$3" "$BASE_URL/oauth/token" |
+    json_field access_token
+}
+ADMIN_TOKEN="$(token "$ADMIN_CLIENT_ID" "$ADMIN_CLIENT_SECRET" auth:admin)"
+CLIENTS=()
+# Registers a client of the kind with the scope; sets CLIENT_ID and CLIENT_SECRET. Not called in $(…): the id must
+# reach CLIENTS in this shell, for disable_clients at the end.
+register() { # kind, scope
+  local reply
+  reply="$(curl -fsS -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' \
+    -d "{\"name\":\"generated clients $1 $RANDOM$RANDOM\",\"kind\":\"$1\",\"scopes\":[\"$2\"]}" "$BASE_URL/admin/clients")"
+  CLIENT_ID="$(json_field clientId <<<"$reply")"
+  CLIENT_SECRET="$(json_field clientSecret <<<"$reply")"
+  CLIENTS+=("$CLIENT_ID")
+}
+disable_clients() {
+  local id
+  for id in "${CLIENTS[@]}"; do
+    curl -fsS -o /dev/null -X POST -H "Authorization: Bearer $ADMIN_TOKEN" "$BASE_URL/admin/clients/$id/disable" || true
+  done
+}
+trap disable_clients EXIT
+register OPERATOR locations:write
+OPERATOR_TOKEN="$(token "$CLIENT_ID" "$CLIENT_SECRET" locations:write)"
+LOCATION_ID="$(curl -fsS -H "Authorization: Bearer $OPERATOR_TOKEN" -H 'Content-Type: application/json' -d '{
+  "geography": { "country": "US", "region": "CO", "locality": "Generated Client", "postalCode": "80202" },
+  "coordinates": { "latitude": 39.7447, "longitude": -104.9903 },
+  "fiberAccessDetails": { "serviceability": { "status": "ACTIVE" } }
+}' "$BASE_URL/operator/locations" | json_field id)"
+export BASE_URL LOCATION_ID EXPORT_TIMEOUT_SECONDS="${LX_CLIENTS_EXPORT_TIMEOUT:-120}"
+
+register RSP locations:read
+step typescript-calls env RSP_CLIENT_ID="$CLIENT_ID" RSP_CLIENT_SECRET="$CLIENT_SECRET" \
+  node -r "$LX_REPO_ROOT/libs/testing/register-swc.js" "$WORK/typescript/rsp-calls.ts"
+register RSP locations:read
+step python-calls env RSP_CLIENT_ID="$CLIENT_ID" RSP_CLIENT_SECRET="$CLIENT_SECRET" PYTHONPATH="$WORK/python" \
+  "$PYTHON_CLIENT/bin/python" "$SOURCES/rsp_calls.py"
+
+lx_ok "clients generated from $BASE_URL/openapi.json and /openapi-rsp.json, built, and called (TypeScript, Python)" \
+  "in $(lx_elapsed "$START")"
