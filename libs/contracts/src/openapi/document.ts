@@ -190,7 +190,8 @@ export interface OpenApiDocumentOptions {
  * The OpenAPI 3.1 document of the public API, generated from the contracts' zod schemas: every operation of the spec,
  * this project's documented extensions and the operator API, the OAuth 2.0 client-credentials scheme, and the webhooks
  * an RSP implements. Internal paths (/internal/*, /admin/keys, /health/*, /metrics) are not in it: the ingress never
- * routes them.
+ * routes them. For an RSP (`audience: 'rsp'`), only the operations an RSP calls, and the schemas, scopes and tags they
+ * use. Either way, copies of named schemas are references (references.ts).
  */
 export function openApiDocument(options: OpenApiDocumentOptions): OpenApiDocument {
   const rsp = options.audience === 'rsp';
