@@ -63,12 +63,26 @@ describe('the OpenAPI document', () => {
           mapping: { PENDING: ref('ExportPending'), COMPLETED: ref('ExportCompleted'), FAILED: ref('ExportFailed') },
         },
       });
+      // The change events, as the webhook to /locations/events and the change feed's items carry them.
+      const changeEvents: Record<string, string> = {
+        LOCATION_CREATED: 'LocationCreatedEvent',
+        LOCATION_UPDATED: 'LocationUpdatedEvent',
+        LOCATION_GROUP_CREATED: 'LocationGroupCreatedEvent',
+        LOCATION_GROUP_UPDATED: 'LocationGroupUpdatedEvent',
+        LOCATION_GROUP_DELETED: 'LocationGroupDeletedEvent',
+        ADDRESS_GROUP_CREATED: 'AddressGroupCreatedEvent',
+        ADDRESS_GROUP_UPDATED: 'AddressGroupUpdatedEvent',
+        ADDRESS_GROUP_DELETED: 'AddressGroupDeletedEvent',
+      };
       expect((schemas['LocationEvent'] as { properties: Record<string, unknown> }).properties['event']).toEqual({
-        oneOf: [{ $ref: ref('LocationCreatedEvent') }, { $ref: ref('LocationUpdatedEvent') }],
+        oneOf: Object.values(changeEvents).map((name) => ({ $ref: ref(name) })),
         discriminator: {
           propertyName: 'type',
-          mapping: { LOCATION_CREATED: ref('LocationCreatedEvent'), LOCATION_UPDATED: ref('LocationUpdatedEvent') },
+          mapping: Object.fromEntries(Object.entries(changeEvents).map(([type, name]) => [type, ref(name)])),
         },
+      });
+      expect(schemas['ChangeFeedPage']).toMatchObject({
+        properties: { changes: { items: { $ref: ref('LocationEvent') } } },
       });
       // A union of unnamed objects is one a generator cannot name its types for: name its options (variantOf).
       const unnamed = nodesOf(doc).filter((node) =>

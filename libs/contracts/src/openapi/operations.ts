@@ -52,7 +52,7 @@ import {
   serviceabilityStatusSchema,
 } from '../resources/location';
 import { locationListSchema } from '../resources/read-queries';
-import { CHANGE_FEED, changeFeedPageSchema } from '../resources/changes';
+import { CHANGE_FEED, changeEventDeliverySchema, changeEventSchema, changeFeedPageSchema } from '../resources/changes';
 import { statisticsResponseSchema } from '../resources/statistics';
 import {
   DELIVERY_STATUSES,
@@ -66,7 +66,7 @@ import {
 import type { ApiTag, HeaderName } from './document';
 import * as examples from './examples';
 import { z } from './extend-zod';
-import { changeEvent, csvExportRecordSchema, variantOf } from './schema-helpers';
+import { csvExportRecordSchema, variantOf } from './schema-helpers';
 
 /** A request or reply body: its schema, one example, and its media type (JSON unless said). */
 export interface Body {
@@ -170,23 +170,18 @@ export const SCHEMAS = {
       'The file of a `json` export (`application/json`), as downloaded from exportUrl: every location of the export.',
   }),
   CsvExportRecord: csvExportRecordSchema().openapi('CsvExportRecord'),
-  LocationCreatedEvent: changeEvent('LOCATION_CREATED').openapi('LocationCreatedEvent'),
-  LocationUpdatedEvent: changeEvent('LOCATION_UPDATED').openapi('LocationUpdatedEvent'),
-  LocationGroupCreatedEvent: changeEvent('LOCATION_GROUP_CREATED').openapi('LocationGroupCreatedEvent'),
-  LocationGroupUpdatedEvent: changeEvent('LOCATION_GROUP_UPDATED').openapi('LocationGroupUpdatedEvent'),
-  LocationGroupDeletedEvent: changeEvent('LOCATION_GROUP_DELETED').openapi('LocationGroupDeletedEvent'),
-  AddressGroupCreatedEvent: changeEvent('ADDRESS_GROUP_CREATED').openapi('AddressGroupCreatedEvent'),
-  AddressGroupUpdatedEvent: changeEvent('ADDRESS_GROUP_UPDATED').openapi('AddressGroupUpdatedEvent'),
-  AddressGroupDeletedEvent: changeEvent('ADDRESS_GROUP_DELETED').openapi('AddressGroupDeletedEvent'),
-  LocationEvent: z
-    .object({
-      event: z.union(CHANGE_EVENT_TYPES.map((type) => changeEvent(type)) as unknown as [z.ZodTypeAny, z.ZodTypeAny]),
-    })
-    .strict()
-    .openapi('LocationEvent', {
-      description:
-        "The OAF-100 event envelope: `data` is the location (or group) after the change, `modifiedFields` a location's diff, `version` the resource's version. Group events (LOCATION_GROUP_*, ADDRESS_GROUP_*) are this service's addition; a deletion's `data` is the group's last state.",
-    }),
+  LocationCreatedEvent: changeEventSchema('LOCATION_CREATED').openapi('LocationCreatedEvent'),
+  LocationUpdatedEvent: changeEventSchema('LOCATION_UPDATED').openapi('LocationUpdatedEvent'),
+  LocationGroupCreatedEvent: changeEventSchema('LOCATION_GROUP_CREATED').openapi('LocationGroupCreatedEvent'),
+  LocationGroupUpdatedEvent: changeEventSchema('LOCATION_GROUP_UPDATED').openapi('LocationGroupUpdatedEvent'),
+  LocationGroupDeletedEvent: changeEventSchema('LOCATION_GROUP_DELETED').openapi('LocationGroupDeletedEvent'),
+  AddressGroupCreatedEvent: changeEventSchema('ADDRESS_GROUP_CREATED').openapi('AddressGroupCreatedEvent'),
+  AddressGroupUpdatedEvent: changeEventSchema('ADDRESS_GROUP_UPDATED').openapi('AddressGroupUpdatedEvent'),
+  AddressGroupDeletedEvent: changeEventSchema('ADDRESS_GROUP_DELETED').openapi('AddressGroupDeletedEvent'),
+  LocationEvent: changeEventDeliverySchema.openapi('LocationEvent', {
+    description:
+      "The OAF-100 event envelope: `data` is the location (or group) after the change, `modifiedFields` a location's diff, `version` the resource's version. Group events (LOCATION_GROUP_*, ADDRESS_GROUP_*) are this service's addition; a deletion's `data` is the group's last state.",
+  }),
   ChangeFeedPage: changeFeedPageSchema.openapi('ChangeFeedPage', {
     description:
       'A page of the change feed: each change exactly as the webhook to /locations/events delivers it (the envelope ' +

@@ -1,5 +1,3 @@
-import { eventSchema } from '../events/event-types';
-import type { ChangeEventType } from '../events/webhooks';
 import { locationSchema } from '../resources/location';
 import { LOCATION_CSV_COLUMNS } from '../resources/location-csv';
 import { z } from './extend-zod';
@@ -15,21 +13,6 @@ export function variantOf(
   const option = union.optionsMap.get(value);
   if (option === undefined) throw new Error(`the union has no option with ${union.discriminator} ${value}`);
   return option;
-}
-
-/** One change event as an RSP receives it (webhook body's `event`): the envelope and the resource's version. */
-export function changeEvent(type: ChangeEventType): z.AnyZodObject {
-  return (eventSchema(type) as unknown as z.AnyZodObject).extend({
-    version: z
-      .number()
-      .int()
-      .min(1)
-      .openapi({
-        description:
-          "The resource's version after this event (1 at its creation, one more per change), also in X-Event-Sequence: " +
-          'keep the highest, discard an older or repeated one.',
-      }),
-  });
 }
 
 /** Whether every step of a dotted Location path is required, so that the CSV cell is never empty. */

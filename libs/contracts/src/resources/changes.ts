@@ -1,5 +1,5 @@
 import { eventSchema } from '../events/event-types';
-import { CHANGE_EVENT_TYPES } from '../events/webhooks';
+import { CHANGE_EVENT_TYPES, type ChangeEventType } from '../events/webhooks';
 import { z } from '../openapi/extend-zod';
 
 /**
@@ -20,13 +20,30 @@ export const CHANGE_FEED = {
 /** Query parameters of GET /locations/changes; any other is refused (INVALID_FILTER). */
 export const CHANGE_FEED_PARAMETERS = [CHANGE_FEED.afterParameter, CHANGE_FEED.limitParameter] as const;
 
+/** One change event as an RSP receives it (the webhook body's `event`, a feed item's): the envelope and its version. */
+export function changeEventSchema(type: ChangeEventType): z.AnyZodObject {
+  return (eventSchema(type) as unknown as z.AnyZodObject).extend({
+    version: z
+      .number()
+      .int()
+      .min(1)
+      .openapi({
+        description:
+          "The resource's version after this event (1 at its creation, one more per change), also in X-Event-Sequence: " +
+          'keep the highest, discard an older or repeated one.',
+      }),
+  });
+}
+
 /** One change: the envelope with the version of its location or group after the event (as a webhook body). */
 export const changeEventDeliverySchema = z
   .object({
     event: z.union(
-      CHANGE_EVENT_TYPES.map((type) =>
-        (eventSchema(type) as unknown as z.AnyZodObject).extend({ version: z.number().int().min(1) }),
-      ) as unknown as [z.ZodTypeAny, z.ZodTypeAny, ...z.ZodTypeAny[]],
+      CHANGE_EVENT_TYPES.map((type) => changeEventSchema(type)) as unknown as [
+        z.ZodTypeAny,
+        z.ZodTypeAny,
+        ...z.ZodTypeAny[],
+      ],
     ),
   })
   .strict();
