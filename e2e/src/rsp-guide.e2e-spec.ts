@@ -37,7 +37,7 @@ async function freePort(): Promise<number> {
  * The RSP guide, run as an RSP would run it: every named code block of docs/rsp-guide.md is written to a folder and
  * executed against the stack through the ingress — the token call, the export chain into a SQLite copy, the webhook
  * verification in TypeScript, Python and Java against a real delivery's raw body, the Python receiver keeping the
- * copy, and the daily statistics check, which must report the copy in sync and then catch a drift.
+ * copy, the change feed, and the daily statistics check, which must report the copy in sync and then catch a drift.
  */
 describe('the RSP guide (docs/rsp-guide.md), every snippet run against the stack', () => {
   const dir = join(REPO, 'tmp', `rsp-guide-${randomUUID().slice(0, 8)}`);
@@ -114,7 +114,9 @@ describe('the RSP guide (docs/rsp-guide.md), every snippet run against the stack
       'VerifyWebhook.java',
       'daily_check.py',
       'export_chain.py',
+      'follow_feed.py',
       'lx_client.py',
+      'mirror.py',
       'receiver.py',
       'token.sh',
       'verify_webhook.py',
@@ -127,7 +129,7 @@ describe('the RSP guide (docs/rsp-guide.md), every snippet run against the stack
     expect(JSON.parse(stdout)).toMatchObject({ token_type: 'Bearer', scope: 'locations:read' });
   });
 
-  it('loads a full export, keeps the copy by webhook, catches up by the export chain, and checks the counts', async () => {
+  it('loads a full export, keeps the copy by webhook, catches up by the export chain and the change feed, and checks the counts', async () => {
     const groupName = `e2e rsp guide ${randomUUID().slice(0, 8)}`;
     const groupId = await operator.createLocationGroup(groupName);
     const first = await operator.createLocation({
@@ -196,6 +198,14 @@ describe('the RSP guide (docs/rsp-guide.md), every snippet run against the stack
     expect(row?.version).toBeNull();
     expect(await mirrorGroup(groupId)).toMatchObject({ version: null, deleted: 1, body: { id: groupId } });
     expect((await mirrorGroup(groupId))?.body.deletedAt).toEqual(expect.any(String));
+
+    // The change feed, read from its start, then from the stored cursor: a change made since reaches the copy.
+    const fromStart = await python('follow_feed.py');
+    expect(fromStart.stdout).toMatch(/^feed: \d+ changes applied, at the end/);
+    const fed = await operator.patchLocation(second.location.id, { notes: 'changed before the feed was read' });
+    const fromCursor = await python('follow_feed.py');
+    expect(fromCursor.stdout).toMatch(/^feed: [1-9]\d* changes applied, at the end/);
+    expect(await mirrorRow(second.location.id)).toEqual({ version: fed.version, body: fed.location });
 
     // The daily check: in sync; then, with a location gone from the copy, drift and exit 1.
     const check = await python('daily_check.py');
