@@ -20,6 +20,7 @@ import {
   waitFor,
 } from '@lx/testing';
 import { MIGRATIONS } from '../../src/database/migrations';
+import { AddGroupChangeTimes1797120000000 } from '../../src/database/migrations/1797120000000-AddGroupChangeTimes';
 import { LocationReadModelProjection } from '../../src/read-model/location-read-model.projection';
 import { type LocationQueryHarness, startLocationQuery } from '../support/location-query-harness';
 
@@ -152,7 +153,9 @@ describe('group change times in the read model (apply in real transactions)', ()
 
 describe('AddGroupChangeTimes migration', () => {
   const databaseUrl = requireEnv('DATABASE_URL');
-  const { db, schema } = usePrivateSchema('lq_group_migration', MIGRATIONS.slice(0, 2));
+  // The schema as the release before it left it: every migration before this one.
+  const index = MIGRATIONS.findIndex((migration) => migration.name === AddGroupChangeTimes1797120000000.name);
+  const { db, schema } = usePrivateSchema('lq_group_migration', MIGRATIONS.slice(0, index));
   const dataSource = () =>
     new DataSource(
       dataSourceOptions({
@@ -182,7 +185,7 @@ describe('AddGroupChangeTimes migration', () => {
     const source = dataSource();
     await source.initialize();
     try {
-      expect(await migrateSchema(source, schema)).toEqual([MIGRATIONS[2]!.name]);
+      expect(await migrateSchema(source, schema)).toEqual([AddGroupChangeTimes1797120000000.name]);
     } finally {
       await source.destroy();
     }
@@ -229,7 +232,7 @@ describe('AddGroupChangeTimes migration', () => {
     const runner = down.createQueryRunner();
     try {
       await runner.query(`SET search_path TO ${schema}`);
-      await new MIGRATIONS[2]!().down(runner);
+      await new AddGroupChangeTimes1797120000000().down(runner);
     } finally {
       await runner.release();
       await down.destroy();
