@@ -85,7 +85,6 @@ function toIssues(issue: z.ZodIssue): ValidationIssue[] {
     case z.ZodIssueCode.invalid_type:
       if (issue.received === 'undefined') return one('required', `${subject} is required`);
       if (issue.received === 'null') return one('notNull', `${subject} must not be null`);
-      if (issue.expected === 'never') return one('notAllowed', `${subject} is not allowed`);
       if (issue.received === 'nan') return one('finite', `${subject} must be a finite number`);
       return one('type', `${subject} must be ${KINDS[issue.expected] ?? issue.expected}`);
     case z.ZodIssueCode.unrecognized_keys:

@@ -53,10 +53,6 @@ export interface ChangeEventDelivery<T extends ChangeEventType = ChangeEventType
 /** The body of a location event delivery (OAF-100). */
 export type LocationEventDelivery = ChangeEventDelivery<(typeof LOCATION_EVENT_TYPES)[number]>;
 
-/** Whether an event type is a change an RSP's copy follows. */
-export const isChangeEventType = (type: string): type is ChangeEventType =>
-  (CHANGE_EVENT_TYPES as readonly string[]).includes(type);
-
 /**
  * The one way a change is described to an RSP, by webhook and by the change feed alike: `{ "event": <envelope,
  * version> }`. The envelope's keys keep their order and `version` comes last.

@@ -136,6 +136,22 @@ describe('the OpenAPI document', () => {
       expect(csv.description).toContain(LOCATION_CSV_COLUMNS.join(', '));
       expect(schemas['JsonExportFile']).toMatchObject({ required: ['exportTimestamp', 'totalCount', 'locations'] });
     });
+
+    it('says what a type cannot: a tombstone is the only item with deletedAt, and how to use a change version', () => {
+      const descriptionsOf = (property: string) =>
+        nodesOf(doc).flatMap((node) => {
+          const properties = node['properties'];
+          const described = isObject(properties) ? properties[property] : undefined;
+          return isObject(described) && typeof described['description'] === 'string' ? [described['description']] : [];
+        });
+      expect(descriptionsOf('deletedAt')).toContain(
+        'Only on a tombstone: when the group was deleted (UTC). Lists by modifiedSince and exports hold them.',
+      );
+      expect(descriptionsOf('version')).toContain(
+        "The resource's version after this event (1 at its creation, one more per change), also in X-Event-Sequence: " +
+          'keep the highest, discard an older or repeated one.',
+      );
+    });
   });
 
   it("leaves the operator's and the administrators' operations out of the RSP's document, and nothing else", () => {

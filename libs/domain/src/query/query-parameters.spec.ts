@@ -552,6 +552,24 @@ describe('the issues of a rejected query', () => {
       { field: 'sort', rule: 'unknownParameter', message: 'sort is not a known query parameter' },
     ],
     [
+      'a change feed limit out of range',
+      () => parseChangeFeedQuery({ limit: '0' }),
+      'INVALID_LIMIT',
+      { field: 'limit', rule: 'range', message: 'limit must be an integer from 1 to 1000' },
+    ],
+    [
+      'an empty change feed cursor',
+      () => parseChangeFeedQuery({ after: '' }),
+      'INVALID_REQUEST',
+      { field: 'after', rule: 'cursor', message: "after must be a cursor from a reply's next" },
+    ],
+    [
+      'the groups of a CSV snapshot',
+      () => parseSnapshotQuery({ groups: 'true', format: 'csv' }),
+      'INVALID_FILTER',
+      { field: 'groups', rule: 'jsonOnly', message: 'groups=true needs format=json: CSV records hold no groups' },
+    ],
+    [
       'a repeated limit',
       () => parseLocationListQuery({ limit: ['1', '2'] }),
       'INVALID_LIMIT',
@@ -733,8 +751,12 @@ describe('the parameters left out of a query', () => {
 });
 
 describe('parseChangeFeedQuery', () => {
-  it('given no parameters, when parsed, then 100 changes from the oldest retained', () => {
-    expect(value(parseChangeFeedQuery({}))).toEqual({ limit: 100 });
+  it('given no parameters, when parsed, then 100 changes from the oldest retained (no after key)', () => {
+    expect(value(parseChangeFeedQuery({}))).toStrictEqual({ limit: 100 });
+  });
+
+  it('given limit 1, when parsed, then one change a page', () => {
+    expect(value(parseChangeFeedQuery({ limit: '1' }))).toStrictEqual({ limit: 1 });
   });
 
   it('given after and limit 1000, when parsed, then both are kept (the cursor still encoded)', () => {
