@@ -122,32 +122,8 @@ step java-compile mvn -B -q -Dstyle.color=never -f "$WORK/java/pom.xml" compile
 
 # The calls: an operator writes a location, then the generated TypeScript and Python clients read it as a new RSP
 # would (deploy/openapi/clients/rsp-calls.ts, rsp_calls.py), each with its own token and export.
-: "${ADMIN_CLIENT_ID:?ADMIN_CLIENT_ID is not set (.infra/env)}"
-curl() { command curl --max-time 30 "$@"; }
-json_field() { python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
-token() { # client id, secret, scope
-  curl -fsS -u "$1:$2" -d grant_type=client_credentials --data-urlencode "scope=$3" "$BASE_URL/oauth/token" |
-    json_field access_token
-}
-ADMIN_TOKEN="$(token "$ADMIN_CLIENT_ID" "$ADMIN_CLIENT_SECRET" auth:admin)"
-CLIENTS=()
-# Registers a client of the kind with the scope; sets CLIENT_ID and CLIENT_SECRET. Not called in $(…): the id must
-# reach CLIENTS in this shell, for disable_clients at the end.
-register() { # kind, scope
-  local reply
-  reply="$(curl -fsS -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' \
-    -d "{\"name\":\"generated clients $1 $RANDOM$RANDOM\",\"kind\":\"$1\",\"scopes\":[\"$2\"]}" "$BASE_URL/admin/clients")"
-  CLIENT_ID="$(json_field clientId <<<"$reply")"
-  CLIENT_SECRET="$(json_field clientSecret <<<"$reply")"
-  CLIENTS+=("$CLIENT_ID")
-}
-disable_clients() {
-  local id
-  for id in "${CLIENTS[@]}"; do
-    curl -fsS -o /dev/null -X POST -H "Authorization: Bearer $ADMIN_TOKEN" "$BASE_URL/admin/clients/$id/disable" || true
-  done
-}
-trap disable_clients EXIT
+# shellcheck source=deploy/openapi/admin-clients.sh
+source "$(dirname "${BASH_SOURCE[0]}")/admin-clients.sh"
 register OPERATOR locations:write
 OPERATOR_TOKEN="$(token "$CLIENT_ID" "$CLIENT_SECRET" locations:write)"
 LOCATION_ID="$(curl -fsS -H "Authorization: Bearer $OPERATOR_TOKEN" -H 'Content-Type: application/json' -d '{

@@ -34,10 +34,10 @@ within_time_limit() {
   return "$rc"
 }
 # The requests around the passes (the document, tokens, client registration and disabling) are bounded one by one.
-curl() { command curl --max-time 30 "$@"; }
 if [[ -z "${BASE_URL:-}" && -f .infra/env ]]; then set -a; . .infra/env; set +a; fi
 : "${BASE_URL:?BASE_URL is not set: start the stack (npm run stack:up) or set it}"
-: "${ADMIN_CLIENT_ID:?ADMIN_CLIENT_ID is not set (.infra/env)}"
+# shellcheck source=deploy/openapi/admin-clients.sh
+source "$(dirname "${BASH_SOURCE[0]}")/admin-clients.sh"
 
 SCHEMATHESIS_VERSION=4.32.5
 VENV="$LX_CACHE_DIR/schemathesis-$SCHEMATHESIS_VERSION"
@@ -56,38 +56,10 @@ rm -rf "$REPORTS"
 mkdir -p "$REPORTS"
 curl -fsS "$BASE_URL/openapi.json" -o "$REPORTS/openapi.json"
 
-json_field() { python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
-token() { # client id, secret, scope
-  curl -fsS -u "$1:$2" -d grant_type=client_credentials --data-urlencode "scope=$3" "$BASE_URL/oauth/token" |
-    json_field access_token
-}
-ADMIN_TOKEN="$(token "$ADMIN_CLIENT_ID" "$ADMIN_CLIENT_SECRET" auth:admin)"
-CLIENTS=()
-# Registers a client of the kind with the scope and sets REGISTERED_TOKEN to a token of it. Not called in $(…): the
-# client id must reach CLIENTS in this shell, for disable_clients at the end.
-register() { # kind, scope
-  local reply
-  reply="$(curl -fsS -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' \
-    -d "{\"name\":\"fuzz $1 $RANDOM$RANDOM\",\"kind\":\"$1\",\"scopes\":[\"$2\"]}" "$BASE_URL/admin/clients")"
-  local id secret
-  id="$(json_field clientId <<<"$reply")"
-  secret="$(json_field clientSecret <<<"$reply")"
-  CLIENTS+=("$id")
-  REGISTERED_TOKEN="$(token "$id" "$secret" "$2")"
-}
-disable_clients() {
-  local id disabled=0
-  for id in "${CLIENTS[@]}"; do
-    curl -fsS -o /dev/null -X POST -H "Authorization: Bearer $ADMIN_TOKEN" "$BASE_URL/admin/clients/$id/disable" &&
-      disabled=$((disabled + 1))
-  done
-  lx_info "disabled $disabled of the ${#CLIENTS[@]} clients this run registered"
-}
-trap disable_clients EXIT
 register RSP locations:read
-RSP_TOKEN="$REGISTERED_TOKEN"
+RSP_TOKEN="$(token "$CLIENT_ID" "$CLIENT_SECRET" locations:read)"
 register OPERATOR locations:write
-OPERATOR_TOKEN="$REGISTERED_TOKEN"
+OPERATOR_TOKEN="$(token "$CLIENT_ID" "$CLIENT_SECRET" locations:write)"
 
 # Every check but positive_data_acceptance (a schema cannot state that a group id names an existing group, that
 # modifiedSince comes before modifiedBefore, or that If-Match names the current version, so valid-looking requests
