@@ -152,6 +152,6 @@ describe('the change feed, GET /locations/changes', () => {
       status: 410,
       body: { error: { code: 'CHANGE_CURSOR_EXPIRED', details: { reason: 'epoch' } } },
     });
-    expect(JSON.stringify(expired.body)).toContain('full export');
+    expect(JSON.stringify(expired.body)).toContain('Catch up by an export (POST /locations/exports)');
   });
 });

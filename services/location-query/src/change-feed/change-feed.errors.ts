@@ -18,8 +18,10 @@ export class ChangeCursorExpiredError extends DomainError {
         ? `changes after this cursor were purged (the feed keeps ${retentionDays} days)`
         : 'the change feed was rebuilt since this cursor was issued';
     super(
-      `after: ${why}. Take a full export (POST /locations/exports), load it, then read GET /locations/changes ` +
-        'without after and apply only changes whose version is newer than your copy has',
+      `after: ${why}. Catch up by an export (POST /locations/exports): an incremental one with modifiedSince your ` +
+        "last export's exportTimestamp, which holds deleted groups as tombstones, or a full one into a fresh copy; " +
+        'then read GET /locations/changes without after, applying a location change only when its updatedAt is ' +
+        "later than your copy's and a group change only when its timestamp is after the export's exportTimestamp",
       { parameter: 'after', reason, retentionDays },
     );
   }

@@ -134,7 +134,7 @@ describe('location-query change feed', () => {
     expect(expired.json()).toEqual({
       error: {
         code: 'CHANGE_CURSOR_EXPIRED',
-        message: expect.stringContaining('Take a full export') as string,
+        message: expect.stringContaining('Catch up by an export (POST /locations/exports)') as string,
         details: { parameter: 'after', reason: 'retention', retentionDays: 7 },
       },
     });
