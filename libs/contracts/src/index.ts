@@ -9,6 +9,8 @@ export * from './resources/exports';
 export * from './resources/statistics';
 export * from './resources/read-queries';
 export * from './resources/changes';
+export * from './resources/digest';
+export * from './digest/digest-hash';
 export * from './errors/error-codes';
 export * from './errors/error-body';
 export * from './events/envelope';

@@ -29,6 +29,10 @@ export const ERROR_CODES = {
   INVALID_LIMIT: { httpStatus: 400, description: 'limit is not an integer from 1 to 1000' },
   INVALID_OFFSET: { httpStatus: 400, description: 'offset is not an integer of 0 or more' },
   INVALID_FILTER: { httpStatus: 400, description: 'A query filter has an unknown name or a bad value' },
+  DIGEST_NODE_TOO_LARGE: {
+    httpStatus: 400,
+    description: 'A digest node holds too many resources to list its entries; ask for a longer prefix',
+  },
   UNAUTHORIZED: { httpStatus: 401, description: 'The bearer token or the client credentials are missing or invalid' },
   FORBIDDEN: { httpStatus: 403, description: 'The token lacks the scope the operation needs' },
   RESOURCE_NOT_FOUND: {
