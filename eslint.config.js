@@ -13,6 +13,8 @@ const PRODUCTION_DEPENDENCIES = {
   'type:platform': ['type:contract', 'type:domain'],
   'type:messaging': ['type:contract', 'type:domain', 'type:platform'],
   'type:storage': ['type:contract', 'type:platform'],
+  // lx-sync, the RSPs' client: it knows the API's contracts and nothing of the server's inside.
+  'type:client': ['type:contract'],
   'type:testing': ['type:contract', 'type:domain', 'type:platform'],
   'type:e2e': ['type:contract', 'type:testing'],
   'type:service': ['type:contract', 'type:domain', 'type:platform', 'type:messaging', 'type:storage'],

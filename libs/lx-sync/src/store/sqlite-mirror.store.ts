@@ -1,0 +1,180 @@
+import { Database } from 'node-sqlite3-wasm';
+import type { DigestEntry, DigestNode } from '@lx/contracts';
+import type { MirrorResource } from '../api/lx-api.client';
+import { digestColumnsOf, DigestFolder } from '../digest/mirror-digest';
+import { LxSyncError } from '../errors';
+import {
+  bucketCondition,
+  MIRROR_TABLES,
+  type MirrorRow,
+  type MirrorStore,
+  type MirrorTransaction,
+} from './mirror-store';
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS lx_sync_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS lx_sync_deliveries (webhook_id TEXT PRIMARY KEY, received_at TEXT NOT NULL);
+  ${Object.values(MIRROR_TABLES)
+    .map(
+      (table) => `
+  CREATE TABLE IF NOT EXISTS ${table} (
+    id TEXT PRIMARY KEY, version INTEGER NOT NULL, deleted INTEGER NOT NULL DEFAULT 0,
+    bucket TEXT NOT NULL, hash TEXT NOT NULL, body TEXT NOT NULL);
+  CREATE INDEX IF NOT EXISTS ${table}_bucket ON ${table} (bucket);`,
+    )
+    .join('')}`;
+
+/**
+ * The mirror in a SQLite file (SQLite compiled to WebAssembly: nothing to build on install). SQLite has one writer
+ * and this connection is synchronous, so transactions are queued: an HTTP request's transaction never interleaves
+ * with another's.
+ */
+export class SqliteMirrorStore implements MirrorStore {
+  readonly kind = 'sqlite';
+  private readonly db: Database;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(file: string) {
+    try {
+      this.db = new Database(file);
+    } catch (error) {
+      throw new LxSyncError('DATABASE_ERROR', `cannot open the SQLite file ${file}: ${(error as Error).message}`);
+    }
+  }
+
+  migrate(): Promise<void> {
+    return settled(() => this.db.exec(SCHEMA));
+  }
+
+  transaction<T>(work: (transaction: MirrorTransaction) => Promise<T>): Promise<T> {
+    const run = this.queue.then(async () => {
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await work(this.writer());
+        this.db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        this.db.exec('ROLLBACK');
+        throw error;
+      }
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  state(key: string): Promise<string | undefined> {
+    return settled(
+      () => (this.db.get('SELECT value FROM lx_sync_state WHERE key = ?', key) as { value: string } | null)?.value,
+    );
+  }
+
+  row(resource: MirrorResource, id: string): Promise<MirrorRow | undefined> {
+    return settled(() => {
+      const row = this.db.get(`SELECT id, version, deleted, body FROM ${MIRROR_TABLES[resource]} WHERE id = ?`, id) as {
+        id: string;
+        version: number;
+        deleted: number;
+        body: string;
+      } | null;
+      return row === null ? undefined : { ...row, deleted: row.deleted === 1 };
+    });
+  }
+
+  digestChildren(resource: MirrorResource, prefix: string, depth: number): Promise<DigestNode[]> {
+    return settled(() => this.fold(resource, prefix, depth));
+  }
+
+  private fold(resource: MirrorResource, prefix: string, depth: number): DigestNode[] {
+    const folder = new DigestFolder(prefix.length + depth);
+    const { where, values } = bucketCondition(prefix, () => '?');
+    const statement = this.db.prepare(`SELECT bucket, hash FROM ${MIRROR_TABLES[resource]} WHERE deleted = 0${where}`);
+    try {
+      for (const row of statement.iterate(values) as Iterable<{ bucket: string; hash: string }>) {
+        folder.add(row.bucket, row.hash);
+      }
+    } finally {
+      statement.finalize();
+    }
+    return folder.result();
+  }
+
+  entries(resource: MirrorResource, prefix: string): Promise<DigestEntry[]> {
+    const { where, values } = bucketCondition(prefix, () => '?');
+    return settled(
+      () =>
+        this.db.all(
+          `SELECT id, version FROM ${MIRROR_TABLES[resource]} WHERE deleted = 0${where} ORDER BY id`,
+          values,
+        ) as unknown as DigestEntry[],
+    );
+  }
+
+  count(resource: MirrorResource): Promise<number> {
+    return settled(
+      () => (this.db.get(`SELECT count(*) AS n FROM ${MIRROR_TABLES[resource]} WHERE deleted = 0`) as { n: number }).n,
+    );
+  }
+
+  forgetDeliveries(before: Date): Promise<number> {
+    return this.transaction(() =>
+      settled(() =>
+        Number(this.db.run('DELETE FROM lx_sync_deliveries WHERE received_at < ?', before.toISOString()).changes),
+      ),
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.queue;
+    if (this.db.isOpen) this.db.close();
+  }
+
+  private writer(): MirrorTransaction {
+    const db = this.db;
+    const upsert = (resource: MirrorResource, row: MirrorRow, onlyNewer: boolean) => {
+      const table = MIRROR_TABLES[resource];
+      const { bucket, hash } = digestColumnsOf(row.id, row.version);
+      return Number(
+        db.run(
+          `INSERT INTO ${table} (id, version, deleted, bucket, hash, body) VALUES (?, ?, ?, ?, ?, ?)
+           ON CONFLICT (id) DO UPDATE SET version = excluded.version, deleted = excluded.deleted,
+             hash = excluded.hash, body = excluded.body
+           ${onlyNewer ? `WHERE excluded.version > ${table}.version` : ''}`,
+          [row.id, row.version, row.deleted ? 1 : 0, bucket, hash, row.body],
+        ).changes,
+      );
+    };
+    return {
+      apply: (resource, row) => settled(() => upsert(resource, row, true) > 0),
+      put: (resource, row) => settled(() => void upsert(resource, row, false)),
+      remove: (resource, id) => settled(() => void db.run(`DELETE FROM ${MIRROR_TABLES[resource]} WHERE id = ?`, id)),
+      setState: (key, value) =>
+        settled(
+          () =>
+            void db.run(
+              'INSERT INTO lx_sync_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+              [key, value],
+            ),
+        ),
+      deleteState: (key) => settled(() => void db.run('DELETE FROM lx_sync_state WHERE key = ?', key)),
+      claimDelivery: (webhookId) =>
+        settled(
+          () =>
+            Number(
+              db.run('INSERT INTO lx_sync_deliveries (webhook_id, received_at) VALUES (?, ?) ON CONFLICT DO NOTHING', [
+                webhookId,
+                new Date().toISOString(),
+              ]).changes,
+            ) > 0,
+        ),
+    };
+  }
+}
+
+/** The synchronous call's result (or error) as a promise: the store's interface is asynchronous, SQLite's calls are not. */
+function settled<T>(work: () => T): Promise<T> {
+  try {
+    return Promise.resolve(work());
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+}

@@ -1,0 +1,32 @@
+import { LxSyncError } from '../errors';
+import type { MirrorStore } from '../store/mirror-store';
+import type { CatchUpFeed, FeedCatchUp } from './catch-up-feed.use-case';
+import type { LoadExport } from './load-export.use-case';
+
+export const INITIALISED_AT = 'initialisedAt';
+
+/**
+ * `lx-sync init`: a full export (with versions and groups) into the mirror, then the change feed from its oldest
+ * change, so the mirror ends equal to the operator's read model. Stopped half-way, it goes on where it stopped.
+ */
+export class InitMirror {
+  constructor(
+    private readonly store: MirrorStore,
+    private readonly loadExport: LoadExport,
+    private readonly catchUpFeed: CatchUpFeed,
+  ) {}
+
+  async execute(): Promise<{ rows: number; exportTimestamp: string; feed: FeedCatchUp }> {
+    const initialisedAt = await this.store.state(INITIALISED_AT);
+    if (initialisedAt !== undefined) {
+      throw new LxSyncError(
+        'ALREADY_INITIALISED',
+        `this mirror was initialised at ${initialisedAt}: run \`lx-sync run\` (or verify/repair); to start over, use an empty database`,
+      );
+    }
+    const { rows, exportTimestamp } = await this.loadExport.execute({});
+    const feed = await this.catchUpFeed.execute();
+    await this.store.transaction((transaction) => transaction.setState(INITIALISED_AT, new Date().toISOString()));
+    return { rows, exportTimestamp, feed };
+  }
+}
