@@ -43,8 +43,11 @@ export class SyncServer {
     return (this.server.address() as AddressInfo).port;
   }
 
+  /** Stops accepting; requests in flight end (their transactions commit), idle keep-alive connections are closed. */
   async close(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    await closed;
   }
 
   private async handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
@@ -66,7 +69,11 @@ export class SyncServer {
     }
     const body = await readBody(request);
     if (body === undefined) {
-      return reply(response, 413, { error: { code: 'PAYLOAD_TOO_LARGE', message: `over ${MAX_BODY_BYTES} bytes` } });
+      // The rest of the body is not read: the connection closes after the answer.
+      response.setHeader('connection', 'close');
+      reply(response, 413, { error: { code: 'PAYLOAD_TOO_LARGE', message: `over ${MAX_BODY_BYTES} bytes` } });
+      response.once('finish', () => request.destroy());
+      return;
     }
     const headers = Object.fromEntries(
       Object.entries(request.headers).map(([name, value]) => [
