@@ -1,3 +1,4 @@
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Database } from 'node-sqlite3-wasm';
 import type { DigestEntry, DigestNode } from '@lx/contracts';
 import type { MirrorResource } from '../api/lx-api.client';
@@ -28,16 +29,25 @@ const SCHEMA = `
  * The mirror in a SQLite file (SQLite compiled to WebAssembly: nothing to build on install). SQLite has one writer
  * and this connection is synchronous, so transactions are queued: an HTTP request's transaction never interleaves
  * with another's.
+ *
+ * One lx-sync process at a time uses the file: its pid is kept beside it (`<file>.lx-sync.pid`) and a second process
+ * is refused. The WebAssembly build locks the file with a directory (`<file>.lock`) that a killed process leaves
+ * behind; with the pid file lx-sync knows such a lock is stale and removes it. (PostgreSQL has no such limit.)
  */
 export class SqliteMirrorStore implements MirrorStore {
   readonly kind = 'sqlite';
   private readonly db: Database;
   private queue: Promise<unknown> = Promise.resolve();
 
+  private readonly pidFile: string;
+
   constructor(file: string) {
+    this.pidFile = `${file}.lx-sync.pid`;
+    claimFile(file, this.pidFile);
     try {
       this.db = new Database(file);
     } catch (error) {
+      rmSync(this.pidFile, { force: true });
       throw new LxSyncError('DATABASE_ERROR', `cannot open the SQLite file ${file}: ${(error as Error).message}`);
     }
   }
@@ -126,6 +136,7 @@ export class SqliteMirrorStore implements MirrorStore {
   async close(): Promise<void> {
     await this.queue;
     if (this.db.isOpen) this.db.close();
+    rmSync(this.pidFile, { force: true });
   }
 
   private writer(): MirrorTransaction {
@@ -167,6 +178,34 @@ export class SqliteMirrorStore implements MirrorStore {
             ) > 0,
         ),
     };
+  }
+}
+
+/** Makes this process the file's only user, removing the lock a dead one left; refuses while another one lives. */
+function claimFile(file: string, pidFile: string): void {
+  let holder: number | undefined;
+  try {
+    holder = Number(readFileSync(pidFile, 'utf8').trim());
+  } catch {
+    holder = undefined;
+  }
+  if (holder !== undefined && holder !== process.pid && isAlive(holder)) {
+    throw new LxSyncError(
+      'DATABASE_ERROR',
+      `another lx-sync (pid ${holder}) is using ${file}: with SQLite, one command at a time (stop it, or use PostgreSQL)`,
+    );
+  }
+  // No live holder: a lock directory left is from a process that died holding it.
+  rmSync(`${file}.lock`, { recursive: true, force: true });
+  writeFileSync(pidFile, String(process.pid));
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
