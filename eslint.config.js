@@ -16,7 +16,7 @@ const PRODUCTION_DEPENDENCIES = {
   // lx-sync, the RSPs' client: it knows the API's contracts and nothing of the server's inside.
   'type:client': ['type:contract'],
   'type:testing': ['type:contract', 'type:domain', 'type:platform'],
-  'type:e2e': ['type:contract', 'type:testing'],
+  'type:e2e': ['type:contract', 'type:testing', 'type:client'],
   'type:service': ['type:contract', 'type:domain', 'type:platform', 'type:messaging', 'type:storage'],
   // The embedded profile (deploy/embedded) hosts every service in one process: the one project that imports them.
   'type:host': ['type:contract', 'type:domain', 'type:platform', 'type:messaging', 'type:storage', 'type:service'],

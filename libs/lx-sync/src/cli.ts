@@ -153,6 +153,7 @@ export function buildCli(): Command {
       withMirror(
         options,
         async (sync) => {
+          await sync.requireInitialised();
           const report = await sync.verify.execute({ confirmDelayMs: sync.config.confirmDelayMs });
           printDrift(report, options.json === true);
           return report.drifted.length === 0 ? EXIT.ok : EXIT.drift;
@@ -165,6 +166,7 @@ export function buildCli(): Command {
     .description('verify, then fetch exactly the drifted ids and make the mirror equal')
     .action(async (options: { config?: string; progress?: boolean }) =>
       withMirror(options, async (sync) => {
+        await sync.requireInitialised();
         const report = await sync.verify.execute({ confirmDelayMs: sync.config.confirmDelayMs });
         printDrift(report, false);
         const result = await sync.repair.execute(report.drifted);
@@ -177,6 +179,7 @@ export function buildCli(): Command {
     .description('the daily check once: statistics and digest compared, drift repaired')
     .action(async (options: { config?: string; progress?: boolean }) =>
       withMirror(options, async (sync) => {
+        await sync.requireInitialised();
         log(describeCheck(await sync.check.execute({ confirmDelayMs: sync.config.confirmDelayMs })));
         return EXIT.ok;
       }),

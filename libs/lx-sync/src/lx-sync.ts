@@ -48,6 +48,13 @@ export class LxSync {
     return new LxSync(config, await openMirrorStore(config.database), options.progress ?? SILENT_PROGRESS);
   }
 
+  /** Fails unless `init` has filled the mirror: verify, repair and check compare an initialised mirror only. */
+  async requireInitialised(): Promise<void> {
+    if ((await this.store.state(INITIALISED_AT)) === undefined) {
+      throw new LxSyncError('NOT_INITIALISED', 'the mirror is empty: run `lx-sync init` first');
+    }
+  }
+
   /** Where the mirror stands: when it was initialised, its export time, its feed position and its row counts. */
   async status(): Promise<Record<string, unknown>> {
     const rows: Record<string, number> = {};
@@ -67,9 +74,7 @@ export class LxSync {
    * listening.
    */
   async run(log: (line: string) => void): Promise<{ port: number; stop: () => Promise<void>; metrics: SyncMetrics }> {
-    if ((await this.store.state(INITIALISED_AT)) === undefined) {
-      throw new LxSyncError('NOT_INITIALISED', 'the mirror is empty: run `lx-sync init` first');
-    }
+    await this.requireInitialised();
     if (this.config.webhookSecret === undefined) {
       throw new LxSyncError(
         'CONFIG_INVALID',
