@@ -28,6 +28,8 @@ describe('the OpenAPI document', () => {
 
     it('refers to each named schema it uses, and to none it lacks', () => {
       const referenced = new Set(refsIn({ ...doc, components: { ...doc.components, schemas: {} } }));
+      // What the export files refer to (the exported location) is used by them, though no operation names the files.
+      EXPORT_FILE_SCHEMAS.forEach((name) => refsIn(schemas[name]).forEach((ref) => referenced.add(ref)));
       for (let grown = true; grown;) {
         const before = referenced.size;
         for (const name of [...referenced]) refsIn(schemas[name]).forEach((ref) => referenced.add(ref));
@@ -46,11 +48,14 @@ describe('the OpenAPI document', () => {
         properties: { data: { $ref: '#/components/schemas/Location' } },
       });
       expect(schemas['JsonExportFile']).toMatchObject({
-        properties: { locations: { items: { $ref: '#/components/schemas/Location' } } },
+        properties: { locations: { items: { $ref: '#/components/schemas/ExportedLocation' } } },
       });
       const copies = nodesOf(doc).filter((node) => isObject(node['properties']) && 'geography' in node['properties']);
-      // The Location's own fields are spelled out only in the named schemas of its shapes (as read, written, patched).
-      const named = ['Location', 'LocationInput', 'LocationPatch'].filter((name) => name in schemas);
+      // The Location's own fields are spelled out only in the named schemas of its shapes (as read, written, patched,
+      // exported with its version).
+      const named = ['Location', 'LocationInput', 'LocationPatch', 'ExportedLocation'].filter(
+        (name) => name in schemas,
+      );
       expect(copies).toHaveLength(named.length);
       expect(copies).toEqual(expect.arrayContaining(named.map((name) => schemas[name])));
     });

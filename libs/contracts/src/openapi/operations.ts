@@ -26,6 +26,7 @@ import {
   exportRequestBodySchema,
   exportStatusReplySchema,
   IDEMPOTENCY_KEY_HEADER,
+  exportedLocationSchema,
   jsonExportFileSchema,
 } from '../resources/exports';
 import {
@@ -165,6 +166,11 @@ export const SCHEMAS = {
   ExportCompletedNotification: exportCompletedNotificationSchema.openapi('ExportCompletedNotification'),
   ExportFailedNotification: exportFailedNotificationSchema.openapi('ExportFailedNotification'),
   ExportNotification: exportNotificationSchema.openapi('ExportNotification'),
+  ExportedLocation: exportedLocationSchema.openapi('ExportedLocation', {
+    description:
+      'A location of a `json` export file: exactly as GET /locations/{id} serves it, followed by `version` when the ' +
+      'export was requested with includeVersions.',
+  }),
   JsonExportFile: jsonExportFileSchema.openapi('JsonExportFile', {
     description:
       'The file of a `json` export (`application/json`), as downloaded from exportUrl: every location of the export.',
@@ -687,7 +693,9 @@ export const API_OPERATIONS: ApiOperation[] = [
       '24 hours answer the first reply again and start nothing. A json file is `{exportTimestamp, totalCount, ' +
       'locations, locationGroups, addressGroups}`: the group arrays (items as in the group lists, by id) hold every ' +
       'live group of a full export, and the groups changed after modifiedSince of an incremental one, deleted ones ' +
-      'as tombstones with `deletedAt`. filters.locationGroupId selects locations only. CSV files hold no groups.',
+      'as tombstones with `deletedAt`. filters.locationGroupId selects locations only. CSV files hold no groups. ' +
+      'With includeVersions (json only) every location and group item ends with its `version` (the ETag of ' +
+      'GET /locations/{id}, the event.version of webhooks and the change feed), from the same snapshot as the row.',
     scope: 'locations:read',
     request: {
       headers: z.object({

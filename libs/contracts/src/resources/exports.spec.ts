@@ -50,6 +50,19 @@ describe('exportRequestBodySchema', () => {
     },
   );
 
+  it.each([true, false])('given includeVersions %p, when validated, then it is accepted', (includeVersions) => {
+    expect(issuesOf(exportRequestBodySchema, { format: 'json', includeVersions })).toEqual([]);
+  });
+
+  it.each(['true', 1, null])(
+    'given includeVersions %p, when validated, then it must be a boolean',
+    (includeVersions) => {
+      expect(
+        issuesOf(exportRequestBodySchema, { format: 'json', includeVersions }).map((issue) => issue.field),
+      ).toEqual(['includeVersions']);
+    },
+  );
+
   it('given the filters object of the usage sketch, when validated, then a group id is accepted', () => {
     expect(issuesOf(exportRequestBodySchema, { format: 'json', filters: { locationGroupId: requestId } })).toEqual([]);
   });
@@ -239,6 +252,37 @@ describe('jsonExportFileSchema', () => {
         locationGroups: [{ id: sampleLocation.id, name: 'Tower A', type: 'MDU_COMPLEX' }],
       }),
     ).toEqual([{ field: 'locationGroups[0].type', rule: 'enum', message: 'locationGroups[0].type must be OTHER' }]);
+  });
+
+  it('given includeVersions, when validated, then every location and group item may end with its version', () => {
+    expect(
+      issuesOf(jsonExportFileSchema, {
+        exportTimestamp: '2024-03-01T10:00:00Z',
+        totalCount: 1,
+        locations: [{ ...sampleLocation, version: 3 }],
+        locationGroups: [{ id: sampleLocation.id, name: 'Phase 1', type: 'OTHER', version: 1 }],
+        addressGroups: [
+          {
+            id: sampleLocation.id,
+            name: 'Tower A',
+            type: 'MDU_COMPLEX',
+            deletedAt: '2024-02-29T08:00:00Z',
+            version: 4,
+          },
+        ],
+      }),
+    ).toEqual([]);
+  });
+
+  it.each([0, 1.5, '2'])('given a version %p, when validated, then it must be a positive integer', (version) => {
+    expect(
+      issuesOf(jsonExportFileSchema, {
+        exportTimestamp: '2024-03-01T10:00:00Z',
+        totalCount: 1,
+        locations: [{ ...sampleLocation, version }],
+        locationGroups: [{ id: sampleLocation.id, name: 'Phase 1', type: 'OTHER', version }],
+      }).map((issue) => issue.field),
+    ).toEqual(['locations[0].version', 'locationGroups[0].version']);
   });
 
   it('given a location without id, when validated, then the item is named by index', () => {

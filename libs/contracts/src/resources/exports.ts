@@ -23,14 +23,28 @@ export const EXPORT_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;
 export type ExportStatus = (typeof EXPORT_STATUSES)[number];
 
 /**
+ * `includeVersions` of an export request (json only; default false): every location and group item of the file ends
+ * with its read-model version, so a copy loaded from the file can apply later changes by version alone.
+ */
+const includeVersionsSchema = z
+  .boolean()
+  .describe(
+    'json only (default false): each location, location group and address group of the file carries its version ' +
+      '(the ETag of GET /locations/{id}, the event.version of webhooks and the change feed) as its last key, ' +
+      '"version". A copy loaded from such a file applies later changes by version only. With format csv: 400.',
+  );
+
+/**
  * Body of POST /locations/exports; without modifiedSince the export is full, with it only locations modified after it.
  * `filters.locationGroupId` (from the spec's usage sketch of location groups) exports only the members of one group.
+ * `includeVersions` (json only) adds each row's version to the file; the domain refuses it with csv.
  */
 export const exportRequestBodySchema = z
   .object({
     format: exportFormatSchema,
     modifiedSince: utcDateTimeSchema.optional(),
     filters: z.object({ locationGroupId: uuidSchema.optional() }).strict().optional(),
+    includeVersions: includeVersionsSchema.optional(),
   })
   .strict();
 /** Body of POST /locations/exports. */
@@ -83,6 +97,8 @@ const requestFields = {
   format: exportFormatSchema,
   modifiedSince: utcDateTimeSchema.optional(),
   filters: z.object({ locationGroupId: uuidSchema.optional() }).strict().optional(),
+  /** Present (true) only when the request asked for versions. */
+  includeVersions: z.literal(true).optional(),
   createdAt: utcDateTimeSchema,
 };
 
@@ -128,18 +144,36 @@ export const exportListReplySchema = z
 /** Reply of GET /locations/exports. */
 export type ExportListReply = z.infer<typeof exportListReplySchema>;
 
+/** The version a row of a file exported with includeVersions ends with: the read model's, 1 at creation. */
+const exportedVersionField = {
+  version: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(
+      'Only in a file exported with includeVersions (then on every item, as its last key): the version of this row ' +
+        'in the same snapshot (1 at creation, one more per change), the ETag of GET /locations/{id} and the ' +
+        'event.version of webhooks and the change feed.',
+    ),
+};
+
+/** A location of a json export file: as GET /locations/{id} serves it, with `version` last when includeVersions. */
+export const exportedLocationSchema = locationSchema.extend(exportedVersionField).strict();
+
 /**
  * The downloaded file of a json export: the OAF-100 file shape plus the additive group arrays, each ordered by id. A
  * full export holds every live group; an incremental one the groups changed after its modifiedSince, tombstones
- * (with deletedAt) included. Files generated before groups were exported lack both arrays.
+ * (with deletedAt) included. Files generated before groups were exported lack both arrays. With includeVersions every
+ * location and group item ends with its `version`.
  */
 export const jsonExportFileSchema = z
   .object({
     exportTimestamp: utcDateTimeSchema,
     totalCount: countSchema,
-    locations: z.array(locationSchema),
-    locationGroups: z.array(locationGroupListItemSchema).optional(),
-    addressGroups: z.array(addressGroupListItemSchema).optional(),
+    locations: z.array(exportedLocationSchema),
+    locationGroups: z.array(locationGroupListItemSchema.extend(exportedVersionField).strict()).optional(),
+    addressGroups: z.array(addressGroupListItemSchema.extend(exportedVersionField).strict()).optional(),
   })
   .strict();
 /** The downloaded file of a json export. */

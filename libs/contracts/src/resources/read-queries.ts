@@ -64,6 +64,12 @@ export const LOCATION_SNAPSHOT = {
    */
   groupsParameter: 'groups',
   /**
+   * `true` (json only): each line ends with the row's version in the same snapshot, as its last key: a location's
+   * line is its stored body (byte for byte as GET /locations/{id} serves it) with `,"version":n` before the closing
+   * brace; a group line is its list item, `deletedAt` included, then `version`.
+   */
+  versionsParameter: 'versions',
+  /**
    * When the snapshot was taken (UTC `Z`), by the read side's clock. Not a watermark: the read model may lag the
    * writes, so chained incremental exports take their exportTimestamp from WATERMARK_FENCE instead.
    */

@@ -188,6 +188,34 @@ describe('parseExportRequest', () => {
     expect(error.details.issues).toStrictEqual(issues);
   });
 
+  it.each([
+    [
+      { format: 'csv', includeVersions: true },
+      'jsonOnly',
+      'includeVersions needs format json: a CSV record has no column for the version',
+    ],
+    [{ format: 'json', includeVersions: 'true' }, 'type', 'includeVersions must be a boolean'],
+    [{ format: 'csv', includeVersions: null }, 'notNull', 'includeVersions must not be null'],
+  ])('given %j, when parsed, then VALIDATION_ERROR names includeVersions', (body, rule, message) => {
+    const error = failure(parseExportRequest(body, now));
+    expect(error.code).toBe('VALIDATION_ERROR');
+    expect(error.details.issues).toStrictEqual([{ field: 'includeVersions', rule, message }]);
+  });
+
+  it.each([
+    { format: 'json', includeVersions: true },
+    { format: 'json', includeVersions: false },
+    { format: 'csv', includeVersions: false },
+  ])('given %j, when parsed, then it is accepted as asked', (body) => {
+    expect(value(parseExportRequest(body, now))).toStrictEqual(body);
+  });
+
+  it('given includeVersions with csv and a bad format, when parsed, then the format decides the code', () => {
+    const error = failure(parseExportRequest({ format: 'xml', includeVersions: 1 }, now));
+    expect(error.code).toBe('INVALID_FORMAT');
+    expect(error.details.issues.map((issue) => issue.field)).toEqual(['format', 'includeVersions']);
+  });
+
   it('given a bad format, a bad modifiedSince and an unknown field, when parsed, then INVALID_FORMAT names all three', () => {
     const error = failure(parseExportRequest({ extra: 1, modifiedSince: 'soon', format: 'xml' }, now));
     expect(error.code).toBe('INVALID_FORMAT');
@@ -304,6 +332,14 @@ describe('canonicalExportRequest', () => {
       canonicalExportRequest('csv', { modifiedSince: '2024-02-01T00:00:00Z', locationGroupId: groupId }),
     ];
     expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('given includeVersions, when made canonical, then only true changes the string, the old one kept without it', () => {
+    expect(canonicalExportRequest('json', {}, false)).toBe('["json",null,null]');
+    expect(canonicalExportRequest('json', {}, true)).toBe('["json",null,null,{"includeVersions":true}]');
+    expect(canonicalExportRequest('json', { locationGroupId: groupId }, true)).not.toBe(
+      canonicalExportRequest('json', { locationGroupId: groupId }),
+    );
   });
 
   it('given one instant written with and without milliseconds, when made canonical, then the strings are equal', () => {
@@ -425,6 +461,20 @@ describe('exportStatusReplyOf', () => {
       expect(exportStatusReplySchema.safeParse(reply).success).toBe(true);
     },
   );
+
+  it.each([
+    ['PENDING', { progress: { written: 3 } }],
+    ['COMPLETED', { file }],
+    ['FAILED', { error: failedError }],
+  ] as const)('given a %s request with includeVersions, when replied, then the flag is echoed', (status, extra) => {
+    const reply = exportStatusReplyOf(request({ status, ...extra, includeVersions: true }));
+    expect(reply).toMatchObject({ status, includeVersions: true });
+    expect(exportStatusReplySchema.safeParse(reply).success).toBe(true);
+  });
+
+  it('given a request without includeVersions, when replied, then the flag is not echoed', () => {
+    expect(exportStatusReplyOf(request({ progress: { written: 0 } }))).not.toHaveProperty('includeVersions');
+  });
 
   it('given only modifiedSince, when replied, then there are no filters', () => {
     const reply = exportStatusReplyOf(request({ modifiedSince: '2024-02-01T00:00:00Z' }));

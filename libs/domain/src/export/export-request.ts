@@ -36,6 +36,8 @@ export interface ExportRequest extends ExportSelection {
   id: string;
   clientId: string;
   format: ExportFormat;
+  /** json only: each location and group of the file ends with its version. Absent when not asked for. */
+  includeVersions?: true;
   createdAt: string;
   status: 'PENDING' | 'COMPLETED' | 'FAILED';
   attempts: number;
@@ -53,16 +55,25 @@ function codeOf(issues: readonly ValidationIssue[]): ValidationErrorCode {
 
 /**
  * Validates the body of POST /locations/exports at `now`: a missing or unknown format is INVALID_FORMAT; a
- * modifiedSince that is not a UTC `Z` date-time, or lies in the future, INVALID_DATE_RANGE; unknown fields and a
- * malformed filters.locationGroupId VALIDATION_ERROR. Every problem is named in details.issues.
+ * modifiedSince that is not a UTC `Z` date-time, or lies in the future, INVALID_DATE_RANGE; unknown fields, a
+ * malformed filters.locationGroupId and an includeVersions that is not a boolean, or is true with format csv (a CSV
+ * record has no column for it), VALIDATION_ERROR. Every problem is named in details.issues.
  */
 export function parseExportRequest(body: unknown, now: Date): Result<ExportRequestBody, ValidationFailedError> {
   const checked = validate(exportRequestBodySchema, body ?? {});
   const issues = checked.ok ? [] : [...checked.issues];
-  const since = (body as { modifiedSince?: unknown } | null | undefined)?.modifiedSince;
+  const fields = body as { modifiedSince?: unknown; format?: unknown; includeVersions?: unknown } | null | undefined;
+  const since = fields?.modifiedSince;
   const valid = typeof since === 'string' && !issues.some((issue) => issue.field === 'modifiedSince');
   if (valid && Date.parse(since) > now.getTime()) {
     issues.push({ field: 'modifiedSince', rule: 'notInFuture', message: 'modifiedSince must not be in the future' });
+  }
+  if (fields?.includeVersions === true && fields.format === 'csv') {
+    issues.push({
+      field: 'includeVersions',
+      rule: 'jsonOnly',
+      message: 'includeVersions needs format json: a CSV record has no column for the version',
+    });
   }
   if (!checked.ok || issues.length > 0) return { ok: false, error: new ValidationFailedError(issues, codeOf(issues)) };
   return { ok: true, value: checked.value };
@@ -81,11 +92,18 @@ export function selectionOf(body: ExportRequestBody): ExportSelection {
 /**
  * One string per distinct request, for Idempotency-Key: the same key with another body is a conflict. Fields in a
  * fixed order, the time as one instant (…00Z and …00.000Z alike), the group id lower-cased, so the formatting of the
- * JSON body does not matter.
+ * JSON body does not matter. includeVersions is appended only when true, so a request without it keeps the string
+ * (and the stored hash) it had before the flag existed, and `false` equals leaving it out.
  */
-export function canonicalExportRequest(format: ExportFormat, selection: ExportSelection): string {
+export function canonicalExportRequest(
+  format: ExportFormat,
+  selection: ExportSelection,
+  includeVersions = false,
+): string {
   const since = selection.modifiedSince === undefined ? null : new Date(selection.modifiedSince).toISOString();
-  return JSON.stringify([format, since, selection.locationGroupId?.toLowerCase() ?? null]);
+  const fields: unknown[] = [format, since, selection.locationGroupId?.toLowerCase() ?? null];
+  if (includeVersions) fields.push({ includeVersions: true });
+  return JSON.stringify(fields);
 }
 
 /** Delay before attempt `attempt + 1` after attempt `attempt` (1-based) failed: base, then doubling, at most an hour. */
@@ -101,6 +119,7 @@ export function exportStatusReplyOf(request: ExportRequest): ExportStatusReply {
     createdAt: request.createdAt,
     ...(request.modifiedSince === undefined ? {} : { modifiedSince: request.modifiedSince }),
     ...(request.locationGroupId === undefined ? {} : { filters: { locationGroupId: request.locationGroupId } }),
+    ...(request.includeVersions === true ? { includeVersions: true as const } : {}),
   };
   if (request.status === 'COMPLETED' && request.file !== undefined) {
     const { exportUrl, downloadExpiresAt, exportTimestamp, totalCount, sha256, sizeBytes } = request.file;

@@ -339,6 +339,28 @@ describe('parseSnapshotQuery', () => {
     });
   });
 
+  it('given versions=true with format json or no format, when parsed, then the versions are asked for', () => {
+    expect(value(parseSnapshotQuery({ versions: 'true', groups: 'true', format: 'json' }))).toEqual({
+      versions: true,
+      groups: true,
+      format: 'json',
+    });
+    expect(value(parseSnapshotQuery({ versions: 'true' }))).toEqual({ versions: true });
+    expect(value(parseSnapshotQuery({ versions: 'false', format: 'csv' }))).toEqual({ versions: false, format: 'csv' });
+  });
+
+  it.each([
+    [{ versions: 'true', format: 'csv' }, 'versions=true needs format=json: CSV records hold no version'],
+    [{ versions: 'catchUp' }, 'versions must be true or false'],
+    [{ versions: ['true', 'false'] }, 'versions must be given once'],
+  ])('given %j, when parsed, then INVALID_FILTER naming versions', (query, message) => {
+    expect(failure(parseSnapshotQuery(query))).toEqual({
+      code: 'INVALID_FILTER',
+      fields: ['versions'],
+      messages: [message],
+    });
+  });
+
   it('given catchUp=false, when parsed, then the snapshot does not wait', () => {
     expect(value(parseSnapshotQuery({ catchUp: 'false' }))).toEqual({ catchUp: false });
   });

@@ -268,13 +268,15 @@ export interface SnapshotQuery {
   format?: ExportFormat;
   /** json only: the snapshot's location groups and address groups follow the locations. */
   groups?: boolean;
+  /** json only: every line ends with the row's version. */
+  versions?: boolean;
 }
 
 /**
  * Parses the internal snapshot stream's parameters: modifiedSince, invalid as in the export request
  * (INVALID_DATE_RANGE); locationGroupId, a UUID, and catchUp and groups, true or false (INVALID_FILTER otherwise);
- * format, json or csv (INVALID_FORMAT otherwise). groups=true with format=csv is INVALID_FILTER: a CSV export has no
- * place for groups.
+ * format, json or csv (INVALID_FORMAT otherwise). groups=true and versions=true (also true or false) with format=csv
+ * are INVALID_FILTER: a CSV record has no place for groups or versions.
  */
 export function parseSnapshotQuery(query: QueryParameters): Result<SnapshotQuery, ValidationFailedError> {
   const problems = new Problems();
@@ -286,6 +288,7 @@ export function parseSnapshotQuery(query: QueryParameters): Result<SnapshotQuery
       LOCATION_SNAPSHOT.catchUpParameter,
       LOCATION_SNAPSHOT.formatParameter,
       LOCATION_SNAPSHOT.groupsParameter,
+      LOCATION_SNAPSHOT.versionsParameter,
     ],
     problems,
   );
@@ -307,6 +310,17 @@ export function parseSnapshotQuery(query: QueryParameters): Result<SnapshotQuery
     problems.add('INVALID_FILTER', 'groups', 'jsonOnly', 'groups=true needs format=json: CSV records hold no groups');
   } else if (groups !== undefined) {
     parsed.groups = groups;
+  }
+  const versions = boolean(query, LOCATION_SNAPSHOT.versionsParameter, problems);
+  if (versions === true && parsed.format === 'csv') {
+    problems.add(
+      'INVALID_FILTER',
+      'versions',
+      'jsonOnly',
+      'versions=true needs format=json: CSV records hold no version',
+    );
+  } else if (versions !== undefined) {
+    parsed.versions = versions;
   }
   return problems.result(parsed);
 }

@@ -36,6 +36,7 @@ describeServiceSmoke({
       'size_bytes bigint',
       'file_expires_at timestamp with time zone',
       'file_deleted_at timestamp with time zone',
+      'include_versions boolean not null',
     ],
     export_rate_windows: [
       'client_id text not null',

@@ -217,6 +217,67 @@ describe('exports', () => {
       }
     });
 
+    it('json with includeVersions: each location and group item ends with its version; the status echoes the flag', async () => {
+      const [first, second] = [...service.peers.locations].sort(byId) as [Location, Location];
+      service.peers.versions.set(first.id, 7);
+      const live: SnapshotGroup = {
+        item: { id: randomUUID(), name: 'Versioned', type: 'OTHER' },
+        changedAt: '2024-03-01T12:01:00.000Z',
+        version: 4,
+      };
+      const tombstone: SnapshotGroup = {
+        item: { id: randomUUID(), name: 'Gone', type: 'MDU_COMPLEX', deletedAt: '2024-03-01T12:02:00.000Z' },
+        changedAt: '2024-03-01T12:02:00.000Z',
+        version: 3,
+      };
+      service.peers.locationGroups.push(live);
+      service.peers.addressGroups.push(tombstone);
+      try {
+        const accepted = await create({ format: 'json', includeVersions: true });
+        expect(accepted.status).toBe(202);
+        const done = await service.settled(accepted.body.requestId);
+        expect(done).toMatchObject({ status: 'COMPLETED', includeVersions: true, totalCount: 6 });
+        expect(validate(exportStatusReplySchema, done).ok).toBe(true);
+        const text = (await download(done.exportUrl)).bytes.toString('utf8');
+        const file = JSON.parse(text);
+        expect(validate(jsonExportFileSchema, file).ok).toBe(true);
+        // The snapshot's lines copied verbatim: the location's text, then its version as the last key.
+        expect(text).toContain(`${JSON.stringify(first).slice(0, -1)},"version":7}`);
+        expect(file.locations[0]).toEqual({ ...first, version: 7 });
+        expect(file.locations[1]).toEqual({ ...second, version: 1 });
+        expect(file.locations.every((location: Json) => Object.keys(location).at(-1) === 'version')).toBe(true);
+        expect(file.locationGroups).toEqual([{ ...live.item, version: 4 }]);
+        expect(file.addressGroups).toEqual([]);
+
+        const incremental = await service.settled(
+          (await create({ format: 'json', includeVersions: true, modifiedSince: '2024-03-01T12:00:00Z' })).body
+            .requestId,
+        );
+        const incrementalText = (await download(incremental.exportUrl)).bytes.toString('utf8');
+        expect(JSON.parse(incrementalText).addressGroups).toEqual([{ ...tombstone.item, version: 3 }]);
+        expect(incrementalText).toContain(JSON.stringify({ ...tombstone.item, version: 3 }));
+
+        // Without the flag: no version anywhere, and no flag in the status.
+        const plain = await service.settled((await create({ format: 'json', includeVersions: false })).body.requestId);
+        expect(plain).not.toHaveProperty('includeVersions');
+        const plainText = (await download(plain.exportUrl)).bytes.toString('utf8');
+        expect(plainText).not.toContain('"version"');
+        expect(JSON.parse(plainText).locations[0]).toEqual(first);
+        const { rows } = await service.db.query(
+          'SELECT id::text, include_versions FROM export_requests WHERE id = ANY($1::uuid[]) ORDER BY created_at',
+          [[done.requestId, plain.requestId]],
+        );
+        expect(rows).toEqual([
+          { id: done.requestId, include_versions: true },
+          { id: plain.requestId, include_versions: false },
+        ]);
+      } finally {
+        service.peers.versions.clear();
+        service.peers.locationGroups.length = 0;
+        service.peers.addressGroups.length = 0;
+      }
+    });
+
     it('modifiedSince and filters.locationGroupId select exactly the matching locations', async () => {
       const since = '2024-03-01T10:02:00.000Z';
       const done = await service.settled(
@@ -239,6 +300,8 @@ describe('exports', () => {
       [{ format: 'json', modifiedSince: '2999-01-01T00:00:00Z' }, 'INVALID_DATE_RANGE', 'modifiedSince'],
       [{ format: 'json', since: '2024-01-01T00:00:00Z' }, 'VALIDATION_ERROR', 'since'],
       [{ format: 'json', filters: { locationGroupId: 'nope' } }, 'VALIDATION_ERROR', 'filters.locationGroupId'],
+      [{ format: 'csv', includeVersions: true }, 'VALIDATION_ERROR', 'includeVersions'],
+      [{ format: 'json', includeVersions: 'yes' }, 'VALIDATION_ERROR', 'includeVersions'],
       [
         { format: 'json', filters: { locationGroupId: randomUUID() } },
         'INVALID_GROUP_REFERENCE',
@@ -319,6 +382,13 @@ describe('exports', () => {
       const conflict = await create({ format: 'csv' }, { clientId: 'rsp-idem', headers });
       expect(conflict.status).toBe(409);
       expect(conflict.body.error.code).toBe('CONFLICT');
+      // includeVersions is part of the body; false is the same as leaving it out.
+      expect((await create({ format: 'json', includeVersions: true }, { clientId: 'rsp-idem', headers })).status).toBe(
+        409,
+      );
+      const same = await create({ format: 'json', includeVersions: false }, { clientId: 'rsp-idem', headers });
+      expect(same.status).toBe(202);
+      expect(same.body).toEqual(first.body);
       const { rows } = await service.db.query(
         `SELECT count(*)::int AS n FROM export_requests WHERE client_id = 'rsp-idem'`,
       );

@@ -49,6 +49,8 @@ export const PEERLESS_EXPORT_WORKER_ENV = {
 export interface Peers {
   url: string;
   locations: Location[];
+  /** The read model's version of each location, for snapshots with versions=true; 1 when absent. */
+  versions: Map<string, number>;
   groups: Set<string>;
   /** The groups a json snapshot streams after its locations, each with the time of its last change. */
   locationGroups: SnapshotGroup[];
@@ -72,15 +74,20 @@ export interface Peers {
   close(): Promise<void>;
 }
 
-/** A group as location-query's read model holds it: the list item (a tombstone with deletedAt) and its change time. */
+/**
+ * A group as location-query's read model holds it: the list item (a tombstone with deletedAt), its change time and
+ * its version (1 when absent).
+ */
 export interface SnapshotGroup {
   item: LocationGroupListItem | AddressGroupListItem;
   changedAt: string;
+  version?: number;
 }
 
 export async function startPeers(issuer: TestTokenIssuer): Promise<Peers> {
   const peers: Omit<Peers, 'url' | 'close'> = {
     locations: [],
+    versions: new Map(),
     groups: new Set(),
     locationGroups: [],
     addressGroups: [],
@@ -103,7 +110,11 @@ export async function startPeers(issuer: TestTokenIssuer): Promise<Peers> {
     const since = query.get('modifiedSince');
     return groups
       .filter((group) => (since === null ? group.item.deletedAt === undefined : group.changedAt > since))
-      .map((group) => group.item)
+      .map((group) =>
+        query.get(LOCATION_SNAPSHOT.versionsParameter) === 'true'
+          ? { ...group.item, version: group.version ?? 1 }
+          : group.item,
+      )
       .sort((a, b) => a.id.localeCompare(b.id));
   };
   const json = (response: ServerResponse, status: number, body: unknown) => {
@@ -139,6 +150,12 @@ export async function startPeers(issuer: TestTokenIssuer): Promise<Peers> {
       const rows = selected(url.searchParams);
       const format = url.searchParams.get(LOCATION_SNAPSHOT.formatParameter) === 'csv' ? 'csv' : 'json';
       const withGroups = url.searchParams.get(LOCATION_SNAPSHOT.groupsParameter) === 'true';
+      const withVersions = url.searchParams.get(LOCATION_SNAPSHOT.versionsParameter) === 'true';
+      // As location-query composes it: the stored body with the version as its last key.
+      const jsonLine = (row: Location) =>
+        withVersions
+          ? `${JSON.stringify(row).slice(0, -1)},"version":${peers.versions.get(row.id) ?? 1}}\n`
+          : `${JSON.stringify(row)}\n`;
       const locationGroups = withGroups ? selectedGroups(peers.locationGroups, url.searchParams) : [];
       const addressGroups = withGroups ? selectedGroups(peers.addressGroups, url.searchParams) : [];
       response.writeHead(200, {
@@ -154,7 +171,7 @@ export async function startPeers(issuer: TestTokenIssuer): Promise<Peers> {
       for (const row of rows) {
         if (peers.lineDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, peers.lineDelayMs));
         if (response.destroyed) return;
-        response.write(format === 'csv' ? locationCsvRecord(row) : `${JSON.stringify(row)}\n`);
+        response.write(format === 'csv' ? locationCsvRecord(row) : jsonLine(row));
       }
       for (const group of [...locationGroups, ...addressGroups]) response.write(`${JSON.stringify(group)}\n`);
       return response.end();

@@ -79,7 +79,7 @@ export class GenerateExportHandler {
   ): Promise<ExportFile> {
     const { request } = claim;
     const watermark = await this.source.watermark();
-    const snapshot = await this.source.snapshot(request, request.format);
+    const snapshot = await this.source.snapshot(request, request.format, request.includeVersions === true);
     const abort = () => snapshot.stream.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
     if (signal.aborted) abort();
     signal.addEventListener('abort', abort, { once: true });

@@ -10,6 +10,7 @@ interface ExportRequestRow {
   format: ExportFormat;
   modified_since: Date | null;
   location_group_id: string | null;
+  include_versions: boolean;
   status: ExportStatus;
   attempts: number;
   object_key: string | null;
@@ -34,6 +35,7 @@ export interface NewExportRequest extends ExportSelection {
   id: string;
   clientId: string;
   format: ExportFormat;
+  includeVersions: boolean;
   createdAt: Date;
   idempotencyKey?: string;
   requestHash: string;
@@ -69,6 +71,7 @@ function requestOf(row: ExportRequestRow): ExportRequest {
   };
   if (row.modified_since !== null) request.modifiedSince = iso(row.modified_since);
   if (row.location_group_id !== null) request.locationGroupId = row.location_group_id;
+  if (row.include_versions) request.includeVersions = true;
   if (row.status === 'COMPLETED') request.file = fileOf(row);
   if (row.status === 'FAILED') {
     request.error = { code: 'EXPORT_GENERATION_FAILED', message: row.error_message ?? 'the export failed' };
@@ -180,9 +183,9 @@ export class ExportRequestRepository {
 
   async insert(manager: EntityManager, request: NewExportRequest): Promise<void> {
     await manager.query(
-      `INSERT INTO export_requests (id, client_id, format, modified_since, location_group_id, status, attempts,
-         idempotency_key, request_hash, next_attempt_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, 'PENDING', 0, $6, $7, $8, $8, $8)`,
+      `INSERT INTO export_requests (id, client_id, format, modified_since, location_group_id, include_versions, status,
+         attempts, idempotency_key, request_hash, next_attempt_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $9, 'PENDING', 0, $6, $7, $8, $8, $8)`,
       [
         request.id,
         request.clientId,
@@ -192,6 +195,7 @@ export class ExportRequestRepository {
         request.idempotencyKey ?? null,
         request.requestHash,
         request.createdAt,
+        request.includeVersions,
       ],
     );
   }

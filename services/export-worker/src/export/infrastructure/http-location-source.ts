@@ -50,12 +50,15 @@ export class HttpLocationSource extends LocationSource {
     return new Date(reply.data.watermark);
   }
 
-  async snapshot(selection: ExportSelection, format: ExportFormat): Promise<LocationSnapshot> {
+  async snapshot(selection: ExportSelection, format: ExportFormat, versions = false): Promise<LocationSnapshot> {
     const groups = format === 'json';
+    // versions only when asked: a location-query of the previous release refuses the parameter (400), which must not
+    // fail the exports that do not need it.
     const query = selectionQuery(selection, {
       [LOCATION_SNAPSHOT.catchUpParameter]: 'true',
       [LOCATION_SNAPSHOT.formatParameter]: format,
       ...(groups ? { [LOCATION_SNAPSHOT.groupsParameter]: 'true' } : {}),
+      ...(groups && versions ? { [LOCATION_SNAPSHOT.versionsParameter]: 'true' } : {}),
     });
     const response = await this.call('GET', `${this.urls.locationQueryUrl}${LOCATION_SNAPSHOT.path}${query}`);
     const totalCount = countHeader(response, LOCATION_SNAPSHOT.totalCountHeader);

@@ -6,7 +6,8 @@ import type { ExportSelection } from '@lx/domain';
  * A consistent snapshot of the selected locations, ordered by id: NDJSON, one Location per line as GET /locations/{id}
  * serves it (json), or one CRLF-terminated CSV record per location as the CSV export writes it (csv). A json snapshot
  * goes on with the groups of the same snapshot (`groupCounts` lines of location groups, then of address groups, one
- * LocationGroupListItem / AddressGroupListItem per line, each ordered by id).
+ * LocationGroupListItem / AddressGroupListItem per line, each ordered by id). With versions every json line ends with
+ * its row's `version`.
  */
 export interface LocationSnapshot {
   totalCount: number;
@@ -34,9 +35,10 @@ export abstract class LocationSource {
   abstract watermark(): Promise<Date>;
   /**
    * Opens the snapshot once the read model has consumed everything published before the call; a json one with the
-   * groups (all live ones; with modifiedSince those changed after it, tombstones included).
+   * groups (all live ones; with modifiedSince those changed after it, tombstones included), and with `versions` each
+   * line ending with its row's version.
    */
-  abstract snapshot(selection: ExportSelection, format: ExportFormat): Promise<LocationSnapshot>;
+  abstract snapshot(selection: ExportSelection, format: ExportFormat, versions?: boolean): Promise<LocationSnapshot>;
   /** How many locations the selection holds, from the counters the statistics projection maintains. */
   abstract count(selection: ExportSelection): Promise<number>;
   abstract locationGroupExists(id: string): Promise<boolean>;

@@ -5,6 +5,14 @@ import { checkOut } from '@lx/platform';
 import { GROUP_ROW_COLUMNS, groupListItem, type GroupRow, groupSelection } from '../../read-model/group-rows';
 import { LIVE_TABLES } from '../../read-model/read-model-tables';
 
+/** What a snapshot streams besides the selected locations. */
+export interface SnapshotContent {
+  /** json only: the snapshot's location groups, then its address groups, follow the locations. */
+  groups?: boolean;
+  /** json only: every line ends with the row's version (see ROW_TEXT). */
+  versions?: boolean;
+}
+
 /** A snapshot stream and what the export needs to know before the first line. */
 export interface LocationSnapshot {
   /** When the snapshot was taken (the transaction's start), UTC. */
@@ -50,6 +58,14 @@ const CURSOR = 'location_snapshot';
 /** What a snapshot streams per location, by format, its line break included: stored text, nothing parsed. */
 const ROW_TEXT: Readonly<Record<ExportFormat, string>> = { json: `body::text || E'\\n'`, csv: 'csv' };
 
+/**
+ * A json line with the row's version as the last key, composed in SQL from the stored text and the version column (no
+ * JSON is parsed per row): the body with `,"version":n` before its closing brace. The stored text is a serialised
+ * Location object as the projection wrote it (JSON.stringify: no whitespace), so it ends with that brace and holds
+ * other keys before it; what precedes the version is byte for byte what GET /locations/{id} serves.
+ */
+const VERSIONED_JSON_ROW_TEXT = `left(body::text, -1) || ',"version":' || version || E'}\\n'`;
+
 /** One cursor of a snapshot and how its rows become the stream's text. */
 interface SnapshotPart {
   cursor: string;
@@ -64,9 +80,14 @@ const GROUP_PARTS = [
 
 const groupLine = (row: Record<string, unknown>) => `${JSON.stringify(groupListItem(row as unknown as GroupRow))}\n`;
 
+/** A group line with its version as the last key, after deletedAt on a tombstone. */
+const versionedGroupLine = (row: Record<string, unknown>) =>
+  `${JSON.stringify({ ...groupListItem(row as unknown as GroupRow), version: row['version'] as number })}\n`;
+
 /**
  * Opens a consistent snapshot of the read model and streams it, as stored (JSON bodies or CSV records), with constant
- * memory; with `groups`, the groups selected by modifiedSince follow the locations (see SnapshotFilter).
+ * memory; with `groups`, the groups selected by modifiedSince follow the locations (see SnapshotFilter); with
+ * `versions`, every line ends with its row's version, read in the same snapshot as the row.
  *
  * Raw node-postgres on a dedicated connection rather than TypeORM: the rows are read through server-side cursors
  * (DECLARE … FETCH n) inside a REPEATABLE READ, READ ONLY transaction, so the counts and every fetched row, groups
@@ -79,8 +100,10 @@ export async function openLocationSnapshot(
   filter: SnapshotFilter,
   format: ExportFormat,
   fetchRows: number,
-  groups = false,
+  content: SnapshotContent = {},
 ): Promise<LocationSnapshot> {
+  const groups = content.groups === true;
+  const versions = content.versions === true && format === 'json';
   const { client, release } = await checkOut(pool);
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -90,7 +113,8 @@ export async function openLocationSnapshot(
       values,
     );
     await client.query(
-      `DECLARE ${CURSOR} NO SCROLL CURSOR FOR SELECT ${ROW_TEXT[format]} AS text FROM locations ${where} ORDER BY id`,
+      `DECLARE ${CURSOR} NO SCROLL CURSOR FOR SELECT ${versions ? VERSIONED_JSON_ROW_TEXT : ROW_TEXT[format]} AS text
+         FROM locations ${where} ORDER BY id`,
       values,
     );
     const parts: SnapshotPart[] = [{ cursor: CURSOR, text: (row) => row['text'] as string }];
@@ -105,10 +129,11 @@ export async function openLocationSnapshot(
         );
         groupCounts.push(Number(counted.rows[0]!.total));
         await client.query(
-          `DECLARE ${cursor} NO SCROLL CURSOR FOR SELECT ${GROUP_ROW_COLUMNS} FROM ${table} ${groupWhere} ORDER BY id`,
+          `DECLARE ${cursor} NO SCROLL CURSOR FOR SELECT ${GROUP_ROW_COLUMNS}${versions ? ', version' : ''}
+             FROM ${table} ${groupWhere} ORDER BY id`,
           groupValues,
         );
-        parts.push({ cursor, text: groupLine });
+        parts.push({ cursor, text: versions ? versionedGroupLine : groupLine });
       }
     }
     return {

@@ -68,8 +68,9 @@ export class RequestExportHandler {
     const parsed = parseExportRequest(command.body, now);
     if (!parsed.ok) throw parsed.error;
     const selection = selectionOf(parsed.value);
+    const includeVersions = parsed.value.includeVersions === true;
     const requestHash = createHash('sha256')
-      .update(canonicalExportRequest(parsed.value.format, selection))
+      .update(canonicalExportRequest(parsed.value.format, selection, includeVersions))
       .digest('hex');
     const since = new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS);
 
@@ -112,6 +113,7 @@ export class RequestExportHandler {
         id,
         clientId: command.clientId,
         format: parsed.value.format,
+        includeVersions,
         createdAt: now,
         requestHash,
         ...selection,

@@ -17,7 +17,7 @@ const GROUP_SNAPSHOT_TOPICS = [
 /**
  * A consistent snapshot of all locations (or those updated after a time, or of one location group) for the export
  * worker, as NDJSON or CSV records (JSON unless asked otherwise), with `groups` followed by the groups of the same
- * snapshot. With `catchUp`, it is opened only once the read model has applied the location topic (with `groups` also
+ * snapshot, with `versions` each line ending with its row's version. With `catchUp`, it is opened only once the read model has applied the location topic (with `groups` also
  * both group topics) up to the end offsets it had when the request arrived: after a watermark fence of
  * location-command (which returns once every change up to its watermark is published, group changes included), the
  * snapshot then holds every change with updatedAt (a group's: its event's timestamp) at or before that watermark.
@@ -41,7 +41,7 @@ export class StreamSnapshotHandler {
       { modifiedSince: query.modifiedSince, locationGroupId: query.locationGroupId },
       query.format ?? 'json',
       this.options.fetchRows,
-      groups,
+      { groups, versions: query.versions === true },
     );
   }
 }
