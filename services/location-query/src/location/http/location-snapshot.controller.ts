@@ -11,7 +11,8 @@ import { StreamSnapshotHandler } from '../queries/stream-snapshot/stream-snapsho
  * ingress does not route /internal/…; callers inside the cluster still need a token with locations:internal, which
  * only the internal services' client holds.
  * Parameters: format (json or csv), modifiedSince, locationGroupId, groups=true (json: the snapshot's groups follow
- * the locations, counted in two more headers), and catchUp=true to wait (503 after the configured timeout) until the
+ * the locations, counted in two more headers), versions=true (json: each line ends with its row's version), and
+ * catchUp=true to wait (503 after the configured timeout) until the
  * read model has applied the topics the snapshot reads up to their current end before the snapshot is opened.
  */
 @Controller(LOCATION_SNAPSHOT.path.slice(1))
