@@ -153,8 +153,8 @@ const exportedVersionField = {
     .optional()
     .describe(
       'Only in a file exported with includeVersions (then on every item, as its last key): the version of this row ' +
-        'in the same snapshot (1 at creation, one more per change), the ETag of GET /locations/{id} and the ' +
-        'event.version of webhooks and the change feed.',
+        'in the same snapshot (1 at creation, one more per change): the ETag of its GET (/locations/{id}, ' +
+        '/location-groups/{id}, /address-groups/{id}) and the event.version of webhooks and the change feed.',
     ),
 };
 
