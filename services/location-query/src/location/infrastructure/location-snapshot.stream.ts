@@ -9,7 +9,7 @@ import { LIVE_TABLES } from '../../read-model/read-model-tables';
 export interface SnapshotContent {
   /** json only: the snapshot's location groups, then its address groups, follow the locations. */
   groups?: boolean;
-  /** json only: every line ends with the row's version (see ROW_TEXT). */
+  /** json only: every line ends with the row's version (see VERSIONED_JSON_ROW_TEXT). */
   versions?: boolean;
 }
 
