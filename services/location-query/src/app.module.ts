@@ -17,6 +17,7 @@ import type { LocationQueryConfig } from './config/location-query.config';
 import { ChangeFeedModule } from './change-feed/change-feed.module';
 import { LocationChangesProjection } from './change-feed/infrastructure/location-changes.projection';
 import { MIGRATIONS } from './database/migrations';
+import { DigestModule } from './digest/digest.module';
 import { GroupModule } from './group/group.module';
 import { LocationModule } from './location/location.module';
 import { LocationReadModelProjection } from './read-model/location-read-model.projection';
@@ -49,6 +50,7 @@ export class AppModule {
         ChangeFeedModule.register({ retentionDays: config.changeFeed.retentionDays }),
         LocationModule.register(config.snapshot),
         GroupModule,
+        DigestModule.register({ projectionGroupId: config.projection.groupId }),
       ],
     };
   }

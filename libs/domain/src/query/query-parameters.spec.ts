@@ -3,6 +3,8 @@ import type { Result } from '../result';
 import {
   parseChangeFeedQuery,
   parseDeliveryListQuery,
+  parseDigestEntriesQuery,
+  parseDigestQuery,
   parseExportListQuery,
   parseGroupListQuery,
   parseLocationListQuery,
@@ -798,5 +800,58 @@ describe('parseChangeFeedQuery', () => {
       code: 'INVALID_FILTER',
       fields: ['since'],
     });
+  });
+});
+
+describe('parseDigestQuery', () => {
+  it('given no parameters, when parsed, then it is the root with depth 1', () => {
+    expect(value(parseDigestQuery({}))).toEqual({ prefix: '', depth: 1 });
+  });
+
+  it('given an upper-case prefix and a depth, when parsed, then the prefix is lower case', () => {
+    expect(value(parseDigestQuery({ prefix: 'AbC', depth: '3' }))).toEqual({ prefix: 'abc', depth: 3 });
+    expect(value(parseDigestQuery({ prefix: '0123456', depth: '1' }))).toEqual({ prefix: '0123456', depth: 1 });
+  });
+
+  it.each([['g'], ['12345678'], ['-1'], [' a']])(
+    'given the prefix %j, when parsed, then INVALID_FILTER names prefix',
+    (prefix) => {
+      expect(failure(parseDigestQuery({ prefix }))).toMatchObject({ code: 'INVALID_FILTER', fields: ['prefix'] });
+    },
+  );
+
+  it.each([['0'], ['4'], ['1.5'], ['01'], ['x'], ['']])(
+    'given the depth %j, when parsed, then INVALID_FILTER names depth',
+    (depth) => {
+      expect(failure(parseDigestQuery({ depth }))).toMatchObject({ code: 'INVALID_FILTER', fields: ['depth'] });
+    },
+  );
+
+  it('given prefix and depth deeper than 8 hex digits, when parsed, then INVALID_FILTER names depth', () => {
+    expect(failure(parseDigestQuery({ prefix: '012345', depth: '3' }))).toMatchObject({
+      code: 'INVALID_FILTER',
+      fields: ['depth'],
+    });
+  });
+
+  it('given an unknown or repeated parameter, when parsed, then INVALID_FILTER names it', () => {
+    expect(failure(parseDigestQuery({ limit: '1' }))).toMatchObject({ code: 'INVALID_FILTER', fields: ['limit'] });
+    expect(failure(parseDigestQuery({ prefix: ['a', 'b'] }))).toMatchObject({ fields: ['prefix'] });
+  });
+});
+
+describe('parseDigestEntriesQuery', () => {
+  it('given no prefix or 8 hex digits, when parsed, then it is kept in lower case', () => {
+    expect(value(parseDigestEntriesQuery({}))).toEqual({ prefix: '' });
+    expect(value(parseDigestEntriesQuery({ prefix: 'ABCDEF01' }))).toEqual({ prefix: 'abcdef01' });
+  });
+
+  it('given 9 digits, a depth or a non-hex prefix, when parsed, then INVALID_FILTER names the parameter', () => {
+    expect(failure(parseDigestEntriesQuery({ prefix: '012345678' }))).toMatchObject({ fields: ['prefix'] });
+    expect(failure(parseDigestEntriesQuery({ depth: '1' }))).toMatchObject({
+      code: 'INVALID_FILTER',
+      fields: ['depth'],
+    });
+    expect(failure(parseDigestEntriesQuery({ prefix: 'xyz' }))).toMatchObject({ fields: ['prefix'] });
   });
 });

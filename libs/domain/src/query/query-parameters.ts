@@ -4,6 +4,9 @@ import {
   CHANGE_FEED_PARAMETERS,
   DELIVERY_LIST_PARAMETERS,
   DELIVERY_STATUSES,
+  DIGEST,
+  DIGEST_ENTRIES_PARAMETERS,
+  DIGEST_PARAMETERS,
   type DeliveryStatus,
   EXPORT_FORMATS,
   EXPORT_LIST_PARAMETERS,
@@ -394,6 +397,68 @@ export function parseChangeFeedQuery(query: QueryParameters): Result<ChangeFeedQ
     else parsed.after = after;
   }
   return problems.result(parsed);
+}
+
+/** GET …/digest: the node (lower-case hex prefix, '' the root) and how many levels of children to list. */
+export interface DigestQuery {
+  prefix: string;
+  depth: number;
+}
+
+const HEX_PREFIX = /^[0-9a-fA-F]*$/;
+const DEPTH = /^[1-9]\d{0,2}$/;
+
+/** A node prefix of 0 to `maxLength` hex digits, either case, answered in lower case. */
+function digestPrefix(query: QueryParameters, maxLength: number, problems: Problems): string | undefined {
+  const raw = single(query, DIGEST.prefixParameter, 'INVALID_FILTER', problems);
+  if (raw === undefined) return '';
+  if (HEX_PREFIX.test(raw) && raw.length <= maxLength) return raw.toLowerCase();
+  return problems.add(
+    'INVALID_FILTER',
+    DIGEST.prefixParameter,
+    'hexPrefix',
+    `prefix must be 0 to ${maxLength} hex digits (0-9, a-f)`,
+  );
+}
+
+/**
+ * Parses GET /locations/digest (and the group ones): prefix 0 to 7 hex digits (the children are at most 8 deep),
+ * depth an integer from 1 to 3 (default 1), and prefix length + depth at most 8. Every problem is INVALID_FILTER.
+ */
+export function parseDigestQuery(query: QueryParameters): Result<DigestQuery, ValidationFailedError> {
+  const problems = new Problems();
+  unknownParameters(query, DIGEST_PARAMETERS, problems);
+  const prefix = digestPrefix(query, DIGEST.maxPrefixLength - 1, problems);
+  const raw = single(query, DIGEST.depthParameter, 'INVALID_FILTER', problems);
+  let depth: number = DIGEST.defaultDepth;
+  if (raw !== undefined) {
+    const value = DEPTH.test(raw) ? Number(raw) : NaN;
+    if (value >= 1 && value <= DIGEST.maxDepth) depth = value;
+    else
+      problems.add(
+        'INVALID_FILTER',
+        DIGEST.depthParameter,
+        'range',
+        `depth must be an integer from 1 to ${DIGEST.maxDepth}`,
+      );
+  }
+  if (prefix !== undefined && prefix.length + depth > DIGEST.maxPrefixLength) {
+    problems.add(
+      'INVALID_FILTER',
+      DIGEST.depthParameter,
+      'maxPrefixLength',
+      `the length of prefix plus depth must be at most ${DIGEST.maxPrefixLength} (children are at most ${DIGEST.maxPrefixLength} hex digits)`,
+    );
+  }
+  return problems.result({ prefix: prefix ?? '', depth });
+}
+
+/** Parses GET …/digest/entries: prefix 0 to 8 hex digits, either case; any other parameter is INVALID_FILTER. */
+export function parseDigestEntriesQuery(query: QueryParameters): Result<{ prefix: string }, ValidationFailedError> {
+  const problems = new Problems();
+  unknownParameters(query, DIGEST_ENTRIES_PARAMETERS, problems);
+  const prefix = digestPrefix(query, DIGEST.maxPrefixLength, problems);
+  return problems.result({ prefix: prefix ?? '' });
 }
 
 /** GET /locations/exports: an optional status and the page. */

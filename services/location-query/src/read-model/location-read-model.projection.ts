@@ -1,5 +1,12 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { type EventOf, type EventType, locationCsvRecord, TOPICS, type TopicName } from '@lx/contracts';
+import {
+  type DigestResource,
+  type EventOf,
+  type EventType,
+  locationCsvRecord,
+  TOPICS,
+  type TopicName,
+} from '@lx/contracts';
 import { latestPerAggregate, type ProjectedEvent, type Projection, type ProjectionTransaction } from '@lx/messaging';
 import { canonicalLocation } from './canonical-location';
 import { LIVE_TABLES, READ_MODEL_TABLES, type ReadModelTables } from './read-model-tables';
@@ -29,11 +36,73 @@ const ADDRESS_GROUP_TYPES = new Set<EventType>([
 const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 const aggregateId = (projected: ProjectedEvent) => (projected.event.data as { id: string }).id;
 
+/** What a write returns for the digest: the row's stored node (the bucket's first 12 bits) and entry hash. */
+const digestColumns = (alias: string) =>
+  `(${alias}.digest_key >> 20)::int AS node, ${alias}.digest_hash::text AS digest_hash`;
+
+interface DigestRow {
+  id: string;
+  node: number;
+  /** The entry hash as PostgreSQL's signed bigint, in decimal. */
+  digest_hash: string;
+  deleted?: boolean;
+}
+
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** How one resource's stored nodes change in a transaction: per node, the count to add and the hash to XOR in. */
+class NodeDeltas {
+  readonly byNode = new Map<number, { count: number; hash: bigint }>();
+
+  add(row: DigestRow): void {
+    this.change(row, 1);
+  }
+
+  remove(row: DigestRow): void {
+    this.change(row, -1);
+  }
+
+  private change(row: DigestRow, count: number): void {
+    const node = this.byNode.get(row.node) ?? { count: 0, hash: 0n };
+    node.count += count;
+    node.hash ^= BigInt(row.digest_hash);
+    this.byNode.set(row.node, node);
+  }
+}
+
+/** The node changes of a transaction, per resource. */
+class DigestDelta {
+  private readonly resources = new Map<DigestResource, NodeDeltas>();
+
+  of(resource: DigestResource): NodeDeltas {
+    let deltas = this.resources.get(resource);
+    if (deltas === undefined) {
+      deltas = new NodeDeltas();
+      this.resources.set(resource, deltas);
+    }
+    return deltas;
+  }
+
+  /** Per resource, the nodes that changed (a net no-op, as a version replaced by itself, is left out), by node. */
+  changes(): [DigestResource, { node: number; count: number; hash: bigint }[]][] {
+    return [...this.resources.entries()].map(([resource, deltas]) => [
+      resource,
+      [...deltas.byNode.entries()]
+        .filter(([, delta]) => delta.count !== 0 || delta.hash !== 0n)
+        .sort(([a], [b]) => a - b)
+        .map(([node, delta]) => ({ node, ...delta })),
+    ]);
+  }
+}
+
 /**
  * Keeps one row per location and per group, each the full resource of its newest event (a location both as JSON and
  * as its CSV record; a group with its event's timestamp and, once deleted, as a tombstone with the deletion's time). Every event's data is the complete resource, so applying the newest version is enough: within a
  * batch only the highest version per aggregate is written, and the upsert only replaces a row whose stored version is
  * older. A duplicate, a redelivery or an older event arriving after a newer one therefore changes nothing.
+ *
+ * In the same transaction it keeps the stored nodes of the digest (docs/digest.md): each write XORs the replaced
+ * entry out of its node and the new one in, and counts a resource in or out.
  */
 @Injectable()
 export class LocationReadModelProjection implements Projection {
@@ -55,76 +124,186 @@ export class LocationReadModelProjection implements Projection {
     const locations = latest.filter((projected) => LOCATION_TYPES.has(projected.event.type));
     const locationGroups = latest.filter((projected) => LOCATION_GROUP_TYPES.has(projected.event.type));
     const addressGroups = latest.filter((projected) => ADDRESS_GROUP_TYPES.has(projected.event.type));
-    if (locations.length > 0) await this.upsertLocations(transaction, locations);
-    if (locationGroups.length > 0) await this.upsertGroups(transaction, this.tables.locationGroups, locationGroups);
-    if (addressGroups.length > 0) await this.upsertGroups(transaction, this.tables.addressGroups, addressGroups);
+    const digest = new DigestDelta();
+    if (locations.length > 0) await this.upsertLocations(transaction, locations, digest);
+    if (locationGroups.length > 0) {
+      await this.upsertGroups(transaction, this.tables.locationGroups, locationGroups, digest.of('locationGroups'));
+    }
+    if (addressGroups.length > 0) {
+      await this.upsertGroups(transaction, this.tables.addressGroups, addressGroups, digest.of('addressGroups'));
+    }
+    // Last, so the node rows stay locked only for the rest of the transaction. apply() gets one partition's events,
+    // and that partition's transactions run one at a time, so its slot's rows are never waited for (see migration).
+    const slot = events[0]?.partition ?? 0;
+    await this.updateDigest(transaction, digest, slot);
   }
 
-  private async upsertLocations(transaction: ProjectionTransaction, events: readonly ProjectedEvent[]): Promise<void> {
-    const rows = events.map((projected) => {
-      const location = canonicalLocation((projected.event as LocationEvent).data);
-      return {
-        id: location.id,
-        version: projected.version,
-        body: location,
-        csv: locationCsvRecord(location),
-        location_group_id: location.locationGroupId ?? null,
-        address_group_id: location.address?.addressGroupId ?? null,
-        updated_at: location.updatedAt,
-      };
-    });
+  /**
+   * Writes the locations and records in `digest` how each changed its node: a new row adds its entry, a newer
+   * version replaces the old entry. The old version must be the one really replaced even should two transactions
+   * write the same id (two members during a rebalance): new ids are inserted first (ON CONFLICT DO NOTHING waits for
+   * an uncommitted insert of the same id and then leaves it to the next step), the others are locked and read, and
+   * only then updated. Rows go in id order, so two such transactions lock in the same order and cannot deadlock.
+   */
+  private async upsertLocations(
+    transaction: ProjectionTransaction,
+    events: readonly ProjectedEvent[],
+    digest: DigestDelta,
+  ): Promise<void> {
+    const rows = events
+      .map((projected) => {
+        const location = canonicalLocation((projected.event as LocationEvent).data);
+        return {
+          id: location.id.toLowerCase(),
+          version: projected.version,
+          body: location,
+          csv: locationCsvRecord(location),
+          location_group_id: location.locationGroupId ?? null,
+          address_group_id: location.address?.addressGroupId ?? null,
+          updated_at: location.updatedAt,
+        };
+      })
+      .sort(byId);
+    const table = quote(this.tables.locations);
+    const nodes = digest.of('locations');
     // The batch travels as one JSON document (one parameter whatever its size; Postgres allows 65,535 per statement),
     // serialised natively. body is a json column, so the stored text is exactly the serialised Location in the
     // contract's field order: what GET /locations/{id} serves. csv is the same location as the CSV export writes it.
-    await transaction.query(
-      `INSERT INTO ${quote(this.tables.locations)} AS l
-         (id, version, body, csv, location_group_id, address_group_id, updated_at)
+    const inserted = await transaction.query<DigestRow>(
+      `INSERT INTO ${table} AS l (id, version, body, csv, location_group_id, address_group_id, updated_at)
        SELECT id, version, body, csv, location_group_id, address_group_id, updated_at
          FROM json_to_recordset($1::json)
            AS r(id uuid, version int, body json, csv text, location_group_id uuid, address_group_id uuid,
                 updated_at timestamptz)
-       ON CONFLICT (id) DO UPDATE SET
-         version = EXCLUDED.version, body = EXCLUDED.body, csv = EXCLUDED.csv,
-         location_group_id = EXCLUDED.location_group_id,
-         address_group_id = EXCLUDED.address_group_id, updated_at = EXCLUDED.updated_at
-       WHERE l.version < EXCLUDED.version`,
+        ORDER BY id
+       ON CONFLICT (id) DO NOTHING
+       RETURNING l.id::text, ${digestColumns('l')}`,
       [JSON.stringify(rows)],
     );
+    for (const row of inserted.rows) nodes.add(row);
+    const done = new Set(inserted.rows.map((row) => row.id));
+    const existing = rows.filter((row) => !done.has(row.id));
+    if (existing.length === 0) return;
+    const old = await this.lockExisting(transaction, table, existing);
+    const newer = existing.filter((row) => (old.get(row.id)?.version ?? Infinity) < row.version);
+    if (newer.length === 0) return;
+    const updated = await transaction.query<DigestRow>(
+      `UPDATE ${table} AS l SET
+         version = r.version, body = r.body, csv = r.csv, location_group_id = r.location_group_id,
+         address_group_id = r.address_group_id, updated_at = r.updated_at
+         FROM json_to_recordset($1::json)
+           AS r(id uuid, version int, body json, csv text, location_group_id uuid, address_group_id uuid,
+                updated_at timestamptz)
+        WHERE l.id = r.id AND l.version < r.version
+       RETURNING l.id::text, ${digestColumns('l')}`,
+      [JSON.stringify(newer)],
+    );
+    for (const row of updated.rows) {
+      nodes.remove(old.get(row.id)!);
+      nodes.add(row);
+    }
   }
 
+  /**
+   * Writes the groups as upsertLocations writes locations. A group is in the digest while it lives: a deletion (the
+   * row becomes a tombstone) takes its entry out, a creation after it puts the new version in.
+   */
   private async upsertGroups(
     transaction: ProjectionTransaction,
     table: string,
     events: readonly ProjectedEvent[],
+    nodes: NodeDeltas,
   ): Promise<void> {
-    const rows = events.map((projected) => {
-      const event = projected.event as GroupEvent;
-      return {
-        version: projected.version,
-        group: event.data,
-        deleted: event.type.endsWith('_DELETED'),
-        changedAt: event.timestamp,
-      };
-    });
+    const rows = events
+      .map((projected) => {
+        const event = projected.event as GroupEvent;
+        return {
+          id: event.data.id.toLowerCase(),
+          version: projected.version,
+          name: event.data.name,
+          type: event.data.type,
+          deleted: event.type.endsWith('_DELETED'),
+          changedAt: event.timestamp,
+        };
+      })
+      .sort(byId);
+    const quoted = quote(table);
+    const columns = (batch: typeof rows) => [
+      batch.map((row) => row.id),
+      batch.map((row) => row.version),
+      batch.map((row) => row.name),
+      batch.map((row) => row.type),
+      batch.map((row) => row.deleted),
+      batch.map((row) => row.changedAt),
+    ];
     // changed_at is the event's timestamp (what modifiedSince compares with); deleted_at the deletion event's, and
     // null again should a newer event bring the group back. Both move with the row, so only a newer version sets them.
-    await transaction.query(
-      `INSERT INTO ${quote(table)} AS g (id, version, name, type, deleted, changed_at, deleted_at)
+    const inserted = await transaction.query<DigestRow>(
+      `INSERT INTO ${quoted} AS g (id, version, name, type, deleted, changed_at, deleted_at)
        SELECT id, version, name, type, deleted, changed_at, CASE WHEN deleted THEN changed_at END
          FROM unnest($1::uuid[], $2::int[], $3::text[], $4::text[], $5::boolean[], $6::timestamptz[])
            AS r(id, version, name, type, deleted, changed_at)
-       ON CONFLICT (id) DO UPDATE SET
-         version = EXCLUDED.version, name = EXCLUDED.name, type = EXCLUDED.type, deleted = EXCLUDED.deleted,
-         changed_at = EXCLUDED.changed_at, deleted_at = EXCLUDED.deleted_at
-       WHERE g.version < EXCLUDED.version`,
-      [
-        rows.map((row) => row.group.id),
-        rows.map((row) => row.version),
-        rows.map((row) => row.group.name),
-        rows.map((row) => row.group.type),
-        rows.map((row) => row.deleted),
-        rows.map((row) => row.changedAt),
-      ],
+        ORDER BY id
+       ON CONFLICT (id) DO NOTHING
+       RETURNING g.id::text, g.deleted, ${digestColumns('g')}`,
+      columns(rows),
     );
+    for (const row of inserted.rows) if (!row.deleted) nodes.add(row);
+    const done = new Set(inserted.rows.map((row) => row.id));
+    const existing = rows.filter((row) => !done.has(row.id));
+    if (existing.length === 0) return;
+    const old = await this.lockExisting(transaction, quoted, existing);
+    const newer = existing.filter((row) => (old.get(row.id)?.version ?? Infinity) < row.version);
+    if (newer.length === 0) return;
+    const updated = await transaction.query<DigestRow>(
+      `UPDATE ${quoted} AS g SET
+         version = r.version, name = r.name, type = r.type, deleted = r.deleted, changed_at = r.changed_at,
+         deleted_at = CASE WHEN r.deleted THEN r.changed_at END
+         FROM unnest($1::uuid[], $2::int[], $3::text[], $4::text[], $5::boolean[], $6::timestamptz[])
+           AS r(id, version, name, type, deleted, changed_at)
+        WHERE g.id = r.id AND g.version < r.version
+       RETURNING g.id::text, g.deleted, ${digestColumns('g')}`,
+      columns(newer),
+    );
+    for (const row of updated.rows) {
+      const before = old.get(row.id)!;
+      if (!before.deleted) nodes.remove(before);
+      if (!row.deleted) nodes.add(row);
+    }
+  }
+
+  /** The stored rows of these ids, locked until commit (in id order), with what the digest needs of them. */
+  private async lockExisting(
+    transaction: ProjectionTransaction,
+    quotedTable: string,
+    rows: readonly { id: string }[],
+  ): Promise<Map<string, DigestRow & { version: number }>> {
+    const isGroup = quotedTable !== quote(this.tables.locations);
+    const { rows: locked } = await transaction.query<DigestRow & { version: number }>(
+      `SELECT t.id::text, t.version, ${isGroup ? 't.deleted, ' : ''}${digestColumns('t')}
+         FROM ${quotedTable} AS t WHERE t.id = ANY($1::uuid[]) ORDER BY t.id FOR UPDATE`,
+      [rows.map((row) => row.id)],
+    );
+    return new Map(locked.map((row) => [row.id, row]));
+  }
+
+  /** Adds the batch's changes to the stored nodes of this partition's slot, in node order (no lock cycles). */
+  private async updateDigest(transaction: ProjectionTransaction, digest: DigestDelta, slot: number): Promise<void> {
+    for (const [resource, nodes] of digest.changes()) {
+      if (nodes.length === 0) continue;
+      await transaction.query(
+        `INSERT INTO ${quote(this.tables.digestNodes)} AS d (resource, node, slot, count, hash)
+         SELECT $1, node, $2, count, hash FROM unnest($3::int[], $4::bigint[], $5::bigint[]) AS u(node, count, hash)
+          ORDER BY node
+         ON CONFLICT (resource, node, slot) DO UPDATE SET count = d.count + EXCLUDED.count, hash = d.hash # EXCLUDED.hash`,
+        [
+          resource,
+          slot,
+          nodes.map((node) => node.node),
+          nodes.map((node) => node.count),
+          nodes.map((node) => node.hash.toString()),
+        ],
+      );
+    }
   }
 }

@@ -12,5 +12,6 @@ export const READ_MODEL_REPLAY: ReplayTarget = {
       locations: tables[LIVE_TABLES.locations]!,
       locationGroups: tables[LIVE_TABLES.locationGroups]!,
       addressGroups: tables[LIVE_TABLES.addressGroups]!,
+      digestNodes: tables[LIVE_TABLES.digestNodes]!,
     }),
 };

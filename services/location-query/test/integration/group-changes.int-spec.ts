@@ -161,7 +161,8 @@ describe('AddGroupChangeTimes migration', () => {
       dataSourceOptions({
         config: { url: databaseUrl, schema, poolSize: 2, migrateOnBoot: false },
         entities: [],
-        migrations: MIGRATIONS,
+        // Up to this one: the later migrations have tests of their own.
+        migrations: MIGRATIONS.slice(0, index + 1),
       }),
     );
   const times = async (table: string, id: string) => {
