@@ -248,6 +248,82 @@ describe('location-query digest', () => {
     },
     10 * 60_000,
   );
+
+  describe('the HTTP edge', () => {
+    it.each(RESOURCES)(
+      'answers %s with 401 without a token and 403 FORBIDDEN without locations:read',
+      async (resource) => {
+        const writeOnly = await service.issuer.token({ scopes: ['locations:write'] });
+        for (const path of [PATHS[resource].digest, PATHS[resource].entries]) {
+          expect((await service.get(path, { token: null })).status).toBe(401);
+          const forbidden = await service.get(path, { token: writeOnly });
+          expect(forbidden.status).toBe(403);
+          expect(forbidden.body.error.code).toBe('FORBIDDEN');
+        }
+      },
+    );
+
+    it.each([
+      ['digest', '?prefix=xyz', 'prefix'],
+      ['digest', '?prefix=01234567', 'prefix'],
+      ['digest', '?depth=0', 'depth'],
+      ['digest', '?depth=4', 'depth'],
+      ['digest', '?depth=1.5', 'depth'],
+      ['digest', '?prefix=abcdef&depth=3', 'depth'],
+      ['digest', '?prefix=a&prefix=b', 'prefix'],
+      ['digest', '?limit=10', 'limit'],
+      ['entries', '?prefix=012345678', 'prefix'],
+      ['entries', '?prefix=g', 'prefix'],
+      ['entries', '?depth=1', 'depth'],
+    ] as const)('answers GET …/%s%s with 400 INVALID_FILTER naming %s', async (kind, query, field) => {
+      for (const resource of RESOURCES) {
+        const reply = await service.get(`${PATHS[resource][kind]}${query}`);
+        expect(reply.status).toBe(400);
+        expect(reply.body.error.code).toBe('INVALID_FILTER');
+        expect(reply.body.error.details.issues.map((issue: { field: string }) => issue.field)).toContain(field);
+      }
+    });
+
+    it('answers an empty node with count 0, the empty hash and no children or entries', async () => {
+      await caughtUp();
+      // A prefix no resource of this file's schema is likely to hold: 8 digits of a fresh bucket.
+      const prefix = digestBucket(randomUUID()).slice(0, 7);
+      const node = await service.get(`${PATHS.addressGroups.digest}?prefix=${prefix}`);
+      expect(nodePart(node.body)).toEqual({
+        resource: 'addressGroups',
+        prefix,
+        count: 0,
+        hash: '0000000000000000',
+        children: [],
+      });
+      const entries = await service.get(`${PATHS.addressGroups.entries}?prefix=${prefix}`);
+      expect(entries.body).toMatchObject({ count: 0, hash: '0000000000000000', entries: [] });
+    });
+
+    // Last: rows written straight into the tables (the projection would take long for 10,001) stay in the schema.
+    it('answers 400 DIGEST_NODE_TOO_LARGE for the entries of a node of more than 10,000, and lists a deeper one', async () => {
+      await service.db.query(
+        `INSERT INTO locations (id, version, body, csv, updated_at)
+         SELECT gen_random_uuid(), 1, '{}'::json, '', now() FROM generate_series(1, ${DIGEST.maxEntries + 1})`,
+      );
+      await service.db.query(`DELETE FROM digest_nodes WHERE resource = 'locations'`);
+      await service.db.query(
+        `INSERT INTO digest_nodes (resource, node, slot, count, hash)
+         SELECT 'locations', digest_key >> 20, 0, count(*), bit_xor(digest_hash) FROM locations GROUP BY 2`,
+      );
+      const { rows } = await service.db.query<{ count: string }>(`SELECT count(*)::text AS count FROM locations`);
+      const reply = await service.get(PATHS.locations.entries);
+      expect(reply.status).toBe(400);
+      expect(reply.body.error).toMatchObject({
+        code: 'DIGEST_NODE_TOO_LARGE',
+        details: { count: Number(rows[0]!.count), limit: DIGEST.maxEntries },
+      });
+      expect(reply.body.error.message).toMatch(/longer prefix/);
+      const deeper = await service.get(`${PATHS.locations.entries}?prefix=0a`);
+      expect(deeper.status).toBe(200);
+      expect(deeper.body.entries.length).toBe(deeper.body.count);
+    });
+  });
 });
 
 /** Two transactions of the projection writing the same ids at once (two members during a rebalance). */

@@ -13,6 +13,8 @@ const GROUP_COLUMNS = [
   'deleted boolean not null',
   'changed_at timestamp with time zone not null',
   'deleted_at timestamp with time zone',
+  'digest_key bigint not null',
+  'digest_hash bigint not null',
 ];
 
 describeServiceSmoke({
@@ -28,6 +30,13 @@ describeServiceSmoke({
       'purged_at timestamp with time zone',
     ],
     consumer_offsets: CONSUMER_OFFSETS_COLUMNS,
+    digest_nodes: [
+      'resource text not null',
+      'node integer not null',
+      'slot integer not null',
+      'count bigint not null',
+      'hash bigint not null',
+    ],
     location_changes: [
       'tx_id xid8 not null',
       'seq bigint not null',
@@ -47,6 +56,8 @@ describeServiceSmoke({
       'address_group_id uuid',
       'updated_at timestamp with time zone not null',
       'csv text not null',
+      'digest_key bigint not null',
+      'digest_hash bigint not null',
     ],
   },
   readiness: ['database', 'kafka', 'projection', 'changes'],
