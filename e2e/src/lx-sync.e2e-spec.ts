@@ -147,6 +147,7 @@ describe('lx-sync against the stack', () => {
         await operator.createLocation({
           locationGroupId: i % 2 === 0 ? groupId : undefined,
           geography: { country: 'AU', region: 'VIC', locality: `Town ${i}`, postalCode: '3000' },
+          coordinates: { latitude: -37.8 - i / 100, longitude: 144.9 },
           fiberAccessDetails: { serviceability: { status: 'PLANNED' } },
         }),
       );
@@ -169,7 +170,10 @@ describe('lx-sync against the stack', () => {
     const before = await received();
     await operator.patchLocation(created[0]!.location.id, { notes: 'changed while lx-sync runs' });
     await operator.patchGroup('location-groups', groupId, { name: `${name} renamed` });
-    await operator.createLocation({ geography: { country: 'AU', region: 'VIC', locality: 'New', postalCode: '3001' } });
+    await operator.createLocation({
+      geography: { country: 'AU', region: 'VIC', locality: 'New', postalCode: '3001' },
+      coordinates: { latitude: -37.7, longitude: 145 },
+    });
     await waitFor(
       'the three webhooks to be received and committed',
       async () => (await received()) >= before + 3,
@@ -314,10 +318,11 @@ describe('lx-sync against the stack', () => {
     const refused = await lxSync(['init'], { ...fresh, LX_SYNC_CLIENT_SECRET: 'wrong' });
     expect(refused.code).toBe(3);
     expect(refused.stderr).toMatch(/AUTH_FAILED: the API refused the client credentials .*LX_SYNC_CLIENT_SECRET/);
-    const unreachable = await lxSync(['init'], { ...fresh, LX_SYNC_API_URL: 'http://127.0.0.1:9' });
+    const closed = await freePort(); // nothing listens there any more
+    const unreachable = await lxSync(['init'], { ...fresh, LX_SYNC_API_URL: `http://${RECEIVER_HOST}:${closed}` });
     expect(unreachable.code).toBe(3);
     expect(unreachable.stderr).toMatch(
-      /API_UNREACHABLE: cannot reach the API at http:\/\/127\.0\.0\.1:9: ECONNREFUSED/,
+      new RegExp(`API_UNREACHABLE: cannot reach the API at http://${RECEIVER_HOST}:${closed}: ECONNREFUSED`),
     );
     const misconfigured = await lxSync(['verify'], { ...fresh, LX_SYNC_API_URL: 'not a url' });
     expect(misconfigured.code).toBe(2);

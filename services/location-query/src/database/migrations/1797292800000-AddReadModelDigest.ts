@@ -14,6 +14,20 @@ const DIGEST_KEY = `('x' || left(encode(sha256(id::text::bytea), 'hex'), 8))::bi
 const DIGEST_HASH = `('x' || left(encode(sha256((id::text || ':' || version)::bytea), 'hex'), 16))::bit(64)::bigint`;
 
 /**
+ * The stored nodes of the rows already in the tables (slot 0), for an empty digest_nodes: the migration's backfill,
+ * also run by the benchmarks after they COPY rows into the read model.
+ */
+export const DIGEST_NODES_BACKFILL = `
+  INSERT INTO digest_nodes (resource, node, slot, count, hash)
+  SELECT 'locations', digest_key >> 20, 0, count(*), bit_xor(digest_hash) FROM locations GROUP BY 2
+  UNION ALL
+  SELECT 'locationGroups', digest_key >> 20, 0, count(*), bit_xor(digest_hash)
+    FROM location_groups WHERE NOT deleted GROUP BY 2
+  UNION ALL
+  SELECT 'addressGroups', digest_key >> 20, 0, count(*), bit_xor(digest_hash)
+    FROM address_groups WHERE NOT deleted GROUP BY 2`;
+
+/**
  * The Merkle digest of the read model (GET /locations/digest and the group ones; docs/digest.md).
  *
  * digest_nodes holds, per resource, the nodes 3 hex digits deep (`node` = the bucket's first 12 bits, 0 to 4095): how
@@ -62,16 +76,7 @@ export class AddReadModelDigest1797292800000 implements MigrationInterface {
         CONSTRAINT digest_nodes_node_check CHECK (node BETWEEN 0 AND 4095)
       )
     `);
-    await queryRunner.query(`
-      INSERT INTO digest_nodes (resource, node, slot, count, hash)
-      SELECT 'locations', digest_key >> 20, 0, count(*), bit_xor(digest_hash) FROM locations GROUP BY 2
-      UNION ALL
-      SELECT 'locationGroups', digest_key >> 20, 0, count(*), bit_xor(digest_hash)
-        FROM location_groups WHERE NOT deleted GROUP BY 2
-      UNION ALL
-      SELECT 'addressGroups', digest_key >> 20, 0, count(*), bit_xor(digest_hash)
-        FROM address_groups WHERE NOT deleted GROUP BY 2
-    `);
+    await queryRunner.query(DIGEST_NODES_BACKFILL);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
