@@ -53,11 +53,12 @@ describe('lx-sync against the stack', () => {
   let runner: { process: ChildProcess; output: () => string } | undefined;
   let port: number;
 
+  /** One command, as an RSP runs it from the repository root after `npm ci`: `npx lx-sync …`. */
   const lxSync = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
     new Promise<Outcome>((done) => {
       execFile(
-        process.execPath,
-        [BIN, ...args, '--no-progress'],
+        'npx',
+        ['--no-install', 'lx-sync', ...args, '--no-progress'],
         { cwd: REPO, env: { ...env, ...extra }, timeout: 240_000, maxBuffer: 1 << 26 },
         (error, stdout, stderr) =>
           done({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr }),
@@ -290,7 +291,30 @@ describe('lx-sync against the stack', () => {
     try {
       postgres = await startPrivatePostgres();
       const pg = { LX_SYNC_DATABASE: postgres.url };
-      expect(await lxSync(['init'], pg)).toMatchObject({ code: 0 });
+      const exportsOfClient = async () =>
+        ((await rsp.get('/locations/exports?limit=1')).body as { pagination: { total: number } }).pagination.total;
+      const exportsBefore = await exportsOfClient();
+      // An init killed while its export is being generated (the first line it prints, after it stored the export's id;
+      // it then polls once a second, so it cannot have finished) goes on with that export when run again.
+      const stopped = spawn(process.execPath, [BIN, 'init'], {
+        cwd: REPO,
+        env: { ...env, ...pg },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let progress = '';
+      await new Promise<void>((exporting, failed) => {
+        stopped.stderr.on('data', (chunk: Buffer) => {
+          progress += chunk.toString();
+          if (/ export\n/.test(progress)) exporting();
+        });
+        stopped.once('exit', (code) => failed(new Error(`init ended (${code}) before its export: ${progress}`)));
+      });
+      const killed = new Promise((done) => stopped.once('exit', done));
+      stopped.kill('SIGKILL');
+      await killed;
+      const resumed = await lxSync(['init'], pg);
+      expect(resumed).toMatchObject({ code: 0 });
+      expect(await exportsOfClient()).toBe(exportsBefore + 1);
       const verified = await lxSync(['verify', '--json'], pg);
       expect({ code: verified.code, drifted: (JSON.parse(verified.stdout) as { drifted: unknown[] }).drifted }).toEqual(
         {
