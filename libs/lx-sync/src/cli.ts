@@ -169,7 +169,7 @@ export function buildCli(): Command {
         await sync.requireInitialised();
         const report = await sync.verify.execute({ confirmDelayMs: sync.config.confirmDelayMs });
         printDrift(report, false);
-        const result = await sync.repair.execute(report.drifted);
+        const result = await sync.repair.execute(report.drifted, { confirmDelayMs: sync.config.confirmDelayMs });
         log(`repair: ${result.written} written, ${result.removed} removed`);
         return EXIT.ok;
       }),

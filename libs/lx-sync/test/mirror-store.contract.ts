@@ -40,7 +40,9 @@ export function describeMirrorStore(name: string, open: () => Promise<MirrorStor
       });
       await store.transaction((tx) => tx.put('locations', row(id, 1)));
       expect((await store.row('locations', id))?.version).toBe(1);
+      expect(await store.transaction((tx) => tx.lockVersion('locations', id))).toBe(1);
       await store.transaction((tx) => tx.remove('locations', id));
+      expect(await store.transaction((tx) => tx.lockVersion('locations', id))).toBeUndefined();
       expect(await store.row('locations', id)).toBeUndefined();
     });
 

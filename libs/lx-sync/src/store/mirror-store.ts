@@ -13,6 +13,8 @@ export interface MirrorRow {
 
 /** Writes, inside one transaction of the mirror's database. */
 export interface MirrorTransaction {
+  /** The version the mirror holds now (tombstones included), the row locked until the transaction ends. */
+  lockVersion(resource: MirrorResource, id: string): Promise<number | undefined>;
   /** Stores the row unless the mirror holds the same or a newer version; whether it did. */
   apply(resource: MirrorResource, row: MirrorRow): Promise<boolean>;
   /** Stores the row whatever the mirror holds (repair: the API's answer is the truth). */

@@ -127,6 +127,13 @@ export class PostgresMirrorStore implements MirrorStore {
       return result.rowCount ?? 0;
     };
     return {
+      lockVersion: async (resource, id) =>
+        (
+          await client.query<{ version: number }>(
+            `SELECT version FROM ${MIRROR_TABLES[resource]} WHERE id = $1 FOR UPDATE`,
+            [id],
+          )
+        ).rows[0]?.version,
       apply: async (resource, row) => (await upsert(resource, row, true)) > 0,
       put: async (resource, row) => void (await upsert(resource, row, false)),
       remove: async (resource, id) =>

@@ -155,6 +155,13 @@ export class SqliteMirrorStore implements MirrorStore {
       );
     };
     return {
+      // One writer at a time (BEGIN IMMEDIATE, and this store's queue): what is read stays so until the commit.
+      lockVersion: (resource, id) =>
+        settled(
+          () =>
+            (db.get(`SELECT version FROM ${MIRROR_TABLES[resource]} WHERE id = ?`, id) as { version: number } | null)
+              ?.version,
+        ),
       apply: (resource, row) => settled(() => upsert(resource, row, true) > 0),
       put: (resource, row) => settled(() => void upsert(resource, row, false)),
       remove: (resource, id) => settled(() => void db.run(`DELETE FROM ${MIRROR_TABLES[resource]} WHERE id = ?`, id)),

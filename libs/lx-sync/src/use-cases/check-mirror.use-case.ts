@@ -29,6 +29,6 @@ export class CheckMirror {
     };
     const report = await this.verify.execute(options);
     if (report.drifted.length === 0) return { statistics, report };
-    return { statistics, report, repair: await this.repair.execute(report.drifted) };
+    return { statistics, report, repair: await this.repair.execute(report.drifted, options) };
   }
 }

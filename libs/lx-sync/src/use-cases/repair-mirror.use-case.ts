@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { LxApiClient } from '../api/lx-api.client';
 import type { MirrorStore } from '../store/mirror-store';
 import type { DriftedId } from './verify-mirror.use-case';
@@ -13,6 +14,13 @@ export interface RepairResult {
  * `lx-sync repair`: fetches exactly the drifted ids from the API (`GET /locations/{id}`, `/location-groups/{id}`,
  * `/address-groups/{id}`, the version from the ETag) and writes what the operator holds now, or removes the row when
  * the operator has none.
+ *
+ * A mirror can be ahead of the API's read model for a moment (a webhook comes from another consumer, which may be
+ * quicker): when the mirror holds a higher version than the API answers, the API is asked again after
+ * `confirmDelayMs`, and the row is only written back if the API still answers the lower version (the mirror's row is
+ * then wrong, e.g. edited by hand); and a row that changed while the API was asked (a webhook applied meanwhile) is
+ * left as it is, for the next verify. So repair does not undo a change the mirror received first, unless the read
+ * model trails the webhooks by more than the delay.
  */
 export class RepairMirror {
   constructor(
@@ -20,12 +28,18 @@ export class RepairMirror {
     private readonly store: MirrorStore,
   ) {}
 
-  async execute(drifted: readonly DriftedId[]): Promise<RepairResult> {
+  async execute(drifted: readonly DriftedId[], options: { confirmDelayMs: number }): Promise<RepairResult> {
     let written = 0;
     let removed = 0;
     for (const { resource, id } of drifted) {
-      const current = await this.api.getResource(resource, id);
+      let current = await this.api.getResource(resource, id);
+      const held = await this.store.row(resource, id);
+      if (held !== undefined && !held.deleted && held.version > (current?.version ?? 0) && options.confirmDelayMs > 0) {
+        await sleep(options.confirmDelayMs);
+        current = await this.api.getResource(resource, id);
+      }
       await this.store.transaction(async (transaction) => {
+        if ((await transaction.lockVersion(resource, id)) !== held?.version) return;
         if (current === undefined) {
           await transaction.remove(resource, id);
           removed++;
