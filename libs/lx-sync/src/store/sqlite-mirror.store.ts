@@ -1,5 +1,5 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Database } from 'node-sqlite3-wasm';
+import { type BindValues, Database, type Statement } from 'node-sqlite3-wasm';
 import type { DigestEntry, DigestNode } from '@lx/contracts';
 import type { MirrorResource } from '../api/lx-api.client';
 import { digestColumnsOf, DigestFolder } from '../digest/mirror-digest';
@@ -38,6 +38,7 @@ export class SqliteMirrorStore implements MirrorStore {
   readonly kind = 'sqlite';
   private readonly db: Database;
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly statements = new Map<string, Statement>();
 
   private readonly pidFile: string;
 
@@ -135,12 +136,24 @@ export class SqliteMirrorStore implements MirrorStore {
 
   async close(): Promise<void> {
     await this.queue;
+    for (const statement of this.statements.values()) statement.finalize();
+    this.statements.clear();
     if (this.db.isOpen) this.db.close();
     rmSync(this.pidFile, { force: true });
   }
 
+  /** Prepared once per SQL text and kept until close: a load writes millions of rows through a few statements. */
+  private statement(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
   private writer(): MirrorTransaction {
-    const db = this.db;
+    const db = { run: (sql: string, values: BindValues) => this.statement(sql).run(values) };
     const upsert = (resource: MirrorResource, row: MirrorRow, onlyNewer: boolean) => {
       const table = MIRROR_TABLES[resource];
       const { bucket, hash } = digestColumnsOf(row.id, row.version);
@@ -159,8 +172,11 @@ export class SqliteMirrorStore implements MirrorStore {
       lockVersion: (resource, id) =>
         settled(
           () =>
-            (db.get(`SELECT version FROM ${MIRROR_TABLES[resource]} WHERE id = ?`, id) as { version: number } | null)
-              ?.version,
+            (
+              this.statement(`SELECT version FROM ${MIRROR_TABLES[resource]} WHERE id = ?`).get(id) as {
+                version: number;
+              } | null
+            )?.version,
         ),
       apply: (resource, row) => settled(() => upsert(resource, row, true) > 0),
       put: (resource, row) => settled(() => void upsert(resource, row, false)),
