@@ -39,7 +39,8 @@ function progressOf(enabled: boolean): Progress {
   return {
     start: (name, total) => {
       bar?.stop();
-      bar = bars.create(total ?? 0, 0, { phase: name });
+      // Without a total (the change feed, an export still counting) the bar shows how many so far.
+      bar = bars.create(total ?? 0, 0, { phase: name }, total === undefined ? { format: '{phase} | {value}' } : {});
     },
     update: (done, total) => {
       if (total !== undefined) bar?.setTotal(total);
@@ -130,7 +131,8 @@ export function buildCli(): Command {
     .addOption(new Option('-p, --port <port>', 'listen port (LX_SYNC_LISTEN_PORT)'))
     .action(async (options: { config?: string; progress?: boolean; port?: string }) =>
       withMirror(
-        options,
+        // A long-running service: its feed reads and checks are logged, not drawn.
+        { ...options, progress: false },
         async (sync) => {
           const running = await sync.run(log);
           await new Promise<void>((resolve) => {

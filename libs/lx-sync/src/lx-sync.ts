@@ -37,7 +37,7 @@ export class LxSync {
   ) {
     this.api = new LxApiClient(config);
     const loadExport = new LoadExport(this.api, store, progress);
-    this.catchUp = new CatchUpFeed(this.api, store, loadExport);
+    this.catchUp = new CatchUpFeed(this.api, store, loadExport, progress);
     this.init = new InitMirror(store, loadExport, this.catchUp);
     this.verify = new VerifyMirror(this.api, store);
     this.repair = new RepairMirror(this.api, store);

@@ -14,6 +14,7 @@ import {
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS lx_sync_state (key text PRIMARY KEY, value text NOT NULL);
   CREATE TABLE IF NOT EXISTS lx_sync_deliveries (webhook_id text PRIMARY KEY, received_at timestamptz NOT NULL);
+  CREATE INDEX IF NOT EXISTS lx_sync_deliveries_received_at ON lx_sync_deliveries (received_at);
   ${Object.values(MIRROR_TABLES)
     .map(
       (table) => `

@@ -15,6 +15,7 @@ import {
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS lx_sync_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS lx_sync_deliveries (webhook_id TEXT PRIMARY KEY, received_at TEXT NOT NULL);
+  CREATE INDEX IF NOT EXISTS lx_sync_deliveries_received_at ON lx_sync_deliveries (received_at);
   ${Object.values(MIRROR_TABLES)
     .map(
       (table) => `

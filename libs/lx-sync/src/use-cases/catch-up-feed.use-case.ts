@@ -2,6 +2,7 @@ import type { LxApiClient } from '../api/lx-api.client';
 import { LxSyncError } from '../errors';
 import type { MirrorStore } from '../store/mirror-store';
 import { rowOfChange } from '../sync/mirror-rows';
+import { type Progress, SILENT_PROGRESS } from '../sync/progress';
 import type { LoadExport } from './load-export.use-case';
 
 export const FEED_CURSOR = 'feedCursor';
@@ -26,6 +27,7 @@ export class CatchUpFeed {
     private readonly api: LxApiClient,
     private readonly store: MirrorStore,
     private readonly loadExport: LoadExport,
+    private readonly progress: Progress = SILENT_PROGRESS,
   ) {}
 
   async execute(): Promise<FeedCatchUp> {
@@ -33,6 +35,7 @@ export class CatchUpFeed {
     let applied = 0;
     let rejoined = false;
     let cursor = await this.store.state(FEED_CURSOR);
+    this.progress.start('change feed');
     for (;;) {
       let page;
       try {
@@ -43,6 +46,7 @@ export class CatchUpFeed {
         if (since === undefined) throw new LxSyncError('NOT_INITIALISED', 'the mirror has no export: run lx-sync init');
         await this.loadExport.execute({ modifiedSince: since });
         await this.store.transaction((transaction) => transaction.deleteState(FEED_CURSOR));
+        this.progress.start('change feed (from its start)');
         cursor = undefined;
         rejoined = true;
         continue;
@@ -59,7 +63,11 @@ export class CatchUpFeed {
       });
       changes += page.changes.length;
       cursor = next;
-      if (!page.hasMore) return { changes, applied, rejoined };
+      this.progress.update(changes);
+      if (!page.hasMore) {
+        this.progress.stop();
+        return { changes, applied, rejoined };
+      }
     }
   }
 }
