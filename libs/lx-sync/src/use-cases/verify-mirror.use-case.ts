@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DigestEntry, DigestNode } from '@lx/contracts';
+import { DIGEST, type DigestEntry, type DigestNode } from '@lx/contracts';
 import { type LxApiClient, MIRROR_RESOURCE_NAMES, type MirrorResource } from '../api/lx-api.client';
 import { combineNodes, MAX_DIGEST_DEPTH } from '../digest/mirror-digest';
 import type { MirrorStore } from '../store/mirror-store';
@@ -19,15 +19,22 @@ export interface DriftReport {
   readonly counts: Record<MirrorResource, { server: number; mirror: number }>;
 }
 
-/** A node holding at most this many entries on either side is compared entry by entry rather than descended. */
-export const ENTRY_THRESHOLD = 256;
-/** Levels one digest request descends (16² = 256 children at most). */
-const LEVELS_PER_REQUEST = 2;
+/**
+ * A node holding at most this many entries on either side is compared entry by entry rather than descended: the most
+ * one entries request lists. Three-digit nodes hold about 2,400 locations at 10,000,000, so the descent is the root and
+ * then, per drifted id, one entries request.
+ */
+export const ENTRY_THRESHOLD = DIGEST.maxEntries;
+/**
+ * Levels one digest request descends: three (4,096 children at most), which the service answers from its stored
+ * nodes below the root; deeper ones it groups from rows (docs/digest.md, costs).
+ */
+const LEVELS_PER_REQUEST = DIGEST.maxDepth;
 
 /**
  * `lx-sync verify`: compares the mirror with the operator's digest (docs/digest.md) and descends only into the nodes
  * that differ, down to nodes small enough to compare entry by entry; so a handful of drifted ids among millions costs
- * tens of requests. A difference is confirmed after `confirmDelayMs` (the leaves compared again), so that a change in
+ * about one request each. A difference is confirmed after `confirmDelayMs` (the leaves compared again), so that a change in
  * flight (a webhook on its way, the read model a little behind) is not reported as drift.
  */
 export class VerifyMirror {
