@@ -9,6 +9,7 @@ import {
   digestNodeHash,
   digestNodeReplySchema,
   type DigestResource,
+  type EventType,
   digestTree,
   type Location,
   type LocationGroup,
@@ -382,5 +383,61 @@ describe('the digest under concurrent writers', () => {
       })),
     ).toEqual(expected.children);
     expect(expected.count).toBe(50);
+  }, 60_000);
+
+  it('counts a group once while it lives, whatever the order concurrent writers of its creation and deletion commit in', async () => {
+    const groups = Array.from({ length: 20 }, (_, n) => ({
+      id: randomUUID(),
+      name: `group ${n}`,
+      type: 'OTHER' as const,
+    }));
+    const groupEvent = (group: LocationGroup, type: EventType, version: number): ProjectedEvent => ({
+      event: {
+        id: randomUUID(),
+        type,
+        timestamp: new Date().toISOString(),
+        source: 'it-digest',
+        data: group,
+      } as ProjectedEvent['event'],
+      version,
+      topic: TOPICS.locationGroupEvents.name,
+      partition: 2,
+      offset: '0',
+    });
+    const [first, second] = [connect(), connect()];
+    await Promise.all([first.connect(), second.connect()]);
+    try {
+      await first.query('BEGIN');
+      await second.query('BEGIN');
+      // The first writer creates them; the second deletes the first ten (version 2) and re-creates the last ten at
+      // version 3 (a creation after a deletion it never saw).
+      await projection.apply(
+        first,
+        groups.map((group) => groupEvent(group, 'LOCATION_GROUP_CREATED', 1)),
+      );
+      const late = projection.apply(second, [
+        ...groups.slice(0, 10).map((group) => groupEvent(group, 'LOCATION_GROUP_DELETED', 2)),
+        ...groups.slice(10).map((group) => groupEvent({ ...group, name: 'again' }, 'LOCATION_GROUP_CREATED', 3)),
+      ]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await first.query('COMMIT');
+      await late;
+      await second.query('COMMIT');
+    } finally {
+      await Promise.all([first.end(), second.end()]);
+    }
+    const { rows } = await db.query<{ id: string; version: number }>(
+      `SELECT id::text, version FROM location_groups WHERE NOT deleted AND id = ANY($1::uuid[])`,
+      [groups.map((group) => group.id)],
+    );
+    expect(rows.map((row) => row.version)).toEqual(Array(10).fill(3));
+    const stored = await db.query<{ count: string; hash: string }>(
+      `SELECT sum(count)::text AS count, coalesce(bit_xor(hash), 0)::text AS hash FROM digest_nodes
+        WHERE resource = 'locationGroups'`,
+    );
+    expect({
+      count: Number(stored.rows[0]!.count),
+      hash: (BigInt(stored.rows[0]!.hash) & 0xffffffffffffffffn).toString(16).padStart(16, '0'),
+    }).toEqual({ count: 10, hash: digestNodeHash(rows).hash });
   }, 60_000);
 });
