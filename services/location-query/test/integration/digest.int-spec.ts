@@ -440,4 +440,58 @@ describe('the digest under concurrent writers', () => {
       hash: (BigInt(stored.rows[0]!.hash) & 0xffffffffffffffffn).toString(16).padStart(16, '0'),
     }).toEqual({ count: 10, hash: digestNodeHash(rows).hash });
   }, 60_000);
+  it("keeps the digest of the previous release's writes (no digest of their own) while its pods drain", async () => {
+    const [mine, theirs] = [aNewLocation(), aNewLocation()];
+    const group = { id: randomUUID(), name: 'old writer', type: 'OTHER' };
+    // The previous release's upserts, as it wrote them: without the digest.
+    const upsertLocation = (location: Location, version: number) =>
+      db.query(
+        `INSERT INTO locations AS l (id, version, body, csv, updated_at) VALUES ($1, $2, $3, '', now())
+         ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, body = EXCLUDED.body WHERE l.version < EXCLUDED.version`,
+        [location.id, version, JSON.stringify(location)],
+      );
+    const upsertGroup = (version: number, deleted: boolean) =>
+      db.query(
+        `INSERT INTO location_groups AS g (id, version, name, type, deleted, changed_at) VALUES ($1, $2, $3, 'OTHER', $4, now())
+         ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, deleted = EXCLUDED.deleted, changed_at = now()
+         WHERE g.version < EXCLUDED.version`,
+        [group.id, version, group.name, deleted],
+      );
+    await upsertLocation(theirs, 1);
+    await upsertLocation(theirs, 3);
+    await upsertLocation(theirs, 2);
+    await upsertGroup(1, false);
+    await upsertGroup(2, true);
+    await upsertGroup(3, false);
+    await upsertGroup(4, true);
+    // And this release's projection on the same ids, in the same tables: counted once.
+    const client = connect();
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      await projection.apply(client, [event(mine, 1, 3), event({ ...theirs, notes: 'v4' }, 4, 3)]);
+      await client.query('COMMIT');
+    } finally {
+      await client.end();
+    }
+    for (const [resource, table, live] of [
+      ['locations', 'locations', 'true'],
+      ['locationGroups', 'location_groups', 'NOT deleted'],
+    ] as const) {
+      const { rows } = await db.query<{ id: string; version: number }>(
+        `SELECT id::text, version FROM ${table} WHERE ${live}`,
+      );
+      const stored = await db.query<{ count: string; hash: string }>(
+        `SELECT coalesce(sum(count), 0)::text AS count, coalesce(bit_xor(hash), 0)::text AS hash FROM digest_nodes
+          WHERE resource = $1`,
+        [resource],
+      );
+      expect({
+        count: Number(stored.rows[0]!.count),
+        hash: (BigInt(stored.rows[0]!.hash) & 0xffffffffffffffffn).toString(16).padStart(16, '0'),
+      }).toEqual({ count: rows.length, hash: digestNodeHash(rows).hash });
+    }
+    const { rows } = await db.query<{ version: number }>(`SELECT version FROM locations WHERE id = $1`, [theirs.id]);
+    expect(rows[0]?.version).toBe(4);
+  }, 60_000);
 });

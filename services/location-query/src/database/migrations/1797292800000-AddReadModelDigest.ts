@@ -14,20 +14,6 @@ const DIGEST_KEY = `('x' || left(encode(sha256(id::text::bytea), 'hex'), 8))::bi
 const DIGEST_HASH = `('x' || left(encode(sha256((id::text || ':' || version)::bytea), 'hex'), 16))::bit(64)::bigint`;
 
 /**
- * The stored nodes of the rows already in the tables (slot 0), for an empty digest_nodes: the migration's backfill,
- * also run by the benchmarks after they COPY rows into the read model.
- */
-export const DIGEST_NODES_BACKFILL = `
-  INSERT INTO digest_nodes (resource, node, slot, count, hash)
-  SELECT 'locations', digest_key >> 20, 0, count(*), bit_xor(digest_hash) FROM locations GROUP BY 2
-  UNION ALL
-  SELECT 'locationGroups', digest_key >> 20, 0, count(*), bit_xor(digest_hash)
-    FROM location_groups WHERE NOT deleted GROUP BY 2
-  UNION ALL
-  SELECT 'addressGroups', digest_key >> 20, 0, count(*), bit_xor(digest_hash)
-    FROM address_groups WHERE NOT deleted GROUP BY 2`;
-
-/**
  * The Merkle digest of the read model (GET /locations/digest and the group ones; docs/digest.md).
  *
  * digest_nodes holds, per resource, the nodes 3 hex digits deep (`node` = the bucket's first 12 bits, 0 to 4095): how
@@ -41,6 +27,13 @@ export const DIGEST_NODES_BACKFILL = `
  * The backfill computes the nodes of the rows already there in SQL (slot 0), so an existing deployment answers a
  * correct digest at once. Adding the generated columns rewrites the tables (under an exclusive lock, as long as a
  * table scan); readers wait meanwhile.
+ *
+ * The migration Job runs before the pods are replaced, so pods of the previous release go on writing rows for a while
+ * without touching digest_nodes. `digest_for_earlier_writers()`, a row trigger on the live tables, adds their
+ * changes (the row's exact old and new entry) in a slot of their connection's own (minus its backend pid: no waits,
+ * no lock cycles between them). This release's projection marks its transactions (`lx.digest` = `kept`, set in its
+ * statements), which the trigger leaves alone. A replay's rebuilt tables do not copy it (nor need it); a later
+ * release drops it where it is left (IF EXISTS).
  */
 export class AddReadModelDigest1797292800000 implements MigrationInterface {
   name = 'AddReadModelDigest1797292800000';
@@ -76,10 +69,68 @@ export class AddReadModelDigest1797292800000 implements MigrationInterface {
         CONSTRAINT digest_nodes_node_check CHECK (node BETWEEN 0 AND 4095)
       )
     `);
-    await queryRunner.query(DIGEST_NODES_BACKFILL);
+    await queryRunner.query(`
+      INSERT INTO digest_nodes (resource, node, slot, count, hash)
+      SELECT 'locations', digest_key >> 20, 0, count(*), bit_xor(digest_hash) FROM locations GROUP BY 2
+      UNION ALL
+      SELECT 'locationGroups', digest_key >> 20, 0, count(*), bit_xor(digest_hash)
+        FROM location_groups WHERE NOT deleted GROUP BY 2
+      UNION ALL
+      SELECT 'addressGroups', digest_key >> 20, 0, count(*), bit_xor(digest_hash)
+        FROM address_groups WHERE NOT deleted GROUP BY 2
+    `);
+    // TG_ARGV[0] is the resource; a group counts while it lives. OLD.deleted is only read for group tables (PL/pgSQL
+    // prepares each statement when it first runs, so the locations' branch never meets it).
+    await queryRunner.query(`
+      CREATE FUNCTION digest_for_earlier_writers() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE
+        delta_count integer := 0;
+        delta_hash bigint := 0;
+      BEGIN
+        IF TG_ARGV[0] = 'locations' THEN
+          IF TG_OP = 'UPDATE' THEN
+            delta_count := -1;
+            delta_hash := OLD.digest_hash;
+          END IF;
+          delta_count := delta_count + 1;
+          delta_hash := delta_hash # NEW.digest_hash;
+        ELSE
+          IF TG_OP = 'UPDATE' AND NOT OLD.deleted THEN
+            delta_count := -1;
+            delta_hash := OLD.digest_hash;
+          END IF;
+          IF NOT NEW.deleted THEN
+            delta_count := delta_count + 1;
+            delta_hash := delta_hash # NEW.digest_hash;
+          END IF;
+        END IF;
+        IF delta_count <> 0 OR delta_hash <> 0 THEN
+          INSERT INTO digest_nodes AS d (resource, node, slot, count, hash)
+          VALUES (TG_ARGV[0], (NEW.digest_key >> 20)::integer, -pg_backend_pid(), delta_count, delta_hash)
+          ON CONFLICT (resource, node, slot) DO UPDATE SET count = d.count + EXCLUDED.count, hash = d.hash # EXCLUDED.hash;
+        END IF;
+        RETURN NULL;
+      END
+      $$
+    `);
+    for (const [table, resource] of [
+      ['locations', 'locations'],
+      ['location_groups', 'locationGroups'],
+      ['address_groups', 'addressGroups'],
+    ] as const) {
+      await queryRunner.query(
+        `CREATE TRIGGER ${table}_digest_trg AFTER INSERT OR UPDATE ON ${table} FOR EACH ROW
+         WHEN (current_setting('lx.digest', true) IS DISTINCT FROM 'kept')
+         EXECUTE FUNCTION digest_for_earlier_writers('${resource}')`,
+      );
+    }
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    for (const table of ['locations', ...GROUP_TABLES]) {
+      await queryRunner.query(`DROP TRIGGER IF EXISTS ${table}_digest_trg ON ${table}`);
+    }
+    await queryRunner.query(`DROP FUNCTION digest_for_earlier_writers()`);
     await queryRunner.query(`DROP TABLE digest_nodes`);
     for (const table of ['locations', ...GROUP_TABLES]) {
       await queryRunner.query(`DROP INDEX ${table}_digest_key_idx`);
