@@ -1,14 +1,8 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import {
-  type DigestResource,
-  type EventOf,
-  type EventType,
-  locationCsvRecord,
-  TOPICS,
-  type TopicName,
-} from '@lx/contracts';
+import { type EventOf, type EventType, locationCsvRecord, TOPICS, type TopicName } from '@lx/contracts';
 import { latestPerAggregate, type ProjectedEvent, type Projection, type ProjectionTransaction } from '@lx/messaging';
 import { canonicalLocation } from './canonical-location';
+import { DigestDelta, digestColumns, type DigestRow, type NodeDeltas } from './digest-delta';
 import { LIVE_TABLES, READ_MODEL_TABLES, type ReadModelTables } from './read-model-tables';
 
 type LocationEvent = EventOf<'LOCATION_CREATED' | 'LOCATION_UPDATED'>;
@@ -42,18 +36,6 @@ const aggregateId = (projected: ProjectedEvent) => (projected.event.data as { id
  */
 const KEPT = `set_config('lx.digest', 'kept', true) AS digest_kept`;
 
-/** What a write returns for the digest: the row's stored node (the bucket's first 12 bits) and entry hash. */
-const digestColumns = (alias: string) =>
-  `(${alias}.digest_key >> 20)::int AS node, ${alias}.digest_hash::text AS digest_hash`;
-
-interface DigestRow {
-  id: string;
-  node: number;
-  /** The entry hash as PostgreSQL's signed bigint, in decimal. */
-  digest_hash: string;
-  deleted?: boolean;
-}
-
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** Whether a row's id is one of these. */
@@ -81,51 +63,6 @@ const groupColumns = (rows: readonly GroupRowInput[]) => [
   rows.map((row) => row.deleted),
   rows.map((row) => row.changedAt),
 ];
-
-/** How one resource's stored nodes change in a transaction: per node, the count to add and the hash to XOR in. */
-class NodeDeltas {
-  readonly byNode = new Map<number, { count: number; hash: bigint }>();
-
-  add(row: DigestRow): void {
-    this.change(row, 1);
-  }
-
-  remove(row: DigestRow): void {
-    this.change(row, -1);
-  }
-
-  private change(row: DigestRow, count: number): void {
-    const node = this.byNode.get(row.node) ?? { count: 0, hash: 0n };
-    node.count += count;
-    node.hash ^= BigInt(row.digest_hash);
-    this.byNode.set(row.node, node);
-  }
-}
-
-/** The node changes of a transaction, per resource. */
-class DigestDelta {
-  private readonly resources = new Map<DigestResource, NodeDeltas>();
-
-  of(resource: DigestResource): NodeDeltas {
-    let deltas = this.resources.get(resource);
-    if (deltas === undefined) {
-      deltas = new NodeDeltas();
-      this.resources.set(resource, deltas);
-    }
-    return deltas;
-  }
-
-  /** Per resource, the nodes that changed (a net no-op, as a version replaced by itself, is left out), by node. */
-  changes(): [DigestResource, { node: number; count: number; hash: bigint }[]][] {
-    return [...this.resources.entries()].map(([resource, deltas]) => [
-      resource,
-      [...deltas.byNode.entries()]
-        .filter(([, delta]) => delta.count !== 0 || delta.hash !== 0n)
-        .sort(([a], [b]) => a - b)
-        .map(([node, delta]) => ({ node, ...delta })),
-    ]);
-  }
-}
 
 /**
  * Keeps one row per location and per group, each the full resource of its newest event (a location both as JSON and
