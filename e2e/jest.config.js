@@ -13,6 +13,9 @@ module.exports = {
   testMatch: ['<rootDir>/src/**/*.e2e-spec.ts'],
   setupFiles: ['<rootDir>/../libs/testing/src/setup-integration.ts'],
   testTimeout: 60_000,
+  // One file at a time: the suite shares one stack, and some files (lx-sync's mirror of everything, the statistics
+  // counts) compare the whole operator's data, which another file's writes would change under them.
+  maxWorkers: 1,
   transform: {
     ...preset.transform,
     '^.+\\.js$': [

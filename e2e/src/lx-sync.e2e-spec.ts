@@ -3,11 +3,18 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import { digestColumnsOf } from '@lx/lx-sync';
-import { Database } from 'node-sqlite3-wasm';
+import Database from 'better-sqlite3';
+import { digestColumnsOf, MIRROR_RESOURCES, MIRROR_TABLES, type MirrorResource } from '@lx/lx-sync';
 import { SCOPES } from '@lx/contracts';
 import { envOr, startPrivatePostgres, waitFor, type PrivatePostgres } from '@lx/testing';
-import { type ApiClient, ClientRegistry, OperatorApi, versionOf, type WrittenLocation } from './support/api';
+import {
+  type ApiClient,
+  awaitSubscription,
+  ClientRegistry,
+  OperatorApi,
+  versionOf,
+  type WrittenLocation,
+} from './support/api';
 
 const REPO = resolve(__dirname, '../..');
 const BIN = join(REPO, 'libs/lx-sync/bin/lx-sync.js');
@@ -27,14 +34,6 @@ async function freePort(): Promise<number> {
   await new Promise((done) => server.close(done));
   return port;
 }
-
-const TABLES = { locations: 'locations', locationGroups: 'location_groups', addressGroups: 'address_groups' } as const;
-type Resource = keyof typeof TABLES;
-const ITEM_PATHS: Record<Resource, string> = {
-  locations: '/locations',
-  locationGroups: '/location-groups',
-  addressGroups: '/address-groups',
-};
 
 /**
  * lx-sync, the reference client, as an RSP runs it against the stack through the ingress: `init` (a full export into
@@ -96,9 +95,9 @@ describe('lx-sync against the stack', () => {
     await exited;
   };
 
-  /** Reads the mirror's SQLite file (only while no lx-sync uses it). */
-  const withMirror = <T>(work: (db: Database) => T): T => {
-    const db = new Database(database);
+  /** Opens the mirror's SQLite file beside lx-sync (WAL: readers see committed transactions, a writer waits its turn). */
+  const withMirror = <T>(work: (db: Database.Database) => T): T => {
+    const db = new Database(database, { timeout: 10_000 });
     try {
       return work(db);
     } finally {
@@ -106,10 +105,29 @@ describe('lx-sync against the stack', () => {
     }
   };
 
+  const name = `e2e lx-sync ${randomUUID().slice(0, 8)}`;
+  let groupId: string;
+  let doomedGroup: string;
+  const created: WrittenLocation[] = [];
+
   beforeAll(async () => {
     await mkdir(dir, { recursive: true });
-    registry = new ClientRegistry(`e2e lx-sync ${randomUUID().slice(0, 8)}`);
+    registry = new ClientRegistry(name);
     operator = new OperatorApi(await registry.operator());
+    // The locations first, the RSP after: their events are not delivered to an endpoint that does not listen yet
+    // (refused deliveries would pause the endpoint's cursor: webhooks.md, endpoint backoff).
+    groupId = await operator.createLocationGroup(name);
+    doomedGroup = await operator.createAddressGroup(`${name} doomed`);
+    for (let i = 0; i < 12; i++) {
+      created.push(
+        await operator.createLocation({
+          locationGroupId: i % 2 === 0 ? groupId : undefined,
+          geography: { country: 'AU', region: 'VIC', locality: `Town ${i}`, postalCode: '3000' },
+          coordinates: { latitude: -37.8 - i / 100, longitude: 144.9 },
+          fiberAccessDetails: { serviceability: { status: 'PLANNED' } },
+        }),
+      );
+    }
     port = await freePort();
     // The dispatcher posts to {webhookUrl}/locations/events: lx-sync's receiver path.
     const { client, registered } = await registry.registration(
@@ -126,8 +144,9 @@ describe('lx-sync against the stack', () => {
       LX_SYNC_DATABASE: database,
       LX_SYNC_WEBHOOK_SECRET: registered.webhookSecret,
       LX_SYNC_LISTEN_PORT: String(port),
-      // The feed at start and then rarely: the changes made while lx-sync runs come by webhook.
-      LX_SYNC_FEED_INTERVAL_SECONDS: '30',
+      // The feed at start (catching up) and then not again within the test: the changes made while lx-sync runs
+      // can only come by webhook.
+      LX_SYNC_FEED_INTERVAL_SECONDS: '600',
       LX_SYNC_CHECK_INTERVAL_SECONDS: '3600',
     };
   }, 90_000);
@@ -139,49 +158,36 @@ describe('lx-sync against the stack', () => {
   });
 
   it('mirrors exactly: init, run through changes and downtime, verify finds each drifted id, repair mends them', async () => {
-    const name = `e2e lx-sync ${randomUUID().slice(0, 8)}`;
-    const groupId = await operator.createLocationGroup(name);
-    const doomedGroup = await operator.createAddressGroup(`${name} doomed`);
-    const created: WrittenLocation[] = [];
-    for (let i = 0; i < 12; i++) {
-      created.push(
-        await operator.createLocation({
-          locationGroupId: i % 2 === 0 ? groupId : undefined,
-          geography: { country: 'AU', region: 'VIC', locality: `Town ${i}`, postalCode: '3000' },
-          coordinates: { latitude: -37.8 - i / 100, longitude: 144.9 },
-          fiberAccessDetails: { serviceability: { status: 'PLANNED' } },
-        }),
-      );
-    }
-
     // init: the export (with versions and groups) and the feed.
     const init = await lxSync(['init']);
     expect(init).toMatchObject({ code: 0 });
     expect(init.stderr).toMatch(/init: \d+ rows from the export of \d{4}-/);
-    expect(withMirror((db) => db.get('SELECT version FROM locations WHERE id = ?', created[3]!.location.id))).toEqual({
-      version: created[3]!.version,
-    });
+    expect(
+      withMirror((db) => db.prepare('SELECT version FROM locations WHERE id = ?').get(created[3]!.location.id)),
+    ).toEqual({ version: created[3]!.version });
     expect((await lxSync(['init'])).stderr).toMatch(/ALREADY_INITIALISED/);
 
-    // run: webhooks keep the mirror while the operator writes.
+    // run: webhooks keep the mirror while the operator writes (the feed is not read again meanwhile).
     await startRun();
-    const received = async () =>
-      (await metric('lx_sync_webhooks_total{outcome="applied"}')) +
-      (await metric('lx_sync_webhooks_total{outcome="stale"}'));
-    const before = await received();
-    await operator.patchLocation(created[0]!.location.id, { notes: 'changed while lx-sync runs' });
-    await operator.patchGroup('location-groups', groupId, { name: `${name} renamed` });
-    await operator.createLocation({
+    await awaitSubscription(rsp);
+    const applied = () => metric('lx_sync_webhooks_total{outcome="applied"}');
+    const before = await applied();
+    const patched = await operator.patchLocation(created[0]!.location.id, { notes: 'changed while lx-sync runs' });
+    const renamed = await operator.patchGroup('location-groups', groupId, { name: `${name} renamed` });
+    const fresh = await operator.createLocation({
       geography: { country: 'AU', region: 'VIC', locality: 'New', postalCode: '3001' },
       coordinates: { latitude: -37.7, longitude: 145 },
     });
-    await waitFor(
-      'the three webhooks to be received and committed',
-      async () => (await received()) >= before + 3,
-      60_000,
-    ).catch((error: Error) => {
-      throw new Error(`${error.message}; lx-sync output: ${runner?.output()}`);
-    });
+    await waitFor('the three webhooks to be applied', async () => (await applied()) >= before + 3, 60_000).catch(
+      (error: Error) => {
+        throw new Error(`${error.message}; lx-sync output: ${runner?.output()}`);
+      },
+    );
+    const version = (table: string, id: string) =>
+      withMirror((db) => db.prepare(`SELECT version FROM ${table} WHERE id = ?`).get(id));
+    expect(version('locations', patched.location.id)).toEqual({ version: patched.version });
+    expect(version('location_groups', groupId)).toEqual({ version: renamed.version });
+    expect(version('locations', fresh.location.id)).toEqual({ version: fresh.version });
 
     // A bad signature is refused by the running receiver.
     const forged = await fetch(`http://127.0.0.1:${port}/locations/events`, {
@@ -212,11 +218,11 @@ describe('lx-sync against the stack', () => {
     );
     await stopRun();
     for (const { location, version } of missed) {
-      expect(withMirror((db) => db.get('SELECT version FROM locations WHERE id = ?', location.id))).toEqual({
+      expect(withMirror((db) => db.prepare('SELECT version FROM locations WHERE id = ?').get(location.id))).toEqual({
         version,
       });
     }
-    expect(withMirror((db) => db.get('SELECT deleted FROM address_groups WHERE id = ?', doomedGroup))).toEqual({
+    expect(withMirror((db) => db.prepare('SELECT deleted FROM address_groups WHERE id = ?').get(doomedGroup))).toEqual({
       deleted: 1,
     });
 
@@ -231,20 +237,20 @@ describe('lx-sync against the stack', () => {
     const [deleted, edited] = [created[4]!.location.id, created[5]!.location.id];
     const added = randomUUID();
     withMirror((db) => {
-      db.run('DELETE FROM locations WHERE id = ?', deleted);
-      db.run('UPDATE locations SET version = version + 7, hash = ?, body = ? WHERE id = ?', [
+      db.prepare('DELETE FROM locations WHERE id = ?').run(deleted);
+      db.prepare('UPDATE locations SET version = version + 7, hash = ?, body = ? WHERE id = ?').run(
         digestColumnsOf(edited, created[5]!.version + 7).hash,
         '{"edited":true}',
         edited,
-      ]);
+      );
       const { bucket, hash } = digestColumnsOf(added, 1);
-      db.run('INSERT INTO locations (id, version, deleted, bucket, hash, body) VALUES (?, 1, 0, ?, ?, ?)', [
+      db.prepare('INSERT INTO locations (id, version, deleted, bucket, hash, body) VALUES (?, 1, 0, ?, ?, ?)').run(
         added,
         bucket,
         hash,
         JSON.stringify({ id: added }),
-      ]);
-      db.run('DELETE FROM location_groups WHERE id = ?', groupId);
+      );
+      db.prepare('DELETE FROM location_groups WHERE id = ?').run(groupId);
     });
     const drift = await lxSync(['verify', '--json']);
     expect(drift.code).toBe(1);
@@ -260,10 +266,10 @@ describe('lx-sync against the stack', () => {
     expect(repaired).toMatchObject({ code: 0 });
     expect(repaired.stderr).toMatch(/repair: 3 written, 1 removed/);
     expect((await lxSync(['verify'])).code).toBe(0);
-    for (const resource of Object.keys(TABLES) as Resource[]) {
+    for (const resource of Object.keys(MIRROR_TABLES) as MirrorResource[]) {
       const rows = withMirror(
         (db) =>
-          db.all(`SELECT id, version, body FROM ${TABLES[resource]} WHERE deleted = 0`) as unknown as {
+          db.prepare(`SELECT id, version, body FROM ${MIRROR_TABLES[resource]} WHERE deleted = 0`).all() as {
             id: string;
             version: number;
             body: string;
@@ -273,7 +279,7 @@ describe('lx-sync against the stack', () => {
       for (let start = 0; start < rows.length; start += 16) {
         await Promise.all(
           rows.slice(start, start + 16).map(async (row) => {
-            const reply = await rsp.get(`${ITEM_PATHS[resource]}/${row.id}`);
+            const reply = await rsp.get(`${MIRROR_RESOURCES[resource].itemPath}/${row.id}`);
             expect({
               id: row.id,
               status: reply.status,

@@ -2,7 +2,8 @@ import { Command, Option } from 'commander';
 import { MultiBar, Presets } from 'cli-progress';
 import { type ConfigKey, CONFIG_VARIABLES, loadLxSyncConfig } from './config/lx-sync.config';
 import { exitStatusOf, EXIT, LxSyncError } from './errors';
-import { describeCheck, LxSync } from './lx-sync';
+import { LxSync } from './lx-sync';
+import { describeCheck } from './use-cases/run-mirror.use-case';
 import { type Progress, SILENT_PROGRESS } from './sync/progress';
 import type { DriftReport } from './use-cases/verify-mirror.use-case';
 

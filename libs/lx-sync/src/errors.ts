@@ -12,6 +12,7 @@ export type LxSyncErrorCode =
   | 'ALREADY_INITIALISED'
   | 'FEED_EXPIRED'
   | 'SIGNATURE_INVALID'
+  | 'INVALID_PAYLOAD'
   | 'DATABASE_ERROR';
 
 export class LxSyncError extends Error {

@@ -5,6 +5,6 @@ export { loadLxSyncConfig, type LxSyncConfig, CONFIG_VARIABLES } from './config/
 export { LxSyncError, type LxSyncErrorCode, EXIT } from './errors';
 export { LxSync } from './lx-sync';
 export { openMirrorStore } from './store/open-mirror-store';
-export type { MirrorStore, MirrorRow } from './store/mirror-store';
+export { MIRROR_TABLES, type MirrorStore, type MirrorRow } from './store/mirror-store';
 export type { DriftReport, DriftedId } from './use-cases/verify-mirror.use-case';
 export { digestColumnsOf } from './digest/mirror-digest';

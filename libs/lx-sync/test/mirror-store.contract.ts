@@ -24,7 +24,7 @@ export function describeMirrorStore(name: string, open: () => Promise<MirrorStor
       await store?.close();
     });
 
-    it('applies a row only when newer, and put overwrites whatever is there', async () => {
+    it('applies a row only when newer; replaces and removes only over the version compared', async () => {
       const id = randomUUID();
       await store.transaction(async (tx) => {
         expect(await tx.apply('locations', row(id, 2))).toBe(true);
@@ -38,12 +38,16 @@ export function describeMirrorStore(name: string, open: () => Promise<MirrorStor
         ...row(id, 3),
         body: { id, name: 'v3' },
       });
-      await store.transaction((tx) => tx.put('locations', row(id, 1)));
+      // replace and removeIf: only over the version compared (compare-and-set), whatever that version.
+      expect(await store.transaction((tx) => tx.replace('locations', row(id, 1), 2))).toBe(false);
+      expect(await store.transaction((tx) => tx.replace('locations', row(id, 1), undefined))).toBe(false);
+      expect(await store.transaction((tx) => tx.replace('locations', row(id, 1), 3))).toBe(true);
       expect((await store.row('locations', id))?.version).toBe(1);
-      expect(await store.transaction((tx) => tx.lockVersion('locations', id))).toBe(1);
-      await store.transaction((tx) => tx.remove('locations', id));
-      expect(await store.transaction((tx) => tx.lockVersion('locations', id))).toBeUndefined();
+      expect(await store.transaction((tx) => tx.removeIf('locations', id, 3))).toBe(false);
+      expect(await store.transaction((tx) => tx.removeIf('locations', id, 1))).toBe(true);
       expect(await store.row('locations', id)).toBeUndefined();
+      expect(await store.transaction((tx) => tx.replace('locations', row(id, 4), undefined))).toBe(true);
+      expect((await store.row('locations', id))?.version).toBe(4);
     });
 
     it('rolls a failed transaction back, and keeps concurrent transactions apart', async () => {

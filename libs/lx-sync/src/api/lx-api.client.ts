@@ -4,6 +4,7 @@ import {
   type DigestEntriesReply,
   type DigestNodeReply,
   type DigestResource,
+  type ExportStatusReply,
 } from '@lx/contracts';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
@@ -18,29 +19,11 @@ export const MIRROR_RESOURCES: Record<DigestResource, { itemPath: string }> = {
 export type MirrorResource = DigestResource;
 export const MIRROR_RESOURCE_NAMES: readonly MirrorResource[] = DIGEST_RESOURCES;
 
-export interface ChangeEvent {
-  readonly id: string;
-  readonly type: string;
-  readonly timestamp: string;
-  readonly data: Record<string, unknown> & { id: string };
-  readonly version: number;
-}
+/** A page of the change feed; each change's `event` is checked where it is applied (rowOfChange). */
 export interface ChangePage {
-  readonly changes: readonly { event: ChangeEvent }[];
+  readonly changes: readonly { event: unknown }[];
   readonly next: string;
   readonly hasMore: boolean;
-}
-export interface ExportStatus {
-  readonly requestId: string;
-  readonly status: 'PENDING' | 'COMPLETED' | 'FAILED';
-  readonly progress?: { written: number; total?: number };
-  readonly exportUrl?: string;
-  readonly downloadExpiresAt?: string;
-  readonly exportTimestamp?: string;
-  readonly totalCount?: number;
-  readonly sha256?: string;
-  readonly sizeBytes?: number;
-  readonly error?: { code: string; message: string };
 }
 export interface VersionedResource {
   readonly body: Record<string, unknown> & { id: string };
@@ -83,8 +66,8 @@ export class LxApiClient {
     return (reply.body as { requestId: string }).requestId;
   }
 
-  async exportStatus(requestId: string): Promise<ExportStatus> {
-    return (await this.call('GET', `/locations/exports/${requestId}`, { expect: [200] })).body as ExportStatus;
+  async exportStatus(requestId: string): Promise<ExportStatusReply> {
+    return (await this.call('GET', `/locations/exports/${requestId}`, { expect: [200] })).body as ExportStatusReply;
   }
 
   /** The export file, streamed (its URL is signed: no token). */
@@ -129,7 +112,11 @@ export class LxApiClient {
         reason: (reply.body as { error?: { details?: { reason?: string } } }).error?.details?.reason,
       });
     }
-    return reply.body as ChangePage;
+    const page = reply.body as Partial<ChangePage> | undefined;
+    if (!Array.isArray(page?.changes) || typeof page.next !== 'string' || typeof page.hasMore !== 'boolean') {
+      throw new LxSyncError('API_ERROR', 'GET /locations/changes answered something else than a page of changes');
+    }
+    return page as ChangePage;
   }
 
   /** One location or group as the API serves it now, with its version (the ETag); undefined when it does not exist. */
@@ -212,12 +199,14 @@ export class LxApiClient {
 
   private async fetchJson(url: string, init: RequestInit): Promise<Reply> {
     let response: Response;
+    let text: string;
     try {
+      // The timeout covers the body too: a reply that stalls half-way is as unreachable as one that never starts.
       response = await fetch(url, { ...init, signal: AbortSignal.timeout(this.options.requestTimeoutMs) });
+      text = await response.text();
     } catch (error) {
       throw unreachable(this.options.apiUrl, error);
     }
-    const text = await response.text();
     let body: unknown = undefined;
     if (text.length > 0) {
       try {

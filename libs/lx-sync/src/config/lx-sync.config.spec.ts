@@ -30,12 +30,12 @@ describe('loadLxSyncConfig', () => {
     });
   });
 
-  it('lets the environment override the file, and flags override both', () => {
+  it('lets the environment override the file, and flags override both (an empty variable overrides nothing)', () => {
     const file = join(dir, 'config.json');
     writeFileSync(file, JSON.stringify({ ...{ apiUrl: 'http://file.test', database: 'file.db', listenPort: 9000 } }));
     const config = loadLxSyncConfig({
       file,
-      env: { LX_SYNC_CLIENT_ID: 'c', LX_SYNC_CLIENT_SECRET: 's', LX_SYNC_DATABASE: 'env.db' },
+      env: { LX_SYNC_CLIENT_ID: 'c', LX_SYNC_CLIENT_SECRET: 's', LX_SYNC_DATABASE: 'env.db', LX_SYNC_API_URL: '' },
       overrides: { listenPort: '9100' },
     });
     expect(config).toMatchObject({ apiUrl: 'http://file.test', database: 'env.db', listenPort: 9100 });
@@ -45,7 +45,7 @@ describe('loadLxSyncConfig', () => {
     let error: unknown;
     try {
       loadLxSyncConfig({
-        env: { LX_SYNC_API_URL: 'ftp://x', LX_SYNC_LISTEN_PORT: '70000', LX_SYNC_WEBHOOK_SECRET: 'plain' },
+        env: { LX_SYNC_API_URL: 'ftp://x', LX_SYNC_LISTEN_PORT: '70000', LX_SYNC_WEBHOOK_SECRET: 'whsec_!!bad' },
       });
     } catch (caught) {
       error = caught;

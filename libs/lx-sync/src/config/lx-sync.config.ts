@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { Webhook } from 'standardwebhooks';
 import { LxSyncError } from '../errors';
 
 /** Everything lx-sync is told, from a JSON file, the environment and the command line (in rising precedence). */
@@ -68,13 +69,16 @@ export function loadLxSyncConfig(
   const problems: string[] = [];
   const config: Record<string, unknown> = {};
   for (const [key, setting] of Object.entries(SETTINGS) as [ConfigKey, (typeof SETTINGS)[ConfigKey]][]) {
-    const raw = options.overrides?.[key] ?? env[setting.env] ?? fromFile[key];
+    // An empty value counts as unset at every level (an exported but empty variable does not hide the file's value).
+    const raw = [options.overrides?.[key], env[setting.env], fromFile[key]].find(
+      (value) => value !== undefined && value !== '',
+    );
     if (raw !== undefined && typeof raw !== 'string' && typeof raw !== 'number') {
       problems.push(`${key} (${setting.env}) must be a string or a number`);
       continue;
     }
     const label = `${key} (${setting.env})`;
-    if (raw === undefined || raw === '') {
+    if (raw === undefined) {
       if ('default' in setting) config[key] = setting.default;
       else if (!('optional' in setting)) problems.push(`${label} is required`);
       continue;
@@ -101,7 +105,7 @@ export function loadLxSyncConfig(
     }
     config[key] = text;
   }
-  if (typeof config.webhookSecret === 'string' && !config.webhookSecret.startsWith('whsec_')) {
+  if (typeof config.webhookSecret === 'string' && !isWebhookSecret(config.webhookSecret)) {
     problems.push('webhookSecret (LX_SYNC_WEBHOOK_SECRET) must be the whsec_… secret auth revealed for the client');
   }
   if (problems.length > 0) {
@@ -134,4 +138,15 @@ function readConfigFile(file: string): Record<string, unknown> {
     );
   }
   return parsed as Record<string, unknown>;
+}
+
+/** A Standard Webhooks secret: `whsec_` and base64 that the library accepts. */
+function isWebhookSecret(secret: string): boolean {
+  if (!secret.startsWith('whsec_')) return false;
+  try {
+    new Webhook(secret);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -5,7 +5,7 @@ export class SyncMetrics {
   readonly registry = new Registry();
   readonly webhooks = new Counter({
     name: 'lx_sync_webhooks_total',
-    help: 'Webhook deliveries received, by outcome (applied, stale, duplicate, ignored, invalid_signature, error)',
+    help: 'Webhook deliveries received, by outcome (applied, stale, duplicate, ignored, invalid_signature, invalid_payload, error)',
     labelNames: ['outcome'],
     registers: [this.registry],
   });
@@ -17,6 +17,11 @@ export class SyncMetrics {
   readonly feedApplied = new Counter({
     name: 'lx_sync_feed_applied_total',
     help: 'Changes from the change feed that the mirror did not have yet (each one a webhook missed or still on its way)',
+    registers: [this.registry],
+  });
+  readonly feedSkipped = new Counter({
+    name: 'lx_sync_feed_skipped_total',
+    help: 'Malformed changes of the feed passed over (each logged; the mirror may miss them until a check repairs it)',
     registers: [this.registry],
   });
   readonly lastFeed = new Gauge({

@@ -101,6 +101,14 @@ describe('SyncServer (the webhook receiver of lx-sync run), over real HTTP and a
     expect(metricsText).toMatch(/lx_sync_webhooks_total\{outcome="applied"\} [1-9]/);
   });
 
+  it('refuses a signed but malformed change for good (400), writing nothing', async () => {
+    const id = randomUUID();
+    const noVersion = JSON.stringify({ event: { id: randomUUID(), type: 'LOCATION_UPDATED', data: { id } } });
+    expect(await deliver(noVersion)).toMatchObject({ status: 400, body: { error: { code: 'INVALID_PAYLOAD' } } });
+    expect((await deliver('not json')).status).toBe(400);
+    expect(await store.row('locations', id)).toBeUndefined();
+  });
+
   it('answers health with 200 or 503, and 404/405/413 for what is not a webhook', async () => {
     expect((await fetch(`${base}/health`)).status).toBe(200);
     healthy = false;

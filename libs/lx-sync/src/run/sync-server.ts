@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { WEBHOOK_PATHS } from '@lx/contracts';
 import { LxSyncError } from '../errors';
 import type { ReceiveWebhook } from '../use-cases/receive-webhook.use-case';
-import { WEBHOOK_PATHS } from '../use-cases/receive-webhook.use-case';
 import type { SyncMetrics } from './sync-metrics';
 
 /** The largest webhook body accepted (a location is about 1 KB). */
@@ -20,6 +21,7 @@ export interface HealthState {
  */
 export class SyncServer {
   private readonly server: http.Server;
+  private stopping = false;
 
   constructor(
     private readonly receive: ReceiveWebhook,
@@ -29,8 +31,11 @@ export class SyncServer {
   ) {
     this.server = http.createServer((request, response) => {
       this.handle(request, response).catch((error: unknown) => {
-        this.log(`request failed: ${(error as Error).stack ?? String(error)}`);
-        if (!response.headersSent) reply(response, 500, { error: { code: 'INTERNAL', message: 'internal error' } });
+        const errorId = randomUUID();
+        this.log(`request failed (errorId ${errorId}): ${(error as Error).stack ?? String(error)}`);
+        if (!response.headersSent) {
+          reply(response, 500, { error: { code: 'INTERNAL_ERROR', message: 'internal error', details: { errorId } } });
+        }
       });
     });
   }
@@ -43,14 +48,19 @@ export class SyncServer {
     return (this.server.address() as AddressInfo).port;
   }
 
-  /** Stops accepting; requests in flight end (their transactions commit), idle keep-alive connections are closed. */
+  /**
+   * Stops accepting; requests in flight end (their transactions commit) and their connections close after the answer
+   * (`connection: close`), idle keep-alive connections at once.
+   */
   async close(): Promise<void> {
+    this.stopping = true;
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeIdleConnections();
     await closed;
   }
 
   private async handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+    if (this.stopping) response.setHeader('connection', 'close');
     const path = new URL(request.url ?? '/', 'http://receiver').pathname;
     if (request.method === 'GET' && path === '/health') {
       const { ok, details } = await this.state.health();
@@ -61,7 +71,7 @@ export class SyncServer {
       response.end(await this.metrics.registry.metrics());
       return;
     }
-    if (path !== WEBHOOK_PATHS.changes && path !== WEBHOOK_PATHS.exports) {
+    if (path !== WEBHOOK_PATHS.locationEvents && path !== WEBHOOK_PATHS.exportEvents) {
       return reply(response, 404, { error: { code: 'RESOURCE_NOT_FOUND', message: `no route ${path}` } });
     }
     if (request.method !== 'POST') {
@@ -90,6 +100,11 @@ export class SyncServer {
         this.metrics.webhooks.inc({ outcome: 'invalid_signature' });
         this.log(`refused a webhook: ${error.message}`);
         return reply(response, 401, { error: { code: error.code, message: error.message } });
+      }
+      if (error instanceof LxSyncError && error.code === 'INVALID_PAYLOAD') {
+        this.metrics.webhooks.inc({ outcome: 'invalid_payload' });
+        this.log(`refused a webhook: ${error.message}`);
+        return reply(response, 400, { error: { code: error.code, message: error.message } });
       }
       this.metrics.webhooks.inc({ outcome: 'error' });
       this.log(`a webhook could not be applied (the operator will retry it): ${(error as Error).message}`);

@@ -13,14 +13,15 @@ export interface MirrorRow {
 
 /** Writes, inside one transaction of the mirror's database. */
 export interface MirrorTransaction {
-  /** The version the mirror holds now (tombstones included), the row locked until the transaction ends. */
-  lockVersion(resource: MirrorResource, id: string): Promise<number | undefined>;
   /** Stores the row unless the mirror holds the same or a newer version; whether it did. */
   apply(resource: MirrorResource, row: MirrorRow): Promise<boolean>;
-  /** Stores the row whatever the mirror holds (repair: the API's answer is the truth). */
-  put(resource: MirrorResource, row: MirrorRow): Promise<void>;
-  /** Removes a row the operator does not have (repair). */
-  remove(resource: MirrorResource, id: string): Promise<void>;
+  /**
+   * Stores the row if the mirror still holds version `held` of it (`undefined`: no row): a write that loses to a change
+   * applied meanwhile changes nothing (repair: the API's answer replaces what was compared, nothing newer).
+   */
+  replace(resource: MirrorResource, row: MirrorRow, held: number | undefined): Promise<boolean>;
+  /** Removes the row if the mirror still holds version `held` of it (repair: the operator has no such resource). */
+  removeIf(resource: MirrorResource, id: string, held: number): Promise<boolean>;
   setState(key: string, value: string): Promise<void>;
   deleteState(key: string): Promise<void>;
   /** Records a webhook delivery id; false when it was recorded before (a repeat to acknowledge and skip). */

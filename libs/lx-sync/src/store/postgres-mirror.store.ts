@@ -115,30 +115,27 @@ export class PostgresMirrorStore implements MirrorStore {
   }
 
   private writer(client: PoolClient): MirrorTransaction {
-    const upsert = async (resource: MirrorResource, row: MirrorRow, onlyNewer: boolean) => {
-      const table = MIRROR_TABLES[resource];
+    const count = async (sql: string, values: unknown[]) => ((await client.query(sql, values)).rowCount ?? 0) > 0;
+    const upsert = (resource: MirrorResource, row: MirrorRow, condition: string, ...values: unknown[]) => {
       const { bucket, hash } = digestColumnsOf(row.id, row.version);
-      const result = await client.query(
-        `INSERT INTO ${table} AS t (id, version, deleted, bucket, hash, body) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (id) DO UPDATE SET version = excluded.version, deleted = excluded.deleted,
-           hash = excluded.hash, body = excluded.body
-         ${onlyNewer ? 'WHERE excluded.version > t.version' : ''}`,
-        [row.id, row.version, row.deleted, bucket, hash, row.body],
+      return count(
+        `INSERT INTO ${MIRROR_TABLES[resource]} AS t (id, version, deleted, bucket, hash, body)
+         VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (id) DO ${
+           condition === 'nothing'
+             ? 'NOTHING'
+             : `UPDATE SET version = excluded.version, deleted = excluded.deleted, hash = excluded.hash,
+                body = excluded.body ${condition}`
+         }`,
+        [row.id, row.version, row.deleted, bucket, hash, row.body, ...values],
       );
-      return result.rowCount ?? 0;
     };
     return {
-      lockVersion: async (resource, id) =>
-        (
-          await client.query<{ version: number }>(
-            `SELECT version FROM ${MIRROR_TABLES[resource]} WHERE id = $1 FOR UPDATE`,
-            [id],
-          )
-        ).rows[0]?.version,
-      apply: async (resource, row) => (await upsert(resource, row, true)) > 0,
-      put: async (resource, row) => void (await upsert(resource, row, false)),
-      remove: async (resource, id) =>
-        void (await client.query(`DELETE FROM ${MIRROR_TABLES[resource]} WHERE id = $1`, [id])),
+      apply: (resource, row) => upsert(resource, row, 'WHERE excluded.version > t.version'),
+      replace: (resource, row, held) =>
+        held === undefined ? upsert(resource, row, 'nothing') : upsert(resource, row, 'WHERE t.version = $7', held),
+      removeIf: (resource, id, held) =>
+        count(`DELETE FROM ${MIRROR_TABLES[resource]} WHERE id = $1 AND version = $2`, [id, held]),
       setState: async (key, value) =>
         void (await client.query(
           'INSERT INTO lx_sync_state (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value',

@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { describeMirrorStore } from '../../test/mirror-store.contract';
 import { openMirrorStore } from './open-mirror-store';
 
@@ -10,22 +12,23 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describeMirrorStore('SQLite', () => openMirrorStore(join(dir, 'mirror.db')));
 
 describe('SQLite mirror file', () => {
-  it('is used by one process at a time, and a lock left by a dead process is removed', async () => {
-    const file = join(dir, 'claimed.db');
-    const first = await openMirrorStore(file);
-    const { execFileSync } = await import('node:child_process');
-    const other = execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).toString();
-    await first.close();
-    // A process that died holding the file: its pid and its lock directory are still there.
-    const { mkdirSync, writeFileSync } = await import('node:fs');
-    writeFileSync(`${file}.lx-sync.pid`, other);
-    mkdirSync(`${file}.lock`);
-    const reopened = await openMirrorStore(file);
-    await reopened.transaction((tx) => tx.setState('k', 'v'));
-    expect(await reopened.state('k')).toBe('v');
-    await reopened.close();
-    // A live holder (this test's parent process stands in for another lx-sync): refused, naming it.
-    writeFileSync(`${file}.lx-sync.pid`, String(process.ppid));
-    await expect(openMirrorStore(file)).rejects.toThrow(`another lx-sync (pid ${process.ppid}) is using`);
+  it('is read by another process while lx-sync writes, which sees committed transactions only (WAL)', async () => {
+    const file = join(dir, 'shared.db');
+    const store = await openMirrorStore(file);
+    const reader = `
+      const Database = require('better-sqlite3');
+      const db = new Database(process.argv[1], { readonly: true, timeout: 10000 });
+      process.stdout.write(String(db.prepare('SELECT count(*) AS n FROM locations').get().n));`;
+    const count = () => execFileSync(process.execPath, ['-e', reader, file], { cwd: __dirname }).toString();
+    await store.transaction(async (tx) => {
+      await tx.apply('locations', { id: randomUUID(), version: 1, deleted: false, body: '{}' });
+    });
+    // A transaction in flight: the other process reads the committed row only, and is not blocked.
+    await store.transaction(async (tx) => {
+      await tx.apply('locations', { id: randomUUID(), version: 1, deleted: false, body: '{}' });
+      expect(count()).toBe('1');
+    });
+    expect(count()).toBe('2');
+    await store.close();
   });
 });

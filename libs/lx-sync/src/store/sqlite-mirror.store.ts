@@ -1,5 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { type BindValues, Database, type Statement } from 'node-sqlite3-wasm';
+import Database from 'better-sqlite3';
 import type { DigestEntry, DigestNode } from '@lx/contracts';
 import type { MirrorResource } from '../api/lx-api.client';
 import { digestColumnsOf, DigestFolder } from '../digest/mirror-digest';
@@ -26,125 +25,133 @@ const SCHEMA = `
     )
     .join('')}`;
 
+/** Rows folded between two turns of the event loop, so a check of a large mirror never stalls the receiver. */
+const FOLD_SLICE = 50_000;
+/** How long a write waits for another process's transaction (another lx-sync command on the same file). */
+const BUSY_TIMEOUT_MS = 10_000;
+
 /**
- * The mirror in a SQLite file (SQLite compiled to WebAssembly: nothing to build on install). SQLite has one writer
- * and this connection is synchronous, so transactions are queued: an HTTP request's transaction never interleaves
- * with another's.
- *
- * One lx-sync process at a time uses the file: its pid is kept beside it (`<file>.lx-sync.pid`) and a second process
- * is refused. The WebAssembly build locks the file with a directory (`<file>.lock`) that a killed process leaves
- * behind; with the pid file lx-sync knows such a lock is stale and removes it. (PostgreSQL has no such limit.)
+ * The mirror in a SQLite file (better-sqlite3), in WAL mode: other programs (the RSP's applications, the sqlite3
+ * shell, another lx-sync command) read it while lx-sync writes, each reader seeing committed transactions only, and
+ * a second writer waits for the first. The connection is synchronous, so this process's transactions are queued: an
+ * HTTP request's transaction never interleaves with another's.
  */
 export class SqliteMirrorStore implements MirrorStore {
   readonly kind = 'sqlite';
-  private readonly db: Database;
+  private readonly db: Database.Database;
   private queue: Promise<unknown> = Promise.resolve();
-  private readonly statements = new Map<string, Statement>();
-
-  private readonly pidFile: string;
+  private readonly statements = new Map<string, Database.Statement>();
 
   constructor(file: string) {
-    this.pidFile = `${file}.lx-sync.pid`;
-    claimFile(file, this.pidFile);
     try {
-      this.db = new Database(file);
+      this.db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+      this.db.pragma('journal_mode = WAL');
+      // In WAL mode NORMAL keeps every commit once the WAL is synced at checkpoints; FULL syncs at each commit, which a
+      // webhook acknowledged after its commit needs to survive a power loss.
+      this.db.pragma('synchronous = FULL');
     } catch (error) {
-      rmSync(this.pidFile, { force: true });
       throw new LxSyncError('DATABASE_ERROR', `cannot open the SQLite file ${file}: ${(error as Error).message}`);
     }
   }
 
   migrate(): Promise<void> {
-    return settled(() => this.db.exec(SCHEMA));
+    return settled(() => void this.db.exec(SCHEMA));
   }
 
   transaction<T>(work: (transaction: MirrorTransaction) => Promise<T>): Promise<T> {
-    const run = this.queue.then(async () => {
+    return this.exclusive(async () => {
       this.db.exec('BEGIN IMMEDIATE');
       try {
         const result = await work(this.writer());
         this.db.exec('COMMIT');
         return result;
       } catch (error) {
-        this.db.exec('ROLLBACK');
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
         throw error;
       }
     });
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 
   state(key: string): Promise<string | undefined> {
-    return settled(
-      () => (this.db.get('SELECT value FROM lx_sync_state WHERE key = ?', key) as { value: string } | null)?.value,
+    return this.exclusive(
+      () =>
+        (this.statement('SELECT value FROM lx_sync_state WHERE key = ?').get(key) as { value: string } | undefined)
+          ?.value,
     );
   }
 
   row(resource: MirrorResource, id: string): Promise<MirrorRow | undefined> {
-    return settled(() => {
-      const row = this.db.get(`SELECT id, version, deleted, body FROM ${MIRROR_TABLES[resource]} WHERE id = ?`, id) as {
-        id: string;
-        version: number;
-        deleted: number;
-        body: string;
-      } | null;
-      return row === null ? undefined : { ...row, deleted: row.deleted === 1 };
+    return this.exclusive(() => {
+      const row = this.statement(`SELECT id, version, deleted, body FROM ${MIRROR_TABLES[resource]} WHERE id = ?`).get(
+        id,
+      ) as { id: string; version: number; deleted: number; body: string } | undefined;
+      return row === undefined ? undefined : { ...row, deleted: row.deleted === 1 };
     });
   }
 
   digestChildren(resource: MirrorResource, prefix: string, depth: number): Promise<DigestNode[]> {
-    return settled(() => this.fold(resource, prefix, depth));
-  }
-
-  private fold(resource: MirrorResource, prefix: string, depth: number): DigestNode[] {
-    const folder = new DigestFolder(prefix.length + depth);
-    const { where, values } = bucketCondition(prefix, () => '?');
-    const statement = this.db.prepare(`SELECT bucket, hash FROM ${MIRROR_TABLES[resource]} WHERE deleted = 0${where}`);
-    try {
-      for (const row of statement.iterate(values) as Iterable<{ bucket: string; hash: string }>) {
-        folder.add(row.bucket, row.hash);
+    // The iteration holds the connection: it runs in the queue, yielding to the event loop now and then (a webhook
+    // meanwhile waits for its turn, its request already read).
+    return this.exclusive(async () => {
+      const folder = new DigestFolder(prefix.length + depth);
+      const { where, values } = bucketCondition(prefix, () => '?');
+      const rows = this.db
+        .prepare(`SELECT bucket, hash FROM ${MIRROR_TABLES[resource]} WHERE deleted = 0${where}`)
+        .raw()
+        .iterate(...values) as IterableIterator<[string, string]>;
+      let folded = 0;
+      for (const [bucket, hash] of rows) {
+        folder.add(bucket, hash);
+        if (++folded % FOLD_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
       }
-    } finally {
-      statement.finalize();
-    }
-    return folder.result();
+      return folder.result();
+    });
   }
 
   entries(resource: MirrorResource, prefix: string): Promise<DigestEntry[]> {
     const { where, values } = bucketCondition(prefix, () => '?');
-    return settled(
+    return this.exclusive(
       () =>
-        this.db.all(
-          `SELECT id, version FROM ${MIRROR_TABLES[resource]} WHERE deleted = 0${where} ORDER BY id`,
-          values,
-        ) as unknown as DigestEntry[],
+        this.db
+          .prepare(`SELECT id, version FROM ${MIRROR_TABLES[resource]} WHERE deleted = 0${where} ORDER BY id`)
+          .all(...values) as DigestEntry[],
     );
   }
 
   count(resource: MirrorResource): Promise<number> {
-    return settled(
-      () => (this.db.get(`SELECT count(*) AS n FROM ${MIRROR_TABLES[resource]} WHERE deleted = 0`) as { n: number }).n,
+    return this.exclusive(
+      () =>
+        (
+          this.statement(`SELECT count(*) AS n FROM ${MIRROR_TABLES[resource]} WHERE deleted = 0`).get() as {
+            n: number;
+          }
+        ).n,
     );
   }
 
   forgetDeliveries(before: Date): Promise<number> {
     return this.transaction(() =>
-      settled(() =>
-        Number(this.db.run('DELETE FROM lx_sync_deliveries WHERE received_at < ?', before.toISOString()).changes),
+      settled(
+        () => this.statement('DELETE FROM lx_sync_deliveries WHERE received_at < ?').run(before.toISOString()).changes,
       ),
     );
   }
 
   async close(): Promise<void> {
     await this.queue;
-    for (const statement of this.statements.values()) statement.finalize();
     this.statements.clear();
-    if (this.db.isOpen) this.db.close();
-    rmSync(this.pidFile, { force: true });
+    if (this.db.open) this.db.close();
   }
 
-  /** Prepared once per SQL text and kept until close: a load writes millions of rows through a few statements. */
-  private statement(sql: string): Statement {
+  /** Runs the work when this connection's earlier work has ended: one statement or transaction at a time. */
+  private exclusive<T>(work: () => T | Promise<T>): Promise<T> {
+    const run = this.queue.then(work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Prepared once per SQL text: a load writes millions of rows through a few statements. */
+  private statement(sql: string): Database.Statement {
     let statement = this.statements.get(sql);
     if (statement === undefined) {
       statement = this.db.prepare(sql);
@@ -154,82 +161,57 @@ export class SqliteMirrorStore implements MirrorStore {
   }
 
   private writer(): MirrorTransaction {
-    const db = { run: (sql: string, values: BindValues) => this.statement(sql).run(values) };
-    const upsert = (resource: MirrorResource, row: MirrorRow, onlyNewer: boolean) => {
-      const table = MIRROR_TABLES[resource];
+    const run = (sql: string, ...values: unknown[]) => this.statement(sql).run(...values).changes;
+    const upsert = (resource: MirrorResource, row: MirrorRow, condition: string, ...values: unknown[]) => {
       const { bucket, hash } = digestColumnsOf(row.id, row.version);
-      return Number(
-        db.run(
-          `INSERT INTO ${table} (id, version, deleted, bucket, hash, body) VALUES (?, ?, ?, ?, ?, ?)
-           ON CONFLICT (id) DO UPDATE SET version = excluded.version, deleted = excluded.deleted,
-             hash = excluded.hash, body = excluded.body
-           ${onlyNewer ? `WHERE excluded.version > ${table}.version` : ''}`,
-          [row.id, row.version, row.deleted ? 1 : 0, bucket, hash, row.body],
-        ).changes,
+      return run(
+        `INSERT INTO ${MIRROR_TABLES[resource]} AS t (id, version, deleted, bucket, hash, body) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO ${
+           condition === 'nothing'
+             ? 'NOTHING'
+             : `UPDATE SET version = excluded.version, deleted = excluded.deleted, hash = excluded.hash,
+                body = excluded.body ${condition}`
+         }`,
+        row.id,
+        row.version,
+        row.deleted ? 1 : 0,
+        bucket,
+        hash,
+        row.body,
+        ...values,
       );
     };
     return {
-      // One writer at a time (BEGIN IMMEDIATE, and this store's queue): what is read stays so until the commit.
-      lockVersion: (resource, id) =>
+      apply: (resource, row) => settled(() => upsert(resource, row, 'WHERE excluded.version > t.version') > 0),
+      replace: (resource, row, held) =>
         settled(
           () =>
-            (
-              this.statement(`SELECT version FROM ${MIRROR_TABLES[resource]} WHERE id = ?`).get(id) as {
-                version: number;
-              } | null
-            )?.version,
+            (held === undefined
+              ? upsert(resource, row, 'nothing')
+              : upsert(resource, row, 'WHERE t.version = ?', held)) > 0,
         ),
-      apply: (resource, row) => settled(() => upsert(resource, row, true) > 0),
-      put: (resource, row) => settled(() => void upsert(resource, row, false)),
-      remove: (resource, id) => settled(() => void db.run(`DELETE FROM ${MIRROR_TABLES[resource]} WHERE id = ?`, id)),
+      removeIf: (resource, id, held) =>
+        settled(() => run(`DELETE FROM ${MIRROR_TABLES[resource]} WHERE id = ? AND version = ?`, id, held) > 0),
       setState: (key, value) =>
         settled(
           () =>
-            void db.run(
+            void run(
               'INSERT INTO lx_sync_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-              [key, value],
+              key,
+              value,
             ),
         ),
-      deleteState: (key) => settled(() => void db.run('DELETE FROM lx_sync_state WHERE key = ?', key)),
+      deleteState: (key) => settled(() => void run('DELETE FROM lx_sync_state WHERE key = ?', key)),
       claimDelivery: (webhookId) =>
         settled(
           () =>
-            Number(
-              db.run('INSERT INTO lx_sync_deliveries (webhook_id, received_at) VALUES (?, ?) ON CONFLICT DO NOTHING', [
-                webhookId,
-                new Date().toISOString(),
-              ]).changes,
+            run(
+              'INSERT INTO lx_sync_deliveries (webhook_id, received_at) VALUES (?, ?) ON CONFLICT DO NOTHING',
+              webhookId,
+              new Date().toISOString(),
             ) > 0,
         ),
     };
-  }
-}
-
-/** Makes this process the file's only user, removing the lock a dead one left; refuses while another one lives. */
-function claimFile(file: string, pidFile: string): void {
-  let holder: number | undefined;
-  try {
-    holder = Number(readFileSync(pidFile, 'utf8').trim());
-  } catch {
-    holder = undefined;
-  }
-  if (holder !== undefined && holder !== process.pid && isAlive(holder)) {
-    throw new LxSyncError(
-      'DATABASE_ERROR',
-      `another lx-sync (pid ${holder}) is using ${file}: with SQLite, one command at a time (stop it, or use PostgreSQL)`,
-    );
-  }
-  // No live holder: a lock directory left is from a process that died holding it.
-  rmSync(`${file}.lock`, { recursive: true, force: true });
-  writeFileSync(pidFile, String(process.pid));
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

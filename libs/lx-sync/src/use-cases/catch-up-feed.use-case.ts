@@ -12,6 +12,8 @@ const PAGE = 1000;
 export interface FeedCatchUp {
   readonly changes: number;
   readonly applied: number;
+  /** Changes passed over because they are malformed (a sender's defect: retrying would stall the mirror for good). */
+  readonly skipped: readonly string[];
   /** The cursor had expired: the mirror rejoined by an incremental export first. */
   readonly rejoined: boolean;
 }
@@ -34,6 +36,7 @@ export class CatchUpFeed {
     let changes = 0;
     let applied = 0;
     let rejoined = false;
+    const skipped: string[] = [];
     let cursor = await this.store.state(FEED_CURSOR);
     this.progress.start('change feed');
     for (;;) {
@@ -55,7 +58,14 @@ export class CatchUpFeed {
       applied += await this.store.transaction(async (transaction) => {
         let count = 0;
         for (const { event } of page.changes) {
-          const change = rowOfChange(event);
+          let change;
+          try {
+            change = rowOfChange(event);
+          } catch (error) {
+            if (!(error instanceof LxSyncError) || error.code !== 'INVALID_PAYLOAD') throw error;
+            skipped.push(error.message);
+            continue;
+          }
           if (change !== undefined && (await transaction.apply(change.resource, change.row))) count++;
         }
         await transaction.setState(FEED_CURSOR, next);
@@ -66,7 +76,7 @@ export class CatchUpFeed {
       this.progress.update(changes);
       if (!page.hasMore) {
         this.progress.stop();
-        return { changes, applied, rejoined };
+        return { changes, applied, skipped, rejoined };
       }
     }
   }

@@ -1,7 +1,7 @@
 import { LxSyncError } from '../errors';
 import type { MirrorStore } from '../store/mirror-store';
-import type { CatchUpFeed, FeedCatchUp } from './catch-up-feed.use-case';
-import type { LoadExport } from './load-export.use-case';
+import { type CatchUpFeed, EXPORT_TIMESTAMP, type FeedCatchUp } from './catch-up-feed.use-case';
+import { LOADING_EXPORT_ID, type LoadExport } from './load-export.use-case';
 
 export const INITIALISED_AT = 'initialisedAt';
 
@@ -24,7 +24,12 @@ export class InitMirror {
         `this mirror was initialised at ${initialisedAt}: run \`lx-sync run\` (or verify/repair); to start over, use an empty database`,
       );
     }
-    const { rows, exportTimestamp } = await this.loadExport.execute({});
+    // An init stopped after its export was loaded (during the feed) goes on with the feed.
+    const loaded = await this.store.state(EXPORT_TIMESTAMP);
+    const { rows, exportTimestamp } =
+      loaded !== undefined && (await this.store.state(LOADING_EXPORT_ID)) === undefined
+        ? { rows: 0, exportTimestamp: loaded }
+        : await this.loadExport.execute({});
     const feed = await this.catchUpFeed.execute();
     await this.store.transaction((transaction) => transaction.setState(INITIALISED_AT, new Date().toISOString()));
     return { rows, exportTimestamp, feed };

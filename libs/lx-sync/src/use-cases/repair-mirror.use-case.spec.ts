@@ -28,7 +28,28 @@ describe('RepairMirror', () => {
   });
   const at = (id: string, version: number) => ({ body: { id, version }, version });
   const hold = (id: string, version: number) =>
-    store.transaction((tx) => tx.put('locations', { id, version, deleted: false, body: '{}' }));
+    store.transaction((tx) => tx.replace('locations', { id, version, deleted: false, body: '{}' }, undefined));
+
+  it('leaves a row that changed while the API was asked (a webhook applied meanwhile) for the next verify', async () => {
+    const id = randomUUID();
+    await hold(id, 5); // ahead of the API, which answers 3 twice; meanwhile a webhook brings 6
+    const side = new ReadSide();
+    side.answers.set(id, [at(id, 3), at(id, 3)]);
+    const asked = side.getResource.bind(side);
+    let calls = 0;
+    side.getResource = async (resource, wanted) => {
+      if (++calls === 2) {
+        await store.transaction((tx) => tx.apply('locations', { id, version: 6, deleted: false, body: '{"v":6}' }));
+      }
+      return asked(resource, wanted);
+    };
+    const result = await new RepairMirror(side as unknown as LxApiClient, store).execute(
+      [{ resource: 'locations', id }],
+      { confirmDelayMs: 1 },
+    );
+    expect(result).toEqual({ written: 0, removed: 0 });
+    expect((await store.row('locations', id))?.version).toBe(6);
+  });
 
   it("writes the API's state, removes what it lacks, and asks again before going back to a lower version", async () => {
     const [missing, extra, edited, ahead] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];

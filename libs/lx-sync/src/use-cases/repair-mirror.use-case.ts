@@ -38,21 +38,24 @@ export class RepairMirror {
         await sleep(options.confirmDelayMs);
         current = await this.api.getResource(resource, id);
       }
-      await this.store.transaction(async (transaction) => {
-        if ((await transaction.lockVersion(resource, id)) !== held?.version) return;
-        if (current === undefined) {
-          await transaction.remove(resource, id);
-          removed++;
-        } else {
-          await transaction.put(resource, {
-            id,
-            version: current.version,
-            deleted: false,
-            body: JSON.stringify(current.body),
-          });
-          written++;
+      // Written only over what was compared (compare-and-set on the held version): a change applied meanwhile wins.
+      const done = await this.store.transaction((transaction) => {
+        if (current !== undefined) {
+          return transaction.replace(
+            resource,
+            { id, version: current.version, deleted: false, body: JSON.stringify(current.body) },
+            held?.version,
+          );
         }
+        if (held === undefined) return Promise.resolve(false);
+        // A group the operator deleted stays a tombstone (an older event must not bring it back); a location the
+        // operator does not have is removed.
+        return resource === 'locations'
+          ? transaction.removeIf(resource, id, held.version)
+          : transaction.replace(resource, { ...held, deleted: true }, held.version);
       });
+      if (done && current !== undefined) written++;
+      else if (done) removed++;
     }
     return { written, removed };
   }
