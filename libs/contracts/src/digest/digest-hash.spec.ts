@@ -39,7 +39,12 @@ describe('digestEntryHash', () => {
 
   it('given a version that is not a non-negative integer, when hashed, then it is refused', () => {
     expect(() => digestEntryHash(ID, 1.5)).toThrow(RangeError);
-    expect(() => digestEntryHash(ID, -1)).toThrow(RangeError);
+    expect(() => digestEntryHash(ID, -1)).toThrow(new RangeError('version must be a non-negative integer, got -1'));
+  });
+
+  it('given version 0, when hashed, then it is a hash like any other (the smallest non-negative integer)', () => {
+    expect(typeof digestEntryHash(ID, 0)).toBe('bigint');
+    expect(digestEntryHash(ID, 0)).not.toBe(digestEntryHash(ID, 1));
   });
 });
 
@@ -58,8 +63,11 @@ describe('formatDigestHash, parseDigestHash and xorHex', () => {
   });
 
   it('given text that is not 16 hex digits, when parsed, then it is refused', () => {
-    expect(() => parseDigestHash('e197')).toThrow(RangeError);
+    expect(() => parseDigestHash('e197')).toThrow(new RangeError('a digest hash is 16 hex digits, got "e197"'));
     expect(() => parseDigestHash('g197eec53a39bd6e')).toThrow(RangeError);
+    // 16 hex digits with more before or after are not a hash either.
+    expect(() => parseDigestHash('0e197eec53a39bd6e')).toThrow(RangeError);
+    expect(() => parseDigestHash('e197eec53a39bd6e0')).toThrow(RangeError);
   });
 
   it('given two hashes, when XOR-ed, then it is their bitwise XOR and XOR-ing one again gives the other back', () => {
@@ -96,8 +104,47 @@ describe('digestNodeHash and digestTree', () => {
     });
   });
 
-  it('given prefix and depth past 8 hex digits, when the tree is computed, then it is refused', () => {
-    expect(() => digestTree(entries, 'd4bd973', 2)).toThrow(RangeError);
+  it('given entries in any order, when the tree is computed, then its children are ordered by prefix', () => {
+    expect(digestTree([...entries].reverse(), '', 2).children.map((child) => child.prefix)).toEqual(['d4', 'fd']);
+    // Forty ids whose buckets come in no order: the children still come sorted.
+    const many = Array.from({ length: 40 }, (_, n) => ({
+      id: `${ID.slice(0, 24)}${String(n).padStart(12, '0')}`,
+      version: 1,
+    }));
+    const prefixes = digestTree(many, '', 1).children.map((child) => child.prefix);
+    expect(prefixes.length).toBeGreaterThan(8);
+    expect(prefixes).toEqual([...prefixes].sort());
+    expect(many.map((entry) => digestBucket(entry.id)[0])).not.toEqual(
+      many.map((entry) => digestBucket(entry.id)[0]).sort(),
+    );
+  });
+
+  it('given no prefix and no depth, when the tree is computed, then it is the root with its 16-way children', () => {
+    expect(digestTree(entries)).toEqual({
+      prefix: '',
+      count: 2,
+      hash: '5642ef8c25975e31',
+      children: [
+        { prefix: 'd', count: 1, hash: 'e197eec53a39bd6e' },
+        { prefix: 'f', count: 1, hash: 'b7d501491faee35f' },
+      ],
+    });
+  });
+
+  it('given an upper-case prefix, when the tree is computed, then it holds only the resources under it', () => {
+    expect(digestTree(entries, 'D4', 1)).toEqual({
+      prefix: 'd4',
+      count: 1,
+      hash: 'e197eec53a39bd6e',
+      children: [{ prefix: 'd4b', count: 1, hash: 'e197eec53a39bd6e' }],
+    });
+  });
+
+  it('given prefix and depth past 8 hex digits, when the tree is computed, then it is refused; 8 is allowed', () => {
+    expect(() => digestTree(entries, 'd4bd973', 2)).toThrow(new RangeError('prefix length + depth must be at most 8'));
+    expect(digestTree(entries, 'd4bd973', 1).children).toEqual([
+      { prefix: 'd4bd973b', count: 1, hash: 'e197eec53a39bd6e' },
+    ]);
   });
 
   it('given any order of the same entries, when hashed, then the node is the same (XOR is order-free)', () => {

@@ -19,6 +19,12 @@ describe('digestNodeReplySchema', () => {
     expect(digestNodeReplySchema.safeParse({ ...common, hash: '5642EF8C25975E31', children: [] }).success).toBe(false);
     expect(digestNodeReplySchema.safeParse({ ...common, prefix: '012345678', children: [] }).success).toBe(false);
   });
+
+  it('given a hash with more than its 16 hex digits, when parsed, then it is refused', () => {
+    for (const hash of ['05642ef8c25975e31', '5642ef8c25975e310']) {
+      expect(digestNodeReplySchema.safeParse({ ...common, hash, children: [] }).success).toBe(false);
+    }
+  });
 });
 
 describe('digestEntriesReplySchema', () => {
@@ -28,7 +34,9 @@ describe('digestEntriesReplySchema', () => {
   });
 
   it('given an offset that is not a decimal string, when parsed, then it is refused', () => {
-    const reply = { ...common, position: { 'location.events.v1': { '0': 12 } }, entries: [] };
-    expect(digestEntriesReplySchema.safeParse(reply).success).toBe(false);
+    for (const offset of [12, '12a', 'a12']) {
+      const reply = { ...common, position: { 'location.events.v1': { '0': offset } }, entries: [] };
+      expect(digestEntriesReplySchema.safeParse(reply).success).toBe(false);
+    }
   });
 });

@@ -25,6 +25,12 @@ function failure<T>(result: Result<T, ValidationFailedError>): { code: string; f
   };
 }
 
+/** The failure with the rule of each issue too. */
+function failureWithRules<T>(result: Result<T, ValidationFailedError>) {
+  const failed = failure(result);
+  return { ...failed, rules: (result as { error: ValidationFailedError }).error.details.issues.map((i) => i.rule) };
+}
+
 function value<T>(result: Result<T, ValidationFailedError>): T {
   if (!result.ok) throw new Error(`expected a value, got ${result.error.message}`);
   return result.value;
@@ -361,6 +367,10 @@ describe('parseSnapshotQuery', () => {
       fields: ['versions'],
       messages: [message],
     });
+  });
+
+  it('given versions=true with format csv, when parsed, then the issue names the rule jsonOnly', () => {
+    expect(failureWithRules(parseSnapshotQuery({ versions: 'true', format: 'csv' })).rules).toEqual(['jsonOnly']);
   });
 
   it('given catchUp=false, when parsed, then the snapshot does not wait', () => {
@@ -816,27 +826,47 @@ describe('parseDigestQuery', () => {
   it.each([['g'], ['12345678'], ['-1'], [' a']])(
     'given the prefix %j, when parsed, then INVALID_FILTER names prefix',
     (prefix) => {
-      expect(failure(parseDigestQuery({ prefix }))).toMatchObject({ code: 'INVALID_FILTER', fields: ['prefix'] });
+      expect(failureWithRules(parseDigestQuery({ prefix }))).toEqual({
+        code: 'INVALID_FILTER',
+        fields: ['prefix'],
+        rules: ['hexPrefix'],
+        messages: ['prefix must be 0 to 7 hex digits (0-9, a-f)'],
+      });
     },
   );
 
   it.each([['0'], ['4'], ['1.5'], ['01'], ['x'], ['']])(
     'given the depth %j, when parsed, then INVALID_FILTER names depth',
     (depth) => {
-      expect(failure(parseDigestQuery({ depth }))).toMatchObject({ code: 'INVALID_FILTER', fields: ['depth'] });
+      expect(failureWithRules(parseDigestQuery({ depth }))).toEqual({
+        code: 'INVALID_FILTER',
+        fields: ['depth'],
+        rules: ['range'],
+        messages: ['depth must be an integer from 1 to 3'],
+      });
     },
   );
 
   it('given prefix and depth deeper than 8 hex digits, when parsed, then INVALID_FILTER names depth', () => {
-    expect(failure(parseDigestQuery({ prefix: '012345', depth: '3' }))).toMatchObject({
+    expect(failureWithRules(parseDigestQuery({ prefix: '012345', depth: '3' }))).toEqual({
       code: 'INVALID_FILTER',
       fields: ['depth'],
+      rules: ['maxPrefixLength'],
+      messages: ['the length of prefix plus depth must be at most 8 (children are at most 8 hex digits)'],
     });
+    expect(value(parseDigestQuery({ prefix: '01234', depth: '3' }))).toEqual({ prefix: '01234', depth: 3 });
   });
 
   it('given an unknown or repeated parameter, when parsed, then INVALID_FILTER names it', () => {
     expect(failure(parseDigestQuery({ limit: '1' }))).toMatchObject({ code: 'INVALID_FILTER', fields: ['limit'] });
-    expect(failure(parseDigestQuery({ prefix: ['a', 'b'] }))).toMatchObject({ fields: ['prefix'] });
+    expect(failure(parseDigestQuery({ prefix: ['a', 'b'] }))).toMatchObject({
+      code: 'INVALID_FILTER',
+      fields: ['prefix'],
+    });
+    expect(failure(parseDigestQuery({ depth: ['1', '2'] }))).toMatchObject({
+      code: 'INVALID_FILTER',
+      fields: ['depth'],
+    });
   });
 });
 
@@ -852,6 +882,11 @@ describe('parseDigestEntriesQuery', () => {
       code: 'INVALID_FILTER',
       fields: ['depth'],
     });
-    expect(failure(parseDigestEntriesQuery({ prefix: 'xyz' }))).toMatchObject({ fields: ['prefix'] });
+    expect(failureWithRules(parseDigestEntriesQuery({ prefix: 'xyz' }))).toEqual({
+      code: 'INVALID_FILTER',
+      fields: ['prefix'],
+      rules: ['hexPrefix'],
+      messages: ['prefix must be 0 to 8 hex digits (0-9, a-f)'],
+    });
   });
 });
