@@ -21,13 +21,14 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS ${table} (
     id uuid PRIMARY KEY, version integer NOT NULL, deleted boolean NOT NULL DEFAULT false,
     bucket text COLLATE "C" NOT NULL, hash text NOT NULL, body jsonb NOT NULL);
-  CREATE INDEX IF NOT EXISTS ${table}_bucket ON ${table} (bucket);`,
+  CREATE INDEX IF NOT EXISTS ${table}_digest ON ${table} (bucket) INCLUDE (hash, id, version) WHERE NOT deleted;`,
     )
     .join('')}`;
 
 /**
  * The mirror in PostgreSQL: the bodies as jsonb, so an RSP's applications can query them; digests are folded in SQL
- * (bit_xor of the entry hashes), so a mirror of millions of rows never travels to lx-sync.
+ * (bit_xor of the entry hashes), so a mirror of millions of rows never travels to lx-sync. A partial index of the live
+ * rows by bucket (with hash, id and version) serves a node's range and its entries.
  */
 export class PostgresMirrorStore implements MirrorStore {
   readonly kind = 'postgres';

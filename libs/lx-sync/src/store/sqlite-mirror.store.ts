@@ -21,7 +21,7 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS ${table} (
     id TEXT PRIMARY KEY, version INTEGER NOT NULL, deleted INTEGER NOT NULL DEFAULT 0,
     bucket TEXT NOT NULL, hash TEXT NOT NULL, body TEXT NOT NULL);
-  CREATE INDEX IF NOT EXISTS ${table}_bucket ON ${table} (bucket);`,
+  CREATE INDEX IF NOT EXISTS ${table}_digest ON ${table} (bucket, hash, id, version) WHERE deleted = 0;`,
     )
     .join('')}`;
 
@@ -31,7 +31,8 @@ const FOLD_SLICE = 50_000;
 const BUSY_TIMEOUT_MS = 10_000;
 
 /**
- * The mirror in a SQLite file (better-sqlite3), in WAL mode: other programs (the RSP's applications, the sqlite3
+ * The mirror in a SQLite file (better-sqlite3), in WAL mode (a covering index of the live rows' bucket, hash, id and
+ * version serves digests without reading a body): other programs (the RSP's applications, the sqlite3
  * shell, another lx-sync command) read it while lx-sync writes, each reader seeing committed transactions only, and
  * a second writer waits for the first. The connection is synchronous, so this process's transactions are queued: an
  * HTTP request's transaction never interleaves with another's.

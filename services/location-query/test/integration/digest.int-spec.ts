@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import {
   type AddressGroup,
@@ -329,7 +330,7 @@ describe('location-query digest', () => {
 
 /** Two transactions of the projection writing the same ids at once (two members during a rebalance). */
 describe('the digest under concurrent writers', () => {
-  const { connect, db } = usePrivateSchema('lq_digest_concurrent', MIGRATIONS);
+  const { connect, db, schema } = usePrivateSchema('lq_digest_concurrent', MIGRATIONS);
   const projection = new LocationReadModelProjection(LIVE_TABLES);
   const event = (location: Location, version: number, partition: number): ProjectedEvent => ({
     event: {
@@ -493,5 +494,26 @@ describe('the digest under concurrent writers', () => {
     }
     const { rows } = await db.query<{ version: number }>(`SELECT version FROM locations WHERE id = $1`, [theirs.id]);
     expect(rows[0]?.version).toBe(4);
+  }, 60_000);
+
+  it('counts a row written from a session whose search_path is elsewhere (psql, a COPY into <schema>.locations)', async () => {
+    const location = aNewLocation();
+    const before = await db.query<{ count: string }>(
+      `SELECT coalesce(sum(count), 0)::text AS count FROM digest_nodes WHERE resource = 'locations'`,
+    );
+    const outsider = new Client({ connectionString: requireEnv('DATABASE_URL') });
+    await outsider.connect();
+    try {
+      await outsider.query(
+        `INSERT INTO ${schema}.locations (id, version, body, csv, updated_at) VALUES ($1, 1, $2, '', now())`,
+        [location.id, JSON.stringify(location)],
+      );
+    } finally {
+      await outsider.end();
+    }
+    const after = await db.query<{ count: string }>(
+      `SELECT coalesce(sum(count), 0)::text AS count FROM digest_nodes WHERE resource = 'locations'`,
+    );
+    expect(Number(after.rows[0]!.count)).toBe(Number(before.rows[0]!.count) + 1);
   }, 60_000);
 });

@@ -80,9 +80,11 @@ export class AddReadModelDigest1797292800000 implements MigrationInterface {
         FROM address_groups WHERE NOT deleted GROUP BY 2
     `);
     // TG_ARGV[0] is the resource; a group counts while it lives. OLD.deleted is only read for group tables (PL/pgSQL
-    // prepares each statement when it first runs, so the locations' branch never meets it).
+    // prepares each statement when it first runs, so the locations' branch never meets it). The function keeps the
+    // migration's search_path (the service's schema), so a writer whose session looks elsewhere (psql, a COPY into
+    // `<schema>.locations`) still adds to this schema's digest_nodes.
     await queryRunner.query(`
-      CREATE FUNCTION digest_for_earlier_writers() RETURNS trigger LANGUAGE plpgsql AS $$
+      CREATE FUNCTION digest_for_earlier_writers() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
       DECLARE
         delta_count integer := 0;
         delta_hash bigint := 0;
