@@ -1,7 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { digestColumnsOf, MIRROR_RESOURCES, MIRROR_TABLES, type MirrorResource } from '@lx/lx-sync';
@@ -15,6 +14,7 @@ import {
   versionOf,
   type WrittenLocation,
 } from './support/api';
+import { freeReceiverPort } from './support/receiver';
 
 const REPO = resolve(__dirname, '../..');
 const BIN = join(REPO, 'libs/lx-sync/bin/lx-sync.js');
@@ -24,15 +24,6 @@ interface Outcome {
   code: number;
   stdout: string;
   stderr: string;
-}
-
-/** A port free on the receiver host now (lx-sync run binds it a moment later). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, RECEIVER_HOST, done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
 }
 
 /**
@@ -128,7 +119,7 @@ describe('lx-sync against the stack', () => {
         }),
       );
     }
-    port = await freePort();
+    port = await freeReceiverPort();
     // The dispatcher posts to {webhookUrl}/locations/events: lx-sync's receiver path.
     const { client, registered } = await registry.registration(
       'RSP',
@@ -348,7 +339,7 @@ describe('lx-sync against the stack', () => {
     const refused = await lxSync(['init'], { ...fresh, LX_SYNC_CLIENT_SECRET: 'wrong' });
     expect(refused.code).toBe(3);
     expect(refused.stderr).toMatch(/AUTH_FAILED: the API refused the client credentials .*LX_SYNC_CLIENT_SECRET/);
-    const closed = await freePort(); // nothing listens there any more
+    const closed = await freeReceiverPort(); // nothing listens there any more
     const unreachable = await lxSync(['init'], { ...fresh, LX_SYNC_API_URL: `http://${RECEIVER_HOST}:${closed}` });
     expect(unreachable.code).toBe(3);
     expect(unreachable.stderr).toMatch(

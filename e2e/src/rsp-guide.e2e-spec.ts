@@ -1,13 +1,12 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { SCOPES } from '@lx/contracts';
 import { envOr, waitFor } from '@lx/testing';
 import { ClientRegistry, OperatorApi } from './support/api';
-import { type Receipt, startReceiver, stopReceiver } from './support/receiver';
+import { freeReceiverPort, type Receipt, startReceiver, stopReceiver } from './support/receiver';
 
 const run = promisify(execFile);
 const REPO = resolve(__dirname, '../..');
@@ -22,15 +21,6 @@ export function snippetsOf(markdown: string): Map<string, string> {
     snippets.set(match[1]!, `${match[2]!}\n`);
   }
   return snippets;
-}
-
-/** A port free on the receiver host now (the Python receiver binds it a moment later). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, RECEIVER_HOST, done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
 }
 
 /**
@@ -81,7 +71,7 @@ describe('the RSP guide (docs/rsp-guide.md), every snippet run against the stack
     for (const [name, code] of snippets) await writeFile(join(dir, name), code);
     registry = new ClientRegistry(`e2e rsp guide ${randomUUID().slice(0, 8)}`);
     operator = new OperatorApi(await registry.operator());
-    const port = await freePort();
+    const port = await freeReceiverPort();
     const { registered } = await registry.registration(
       'RSP',
       [SCOPES.locationsRead],

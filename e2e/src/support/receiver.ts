@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { envOr } from '@lx/testing';
 
 export interface Receipt {
@@ -53,6 +53,15 @@ export async function startReceiver(): Promise<{
   await new Promise<void>((resolve) => server.listen(0, RECEIVER_HOST, resolve));
   const url = `http://${RECEIVER_HOST}:${(server.address() as AddressInfo).port}/rsp`;
   return { url, receipts, mirror, discarded, server };
+}
+
+/** A port free on the receiver host now (a receiver of another process binds it a moment later). */
+export async function freeReceiverPort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((done) => server.listen(0, RECEIVER_HOST, done));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((done) => server.close(done));
+  return port;
 }
 
 export async function stopReceiver(receiver: { server: Server } | undefined): Promise<void> {

@@ -82,3 +82,33 @@ export function bucketCondition(
     ? { where: ` AND bucket >= ${placeholder(1)}`, values: [lower] }
     : { where: ` AND bucket >= ${placeholder(1)} AND bucket < ${placeholder(2)}`, values: [lower, upper] };
 }
+
+/** The column types and the one index form that differ between the two databases. */
+export interface MirrorDialect {
+  readonly id: string;
+  readonly boolean: string;
+  readonly falseValue: string;
+  readonly bucket: string;
+  readonly body: string;
+  readonly time: string;
+  /** The index of a table's live rows by bucket, carrying what a digest and its entries read. */
+  readonly digestIndex: (table: string) => string;
+}
+
+/** The mirror's tables (created if missing), the same in both databases but for the dialect's types. */
+export function mirrorSchema(dialect: MirrorDialect): string {
+  return `
+  CREATE TABLE IF NOT EXISTS lx_sync_state (key text PRIMARY KEY, value text NOT NULL);
+  CREATE TABLE IF NOT EXISTS lx_sync_deliveries (webhook_id text PRIMARY KEY, received_at ${dialect.time} NOT NULL);
+  CREATE INDEX IF NOT EXISTS lx_sync_deliveries_received_at ON lx_sync_deliveries (received_at);
+  ${Object.values(MIRROR_TABLES)
+    .map(
+      (table) => `
+  CREATE TABLE IF NOT EXISTS ${table} (
+    id ${dialect.id} PRIMARY KEY, version integer NOT NULL,
+    deleted ${dialect.boolean} NOT NULL DEFAULT ${dialect.falseValue},
+    bucket ${dialect.bucket} NOT NULL, hash text NOT NULL, body ${dialect.body} NOT NULL);
+  ${dialect.digestIndex(table)};`,
+    )
+    .join('')}`;
+}

@@ -6,24 +6,22 @@ import { LxSyncError } from '../errors';
 import {
   bucketCondition,
   MIRROR_TABLES,
+  mirrorSchema,
   type MirrorRow,
   type MirrorStore,
   type MirrorTransaction,
 } from './mirror-store';
 
-const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS lx_sync_state (key text PRIMARY KEY, value text NOT NULL);
-  CREATE TABLE IF NOT EXISTS lx_sync_deliveries (webhook_id text PRIMARY KEY, received_at timestamptz NOT NULL);
-  CREATE INDEX IF NOT EXISTS lx_sync_deliveries_received_at ON lx_sync_deliveries (received_at);
-  ${Object.values(MIRROR_TABLES)
-    .map(
-      (table) => `
-  CREATE TABLE IF NOT EXISTS ${table} (
-    id uuid PRIMARY KEY, version integer NOT NULL, deleted boolean NOT NULL DEFAULT false,
-    bucket text COLLATE "C" NOT NULL, hash text NOT NULL, body jsonb NOT NULL);
-  CREATE INDEX IF NOT EXISTS ${table}_digest ON ${table} (bucket) INCLUDE (hash, id, version) WHERE NOT deleted;`,
-    )
-    .join('')}`;
+const SCHEMA = mirrorSchema({
+  id: 'uuid',
+  boolean: 'boolean',
+  falseValue: 'false',
+  bucket: 'text COLLATE "C"',
+  body: 'jsonb',
+  time: 'timestamptz',
+  digestIndex: (table) =>
+    `CREATE INDEX IF NOT EXISTS ${table}_digest ON ${table} (bucket) INCLUDE (hash, id, version) WHERE NOT deleted`,
+});
 
 /**
  * The mirror in PostgreSQL: the bodies as jsonb, so an RSP's applications can query them; digests are folded in SQL

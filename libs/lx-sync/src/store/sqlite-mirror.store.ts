@@ -6,24 +6,22 @@ import { LxSyncError } from '../errors';
 import {
   bucketCondition,
   MIRROR_TABLES,
+  mirrorSchema,
   type MirrorRow,
   type MirrorStore,
   type MirrorTransaction,
 } from './mirror-store';
 
-const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS lx_sync_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-  CREATE TABLE IF NOT EXISTS lx_sync_deliveries (webhook_id TEXT PRIMARY KEY, received_at TEXT NOT NULL);
-  CREATE INDEX IF NOT EXISTS lx_sync_deliveries_received_at ON lx_sync_deliveries (received_at);
-  ${Object.values(MIRROR_TABLES)
-    .map(
-      (table) => `
-  CREATE TABLE IF NOT EXISTS ${table} (
-    id TEXT PRIMARY KEY, version INTEGER NOT NULL, deleted INTEGER NOT NULL DEFAULT 0,
-    bucket TEXT NOT NULL, hash TEXT NOT NULL, body TEXT NOT NULL);
-  CREATE INDEX IF NOT EXISTS ${table}_digest ON ${table} (bucket, hash, id, version) WHERE deleted = 0;`,
-    )
-    .join('')}`;
+const SCHEMA = mirrorSchema({
+  id: 'text',
+  boolean: 'integer',
+  falseValue: '0',
+  bucket: 'text',
+  body: 'text',
+  time: 'text',
+  digestIndex: (table) =>
+    `CREATE INDEX IF NOT EXISTS ${table}_digest ON ${table} (bucket, hash, id, version) WHERE deleted = 0`,
+});
 
 /** Rows folded between two turns of the event loop, so a check of a large mirror never stalls the receiver. */
 const FOLD_SLICE = 50_000;

@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { ChangePage, LxApiClient } from '../api/lx-api.client';
 import { LxSyncError } from '../errors';
 import type { MirrorStore } from '../store/mirror-store';
-import { openMirrorStore } from '../store/open-mirror-store';
+import { useSqliteMirror } from '../../test/sqlite-mirror';
 import { CatchUpFeed, EXPORT_TIMESTAMP, FEED_CURSOR } from './catch-up-feed.use-case';
 import type { LoadExport } from './load-export.use-case';
 
@@ -30,14 +27,10 @@ class FeedSide {
 }
 
 describe('CatchUpFeed', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'lx-sync-feed-'));
+  const mirror = useSqliteMirror();
   let store: MirrorStore;
-  beforeAll(async () => {
-    store = await openMirrorStore(join(dir, 'mirror.db'));
-  });
-  afterAll(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
+  beforeAll(() => {
+    store = mirror();
   });
 
   it('applies pages with their cursor, newer versions only, and passes over a malformed change', async () => {

@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { LxApiClient, MirrorResource, VersionedResource } from '../api/lx-api.client';
 import type { MirrorStore } from '../store/mirror-store';
-import { openMirrorStore } from '../store/open-mirror-store';
+import { useSqliteMirror } from '../../test/sqlite-mirror';
 import { RepairMirror } from './repair-mirror.use-case';
 
 /** The API's single reads, answering from a list per id (the last answer repeats): the read model catching up. */
@@ -17,14 +14,10 @@ class ReadSide {
 }
 
 describe('RepairMirror', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'lx-sync-repair-'));
+  const mirror = useSqliteMirror();
   let store: MirrorStore;
-  beforeAll(async () => {
-    store = await openMirrorStore(join(dir, 'mirror.db'));
-  });
-  afterAll(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
+  beforeAll(() => {
+    store = mirror();
   });
   const at = (id: string, version: number) => ({ body: { id, version }, version });
   const hold = (id: string, version: number) =>
