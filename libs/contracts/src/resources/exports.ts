@@ -98,7 +98,7 @@ const requestFields = {
   modifiedSince: utcDateTimeSchema.optional(),
   filters: z.object({ locationGroupId: uuidSchema.optional() }).strict().optional(),
   /** Present (true) only when the request asked for versions. */
-  includeVersions: z.literal(true).optional(),
+  includeVersions: z.boolean().optional(),
   createdAt: utcDateTimeSchema,
 };
 
