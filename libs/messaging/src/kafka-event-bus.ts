@@ -54,7 +54,11 @@ function incoming(topic: string, partition: number, message: KafkaMessage): Inco
 /** Longest wait, after creating topics, for every partition to have a leader. */
 const TOPIC_LEADERS_TIMEOUT_MS = 30_000;
 /** What a broker answers about a topic just created until the controller's metadata reaches it: asked again. */
-const METADATA_NOT_YET_KNOWN = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
+const METADATA_NOT_YET_KNOWN = new Set([
+  'UNKNOWN_TOPIC_OR_PARTITION',
+  'LEADER_NOT_AVAILABLE',
+  'NOT_LEADER_FOR_PARTITION',
+]);
 
 /** How long the partitions of a topic, read from the cluster's metadata, are kept before they are read again. */
 const PARTITION_METADATA_TTL_MS = 5_000;
@@ -361,10 +365,13 @@ export class KafkaEventBus extends EventBus {
   }
 
   /**
-   * Waits until every partition of newly created topics has a leader. kafkajs's own wait (`waitForLeaders`) gives up
-   * at the first UNKNOWN_TOPIC_OR_PARTITION, which a broker answers until the controller's new metadata reaches it (a
-   * busy machine showed it: "This server does not host this topic-partition" from createTopics); this one retries that
-   * as well as LEADER_NOT_AVAILABLE, for at most TOPIC_LEADERS_TIMEOUT_MS.
+   * Waits until every partition of newly created topics has a leader that answers. kafkajs's own wait
+   * (`waitForLeaders`) gives up at the first UNKNOWN_TOPIC_OR_PARTITION, which a broker answers until the controller's
+   * new metadata reaches it (a busy machine showed it: "This server does not host this topic-partition" from
+   * createTopics); this one retries that as well as LEADER_NOT_AVAILABLE, for at most TOPIC_LEADERS_TIMEOUT_MS. A
+   * leader named in the metadata may still refuse reads for a moment (NOT_LEADER_FOR_PARTITION from ListOffsets: the
+   * broker's metadata cache is ahead of its replica manager; a CI run showed it), so the wait ends only once every
+   * partition's offsets are answered.
    */
   private async awaitLeaders(names: readonly string[]): Promise<void> {
     const deadline = Date.now() + TOPIC_LEADERS_TIMEOUT_MS;
@@ -374,7 +381,10 @@ export class KafkaEventBus extends EventBus {
         const led = topics.filter(
           (topic) => topic.partitions.length > 0 && topic.partitions.every((partition) => partition.leader >= 0),
         );
-        if (led.length === names.length) return;
+        if (led.length === names.length) {
+          await Promise.all(names.map((name) => this.admin.fetchTopicOffsets(name)));
+          return;
+        }
       } catch (error) {
         if (!METADATA_NOT_YET_KNOWN.has((error as { type?: string }).type ?? '')) throw error;
       }
