@@ -109,6 +109,8 @@ describe('lx-sync against the stack', () => {
     // (refused deliveries would pause the endpoint's cursor: webhooks.md, endpoint backoff).
     groupId = await operator.createLocationGroup(name);
     doomedGroup = await operator.createAddressGroup(`${name} doomed`);
+    // A live group of each kind, so every table of the mirror has rows to compare (a fresh deployment has no other).
+    await operator.createAddressGroup(`${name} MDU`);
     for (let i = 0; i < 12; i++) {
       created.push(
         await operator.createLocation({

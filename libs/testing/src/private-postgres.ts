@@ -26,7 +26,14 @@ export interface PrivatePostgres {
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const dir = await mkdtemp(join(tmpdir(), 'lx-pg-'));
   const port = await freePort();
-  const env = { ...process.env, LX_PG_DIR: dir, LX_PG_PORT: String(port), LX_PG_DATABASE: 'lx_test' };
+  // On loopback whatever the run's LX_BIND_ADDRESS (the cluster test binds its infrastructure to the pods' gateway).
+  const env = {
+    ...process.env,
+    LX_BIND_ADDRESS: '127.0.0.1',
+    LX_PG_DIR: dir,
+    LX_PG_PORT: String(port),
+    LX_PG_DATABASE: 'lx_test',
+  };
   const script = join(REPO_ROOT, 'deploy', 'local', 'postgres.sh');
   const pg = (command: 'start' | 'stop') => run('bash', [script, command], { env }).then(() => undefined);
   await pg('start');
