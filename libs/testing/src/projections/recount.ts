@@ -116,6 +116,8 @@ export async function countersAgreeWithFacts(db: Client): Promise<{
   geoByRegion: unknown;
   factsByDay: unknown;
   dayCounters: unknown;
+  factsByRollup: unknown;
+  rollups: unknown;
 }> {
   await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   try {
@@ -148,7 +150,39 @@ export async function countersAgreeWithFacts(db: Client): Promise<{
               locations::int AS n
          FROM location_day_counters WHERE locations <> 0 ORDER BY 1, 2, 3, 4, 5`,
     );
+    // Every rollup row recounted from the facts, with SQL of its own (date_trunc for the month).
+    const scopes = [
+      ['all', `'' AS country, '' AS region, '' AS location_group_id`, 'TRUE'],
+      ['country', `country, '' AS region, '' AS location_group_id`, 'TRUE'],
+      ['region', `country, region, '' AS location_group_id`, 'TRUE'],
+      ['group', `'' AS country, '' AS region, location_group_id::text`, 'location_group_id IS NOT NULL'],
+      ['group-region', `country, region, location_group_id::text`, 'location_group_id IS NOT NULL'],
+    ];
+    const periods = [
+      ['day', `(updated_at AT TIME ZONE 'UTC')::date`],
+      ['month', `date_trunc('month', updated_at AT TIME ZONE 'UTC')::date`],
+    ];
+    const factsByRollup = await db.query(
+      `SELECT * FROM (${scopes
+        .flatMap(([scope, keys, where]) =>
+          periods.map(
+            ([granularity, period]) =>
+              `SELECT '${scope}' AS scope, '${granularity}' AS granularity, ${keys}, to_char(${period}, 'YYYY-MM-DD') AS period,
+                      ${cells}, count(*)::int AS n
+                 FROM location_facts WHERE ${where} GROUP BY 3, 4, 5, 6, 7, 8, 9, 10`,
+          ),
+        )
+        .join(' UNION ALL ')}) AS recount ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10`,
+    );
+    const rollups = await db.query(
+      `SELECT scope, granularity, country, region, location_group_id, to_char(period, 'YYYY-MM-DD') AS period, status,
+              has_address,
+              has_coordinates, has_location_group AS grouped, locations::int AS n
+         FROM location_rollups WHERE locations <> 0 ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10`,
+    );
     return {
+      factsByRollup: factsByRollup.rows,
+      rollups: rollups.rows,
       factsByDay: factsByDay.rows,
       dayCounters: dayCounters.rows,
       facts: facts.rows,

@@ -318,6 +318,7 @@ describe('read side end to end, through location-command', () => {
     const agreement = await countersAgreeWithFacts(dbs.statistics);
     expect(agreement.counters).toEqual(agreement.facts);
     expect(agreement.geoByRegion).toEqual(agreement.factsByRegion);
+    expect(agreement.rollups).toEqual(agreement.factsByRollup);
   }
 
   it(

@@ -1,5 +1,5 @@
 import type { Location } from '@lx/contracts';
-import { cellIn, cellOf, counterDeltas, factOf, type LocationFact } from './location-fact';
+import { cellIn, cellOf, counterDeltas, factOf, type LocationFact, rollupCellsOf, rollupDeltas } from './location-fact';
 
 const base: Location = {
   id: '0b6f4f8e-3c1a-4b8e-9d5e-2a7c1f0e9b11',
@@ -84,7 +84,10 @@ describe('counterDeltas', () => {
     expect(counterDeltas([change(before, after)])).toEqual(
       expect.arrayContaining([
         { cell: cellOf(before, '2024-01-15'), delta: -1 },
-        { cell: { ...cellOf(before, '2024-01-15'), status: '', hasLocationGroup: true }, delta: 1 },
+        {
+          cell: { ...cellOf(before, '2024-01-15'), status: '', hasLocationGroup: true, locationGroupId: groupId },
+          delta: 1,
+        },
       ]),
     );
   });
@@ -111,9 +114,10 @@ describe('cellIn', () => {
   const cell = cellOf(factOf(base, 1), '2024-01-15');
 
   it("given a full cell, when placed in each counters table, then only that table's dimensions are kept", () => {
-    expect(cellIn('counters', cell)).toEqual({ ...cell, country: '', region: '', day: '' });
-    expect(cellIn('geoCounters', cell)).toEqual({ ...cell, day: '' });
-    expect(cellIn('dayCounters', cell)).toEqual({ ...cell, country: '', region: '' });
+    const grouped = { ...cell, locationGroupId: groupId, hasLocationGroup: true };
+    expect(cellIn('counters', grouped)).toEqual({ ...grouped, country: '', region: '', day: '', locationGroupId: '' });
+    expect(cellIn('geoCounters', grouped)).toEqual({ ...grouped, day: '', locationGroupId: '' });
+    expect(cellIn('dayCounters', grouped)).toEqual({ ...grouped, country: '', region: '', locationGroupId: '' });
   });
 
   it('given a change of region only, when counted without geography, then the counters do not move', () => {
@@ -130,5 +134,88 @@ describe('cellIn', () => {
       { cell: cellIn('dayCounters', cell), delta: -1 },
       { cell: cellIn('dayCounters', later), delta: 1 },
     ]);
+  });
+});
+
+describe('rollupCellsOf', () => {
+  const counted = { status: 'ACTIVE', hasAddress: true, hasCoordinates: false, hasLocationGroup: true } as const;
+  const blank = { country: '', region: '', locationGroupId: '' };
+
+  it('given a grouped location, when rolled up, then it counts in every scope for its day and its month', () => {
+    const cell = cellOf(
+      factOf(withStatus({ ...base, locationGroupId: groupId.toUpperCase() }, 'ACTIVE'), 1),
+      '2024-01-15',
+    );
+    const rows = rollupCellsOf(cell);
+    const scopes = (granularity: string, period: string) => [
+      { scope: 'all', granularity, ...blank, period, ...counted },
+      { scope: 'country', granularity, ...blank, country: 'US', period, ...counted },
+      { scope: 'region', granularity, ...blank, country: 'US', region: 'CO', period, ...counted },
+      { scope: 'group', granularity, ...blank, locationGroupId: groupId, period, ...counted },
+      { scope: 'group-region', granularity, country: 'US', region: 'CO', locationGroupId: groupId, period, ...counted },
+    ];
+    expect(rows).toEqual([...scopes('day', '2024-01-15'), ...scopes('month', '2024-01-01')]);
+  });
+
+  it('given a location without a group on the last day of a year, when rolled up, then it has no group rows', () => {
+    const rows = rollupCellsOf(cellOf(factOf(base, 1), '2023-12-31'));
+    expect(rows.map(({ scope, granularity, period }) => `${scope}/${granularity}/${period}`)).toEqual([
+      'all/day/2023-12-31',
+      'country/day/2023-12-31',
+      'region/day/2023-12-31',
+      'all/month/2023-12-01',
+      'country/month/2023-12-01',
+      'region/month/2023-12-01',
+    ]);
+    expect(rows.every((row) => row.status === '' && !row.hasLocationGroup)).toBe(true);
+  });
+});
+
+describe('rollupDeltas', () => {
+  const cell = cellOf(factOf(base, 1), '2024-01-15');
+
+  it('given a new location, when rolled up, then each of its rows gains one, in one fixed order', () => {
+    const deltas = rollupDeltas([{ before: undefined, after: cell }]);
+    expect(deltas).toHaveLength(6);
+    expect(deltas.every(({ delta }) => delta === 1)).toBe(true);
+    expect(deltas.map(({ cell: row }) => `${row.scope}/${row.granularity}`)).toEqual([
+      'all/day',
+      'all/month',
+      'country/day',
+      'country/month',
+      'region/day',
+      'region/month',
+    ]);
+  });
+
+  it('given an update later in the same month into another region, when rolled up, then only what moved changes', () => {
+    const later = { ...cell, day: '2024-01-20', region: 'TX' };
+    const deltas = rollupDeltas([{ before: cell, after: later }]);
+    expect(
+      deltas.map(({ cell: row, delta }) => `${row.scope}/${row.granularity}/${row.region}/${row.period}:${delta}`),
+    ).toEqual([
+      'all/day//2024-01-15:-1',
+      'all/day//2024-01-20:1',
+      'country/day//2024-01-15:-1',
+      'country/day//2024-01-20:1',
+      'region/day/CO/2024-01-15:-1',
+      'region/day/TX/2024-01-20:1',
+      'region/month/CO/2024-01-01:-1',
+      'region/month/TX/2024-01-01:1',
+    ]);
+  });
+
+  it('given a location leaving its group, when rolled up, then the group rows lose it', () => {
+    const grouped = { ...cell, locationGroupId: groupId, hasLocationGroup: true };
+    const deltas = rollupDeltas([{ before: grouped, after: cell }]);
+    expect(deltas.filter(({ cell: row }) => row.scope === 'group')).toEqual([
+      { cell: expect.objectContaining({ granularity: 'day', locationGroupId: groupId, region: '' }), delta: -1 },
+      { cell: expect.objectContaining({ granularity: 'month', locationGroupId: groupId, region: '' }), delta: -1 },
+    ]);
+    expect(deltas.filter(({ cell: row }) => row.scope === 'group-region')).toEqual([
+      { cell: expect.objectContaining({ granularity: 'day', locationGroupId: groupId, region: 'CO' }), delta: -1 },
+      { cell: expect.objectContaining({ granularity: 'month', locationGroupId: groupId, region: 'CO' }), delta: -1 },
+    ]);
+    expect(deltas).toHaveLength(16);
   });
 });

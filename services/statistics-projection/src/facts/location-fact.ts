@@ -37,15 +37,17 @@ export function factOf(location: Location, version: number): LocationFact {
 
 /**
  * A cell of the maintained counters: the dimensions every countByStatus / countByType answer is a sum over (status,
- * address, coordinates, grouping), plus country and region for the geography counters and the UTC day of updatedAt
- * for the day counters. `status` '' stands for "no serviceability status" (a key column cannot be null); each counters
- * table keeps only its own dimensions and blanks ('') the others.
+ * address, coordinates, grouping), plus country and region for the geography counters, the UTC day of updatedAt
+ * for the day counters and the location group for the rollups. `status` '' stands for "no serviceability status" (a
+ * key column cannot be null); each counters table keeps only its own dimensions and blanks ('') the others.
  */
 export interface CounterCell {
   country: string;
   region: string;
   /** YYYY-MM-DD, the UTC date of updatedAt as Postgres stores it. */
   day: string;
+  /** The location group's id in lowercase, '' for none. */
+  locationGroupId: string;
   status: ServiceabilityStatus | '';
   hasAddress: boolean;
   hasCoordinates: boolean;
@@ -61,6 +63,7 @@ export function cellOf(
     country: fact.country,
     region: fact.region,
     day,
+    locationGroupId: fact.locationGroupId?.toLowerCase() ?? '',
     status: fact.status ?? '',
     hasAddress: fact.hasAddress,
     hasCoordinates: fact.hasCoordinates,
@@ -86,6 +89,7 @@ export function cellIn(table: CounterTable, cell: CounterCell): CounterCell {
     country: kept.includes('country') ? cell.country : '',
     region: kept.includes('region') ? cell.region : '',
     day: kept.includes('day') ? cell.day : '',
+    locationGroupId: '',
   };
 }
 
@@ -106,6 +110,7 @@ const keyOf = (cell: CounterCell) =>
     cell.country,
     cell.region,
     cell.day,
+    cell.locationGroupId,
     cell.status,
     cell.hasAddress,
     cell.hasCoordinates,
@@ -118,18 +123,124 @@ const keyOf = (cell: CounterCell) =>
  * deadlock.
  */
 export function counterDeltas(changes: readonly CellChange[]): CounterDelta[] {
-  const deltas = new Map<string, CounterDelta>();
-  const add = (cell: CounterCell, delta: number) => {
-    const key = keyOf(cell);
-    const entry = deltas.get(key) ?? { cell, delta: 0 };
-    entry.delta += delta;
-    deltas.set(key, entry);
+  return summed(
+    changes.flatMap(({ before, after }) => [
+      ...(before === undefined ? [] : [{ cell: before, delta: -1 }]),
+      { cell: after, delta: 1 },
+    ]),
+    keyOf,
+  );
+}
+
+/**
+ * Where a rollup counts: every location, a country, a country and region, a location group, a location group within a
+ * country and region (a group with a geography filter; a group usually lies within one region).
+ */
+export const ROLLUP_SCOPES = ['all', 'country', 'region', 'group', 'group-region'] as const;
+export type RollupScope = (typeof ROLLUP_SCOPES)[number];
+
+/** A rollup's period: a UTC day of updatedAt, or a calendar month of them. */
+export type RollupGranularity = 'day' | 'month';
+
+/**
+ * A row of the rollups: the locations of a scope whose updatedAt falls in a period, by the counted dimensions. The
+ * scope's own keys are set (country for `country`; country and region for `region`; the group for `group`; all three
+ * for `group-region`), the others are ''. `period` is the day, or the first day of the month (YYYY-MM-DD).
+ */
+export interface RollupCell {
+  scope: RollupScope;
+  granularity: RollupGranularity;
+  country: string;
+  region: string;
+  locationGroupId: string;
+  period: string;
+  status: CounterCell['status'];
+  hasAddress: boolean;
+  hasCoordinates: boolean;
+  hasLocationGroup: boolean;
+}
+
+/** A change of the rollups: `delta` locations more (or fewer) in `cell`. */
+export interface RollupDelta {
+  cell: RollupCell;
+  delta: number;
+}
+
+/**
+ * The rollup rows a location in `cell` is counted in: for the day and for the month of its updatedAt, one row each
+ * for all locations, its country, its country and region, and (when it has one) its location group, alone and
+ * within its country and region.
+ */
+export function rollupCellsOf(cell: CounterCell): RollupCell[] {
+  const counted = {
+    status: cell.status,
+    hasAddress: cell.hasAddress,
+    hasCoordinates: cell.hasCoordinates,
+    hasLocationGroup: cell.hasLocationGroup,
   };
-  for (const { before, after } of changes) {
-    if (before !== undefined) add(before, -1);
-    add(after, +1);
+  const keys: Record<RollupScope, Pick<RollupCell, 'country' | 'region' | 'locationGroupId'> | undefined> = {
+    all: { country: '', region: '', locationGroupId: '' },
+    country: { country: cell.country, region: '', locationGroupId: '' },
+    region: { country: cell.country, region: cell.region, locationGroupId: '' },
+    group: cell.locationGroupId === '' ? undefined : { country: '', region: '', locationGroupId: cell.locationGroupId },
+    'group-region':
+      cell.locationGroupId === ''
+        ? undefined
+        : { country: cell.country, region: cell.region, locationGroupId: cell.locationGroupId },
+  };
+  const periods: [RollupGranularity, string][] = [
+    ['day', cell.day],
+    ['month', `${cell.day.slice(0, 8)}01`],
+  ];
+  return periods.flatMap(([granularity, period]) =>
+    ROLLUP_SCOPES.flatMap((scope) => {
+      const key = keys[scope];
+      return key === undefined ? [] : [{ scope, granularity, ...key, period, ...counted }];
+    }),
+  );
+}
+
+const rollupKeyOf = (cell: RollupCell) =>
+  JSON.stringify([
+    cell.scope,
+    cell.granularity,
+    cell.locationGroupId,
+    cell.country,
+    cell.region,
+    cell.period,
+    cell.status,
+    cell.hasAddress,
+    cell.hasCoordinates,
+    cell.hasLocationGroup,
+  ]);
+
+/**
+ * The rollup changes of replacing facts: each location leaves the rows of its old cell and enters those of its new
+ * one; what cancels out is dropped; sorted like counterDeltas, for the same reason.
+ */
+export function rollupDeltas(changes: readonly CellChange[]): RollupDelta[] {
+  return summed(
+    changes.flatMap(({ before, after }) => [
+      ...(before === undefined ? [] : rollupCellsOf(before).map((cell) => ({ cell, delta: -1 }))),
+      ...rollupCellsOf(after).map((cell) => ({ cell, delta: 1 })),
+    ]),
+    rollupKeyOf,
+  );
+}
+
+/** Sums the deltas of equal cells, drops those that cancel out and sorts the rest by key. */
+function summed<C>(
+  entries: readonly { cell: C; delta: number }[],
+  key: (cell: C) => string,
+): { cell: C; delta: number }[] {
+  const sums = new Map<string, { cell: C; delta: number }>();
+  for (const { cell, delta } of entries) {
+    const name = key(cell);
+    const entry = sums.get(name) ?? { cell, delta: 0 };
+    entry.delta += delta;
+    sums.set(name, entry);
   }
-  return [...deltas.entries()]
+  return [...sums.entries()]
     .filter(([, entry]) => entry.delta !== 0)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, entry]) => entry);

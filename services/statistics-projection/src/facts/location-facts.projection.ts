@@ -11,6 +11,8 @@ import {
   type CounterTable,
   factOf,
   type LocationFact,
+  rollupDeltas,
+  type RollupDelta,
 } from './location-fact';
 import { LIVE_TABLES, STATISTICS_TABLES_TOKEN, type StatisticsTables } from './statistics-tables';
 
@@ -28,8 +30,19 @@ interface FactRow {
   day: string;
 }
 
+/**
+ * Marks the transaction as this release's, so the trigger that keeps the rollups for the previous release's writers
+ * during an upgrade (see the AddStatisticsRollups migration) adds nothing. A condition on each row of the batch,
+ * evaluated before that row is written (an AFTER trigger's WHEN is evaluated as its row is written).
+ */
+const KEPT = `set_config('lx.statistics', 'kept', true) = 'kept'`;
+
 /** The UTC day of updated_at, as text. */
 const DAY = `to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day`;
+
+/** The key of a rollup row (the primary key of location_rollups). */
+const ROLLUP_KEY =
+  'scope, granularity, location_group_id, country, region, period, status, has_address, has_coordinates, has_location_group';
 
 const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 
@@ -85,6 +98,8 @@ export class LocationFactsProjection implements Projection {
       );
       if (deltas.length > 0) await this.addToCounters(transaction, table, deltas);
     }
+    const rollups = rollupDeltas(cells);
+    if (rollups.length > 0) await this.addToRollups(transaction, rollups);
   }
 
   /**
@@ -121,6 +136,7 @@ export class LocationFactsProjection implements Projection {
            location_id uuid, version int, status text, has_address boolean, has_coordinates boolean,
            location_group_id uuid, address_group_id uuid, country text, region text, locality text,
            postal_code text, updated_at timestamptz)
+        WHERE ${KEPT}
        ON CONFLICT (location_id) DO UPDATE SET
          version = EXCLUDED.version, status = EXCLUDED.status, has_address = EXCLUDED.has_address,
          has_coordinates = EXCLUDED.has_coordinates, location_group_id = EXCLUDED.location_group_id,
@@ -164,6 +180,32 @@ export class LocationFactsProjection implements Projection {
        SELECT ${key.join(', ')}, locations
          FROM json_to_recordset($1::json) AS d(${key.map((column) => `${column} ${types[column]}`).join(', ')}, locations bigint)
        ON CONFLICT (${key.join(', ')}) DO UPDATE SET locations = c.locations + EXCLUDED.locations`,
+      [JSON.stringify(rows)],
+    );
+  }
+
+  /** Adds the deltas to the rollups in one statement, creating missing rows, in the deltas' (sorted) order. */
+  private async addToRollups(transaction: ProjectionTransaction, deltas: readonly RollupDelta[]): Promise<void> {
+    const rows = deltas.map(({ cell, delta }) => ({
+      scope: cell.scope,
+      granularity: cell.granularity,
+      country: cell.country,
+      region: cell.region,
+      location_group_id: cell.locationGroupId,
+      period: cell.period,
+      status: cell.status,
+      has_address: cell.hasAddress,
+      has_coordinates: cell.hasCoordinates,
+      has_location_group: cell.hasLocationGroup,
+      locations: delta,
+    }));
+    await transaction.query(
+      `INSERT INTO ${quote(this.tables.rollups)} AS r (${ROLLUP_KEY}, locations)
+       SELECT ${ROLLUP_KEY}, locations
+         FROM json_to_recordset($1::json) AS d(scope text, granularity text, location_group_id text, country text,
+           region text, period date, status text, has_address boolean, has_coordinates boolean,
+           has_location_group boolean, locations bigint)
+       ON CONFLICT (${ROLLUP_KEY}) DO UPDATE SET locations = r.locations + EXCLUDED.locations`,
       [JSON.stringify(rows)],
     );
   }

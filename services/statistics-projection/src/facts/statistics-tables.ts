@@ -4,6 +4,7 @@ export interface StatisticsTables {
   counters: string;
   geoCounters: string;
   dayCounters: string;
+  rollups: string;
 }
 
 export const LIVE_TABLES: StatisticsTables = {
@@ -11,6 +12,7 @@ export const LIVE_TABLES: StatisticsTables = {
   counters: 'location_counters',
   geoCounters: 'location_geo_counters',
   dayCounters: 'location_day_counters',
+  rollups: 'location_rollups',
 };
 
 /** Live table names in the order a rebuild locks them at the switch. */
@@ -19,6 +21,7 @@ export const REBUILT_TABLES = [
   LIVE_TABLES.counters,
   LIVE_TABLES.geoCounters,
   LIVE_TABLES.dayCounters,
+  LIVE_TABLES.rollups,
 ];
 
 export const STATISTICS_TABLES_TOKEN = Symbol('STATISTICS_TABLES');

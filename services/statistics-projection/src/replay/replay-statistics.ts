@@ -13,5 +13,6 @@ export const STATISTICS_REPLAY: ReplayTarget = {
       counters: tables[LIVE_TABLES.counters]!,
       geoCounters: tables[LIVE_TABLES.geoCounters]!,
       dayCounters: tables[LIVE_TABLES.dayCounters]!,
+      rollups: tables[LIVE_TABLES.rollups]!,
     }),
 };

@@ -78,6 +78,7 @@ describe('statistics projection safety layers, each alone (apply in real transac
     expect(agreement.counters).toEqual(agreement.facts);
     expect(agreement.geoByRegion).toEqual(agreement.factsByRegion);
     expect(agreement.dayCounters).toEqual(agreement.factsByDay);
+    expect(agreement.rollups).toEqual(agreement.factsByRollup);
   };
   const counterRows = async () =>
     (

@@ -39,10 +39,20 @@ const GEOGRAPHIES = [
 const LOCALITIES = ['Denver', 'Austin', 'Toronto'];
 const POSTAL_CODES = ['80202', '73301', 'M5V', '00000'];
 /**
- * Times of updatedAt over ten UTC days of March 2024, on and next to the day boundaries the day-counters path splits
- * at (the first and last microsecond of a day, midnight itself).
+ * Days of updatedAt: both sides of a year boundary and of two month boundaries (one a leap day), then ten UTC days of
+ * March 2024; at times on and next to the day boundaries the rollups path splits at (the first and last microsecond
+ * of a day, midnight itself).
  */
-const DAYS = 10;
+const DATES = [
+  '2023-12-30',
+  '2023-12-31',
+  '2024-01-01',
+  '2024-01-15',
+  '2024-01-31',
+  '2024-02-01',
+  '2024-02-29',
+  ...Array.from({ length: 10 }, (_, day) => `2024-03-${String(day + 1).padStart(2, '0')}`),
+];
 const TIMES_OF_DAY = ['00:00:00Z', '00:00:00.000001Z', '06:30:00Z', '12:00:00Z', '23:59:59.999Z', '23:59:59.999999Z'];
 
 /** A small deterministic generator (mulberry32), so a failing case can be reproduced. */
@@ -77,6 +87,30 @@ const WITH_RANGE = [
   'status=ACTIVE',
   'status=PLANNED,CANCELLED&status=RETIRED&hasAddress=true&hasLocationGroup=false&hasCoordinates=true',
 ];
+/** Ranges across the year boundary and month boundaries, starting and ending inside a day or on its edge. */
+const LONG_RANGES = [
+  'modifiedSince=2023-12-31T12:00:00Z&modifiedBefore=2024-03-05T06:30:00Z',
+  'modifiedSince=2023-12-30T23:59:59.999999Z',
+  'modifiedBefore=2024-02-01T00:00:00Z',
+  'modifiedSince=2024-01-31T23:59:59.999Z&modifiedBefore=2024-03-01T00:00:00.000001Z',
+  'modifiedSince=2024-01-01T00:00:00Z&modifiedBefore=2024-01-31T23:59:59.999999Z',
+  'modifiedSince=2023-12-31T00:00:00Z&modifiedBefore=2024-02-29T12:00:00Z',
+  'modifiedBefore=2024-01-01T00:00:00Z',
+];
+/**
+ * Each rollup scope: every location, a country, a region in every country, a country and region, a location group,
+ * a location group within a country or a region.
+ */
+const SCOPES = [
+  '',
+  'country=US',
+  'region=CO',
+  'country=CA&region=CO&status=ACTIVE,PLANNED,RETIRED',
+  `locationGroupId=${LOCATION_GROUPS[0]}`,
+  `locationGroupId=${LOCATION_GROUPS[1]}&status=ACTIVE,PLANNED&hasAddress=true`,
+  `locationGroupId=${LOCATION_GROUPS[0]}&country=US`,
+  `locationGroupId=${LOCATION_GROUPS[1]}&region=CO&hasLocationGroup=true`,
+];
 const join = (...parts: string[]) => parts.filter((part) => part !== '').join('&');
 
 const CASES: [StatisticsSource, string][] = [
@@ -100,13 +134,20 @@ const CASES: [StatisticsSource, string][] = [
   ['geoCounters', 'country=US&hasAddress=false'],
   ['geoCounters', 'region=TX&hasCoordinates=true&hasLocationGroup=false'],
   ['geoCounters', 'country=US&region=TX&status=ACTIVE&hasLocationGroup=true'],
-  ...RANGES.flatMap((range) =>
-    WITH_RANGE.map((extra): [StatisticsSource, string] => ['dayCounters', join(range, extra)]),
-  ),
-  ['dayCounters', 'modifiedSince=2024-04-01T00:00:00Z'],
-  ['dayCounters', 'modifiedBefore=2024-03-01T00:00:00Z'],
-  ['facts', `locationGroupId=${LOCATION_GROUPS[0]}`],
-  ['facts', `locationGroupId=${LOCATION_GROUPS[1]}&status=ACTIVE,PLANNED`],
+  ...RANGES.flatMap((range) => WITH_RANGE.map((extra): [StatisticsSource, string] => ['rollups', join(range, extra)])),
+  ...LONG_RANGES.flatMap((range) => SCOPES.map((scope): [StatisticsSource, string] => ['rollups', join(range, scope)])),
+  ['rollups', 'modifiedSince=2024-04-01T00:00:00Z'],
+  ['rollups', 'modifiedBefore=2024-03-01T00:00:00Z'],
+  ['rollups', `locationGroupId=${LOCATION_GROUPS[0]}`],
+  ['rollups', `locationGroupId=${LOCATION_GROUPS[1]}&status=ACTIVE,PLANNED`],
+  ['rollups', `locationGroupId=${LOCATION_GROUPS[1]}&hasCoordinates=false&hasLocationGroup=true`],
+  ['rollups', 'modifiedSince=2024-03-04T00:00:00Z&country=US'],
+  ['rollups', 'modifiedBefore=2024-03-07T00:00:00Z&region=CO&status=ACTIVE'],
+  ['rollups', 'modifiedSince=2024-03-02T12:00:00Z&modifiedBefore=2024-03-08T00:00:00Z&country=ca&hasAddress=true'],
+  ['rollups', `modifiedSince=2024-03-03T00:00:00Z&locationGroupId=${LOCATION_GROUPS[1]}`],
+  ['rollups', `locationGroupId=${LOCATION_GROUPS[0]}&country=US`],
+  ['rollups', `locationGroupId=${LOCATION_GROUPS[1]}&region=CO&hasAddress=false`],
+  ['rollups', `locationGroupId=${LOCATION_GROUPS[1]}&country=ca&region=CO&modifiedSince=2024-01-01T00:00:00Z`],
   ['facts', `addressGroupId=${ADDRESS_GROUPS[0]}`],
   ['facts', `addressGroupId=${ADDRESS_GROUPS[0]}&hasCoordinates=false`],
   ['facts', 'locality=Denver'],
@@ -116,10 +157,6 @@ const CASES: [StatisticsSource, string][] = [
   ['facts', 'locality=Toronto&country=CA'],
   ['facts', 'postalCode=00000&region=CO'],
   ['facts', `locationGroupId=${LOCATION_GROUPS[0]}&addressGroupId=${ADDRESS_GROUPS[0]}`],
-  ['facts', 'modifiedSince=2024-03-04T00:00:00Z&country=US'],
-  ['facts', 'modifiedBefore=2024-03-07T00:00:00Z&region=CO&status=ACTIVE'],
-  ['facts', 'modifiedSince=2024-03-02T12:00:00Z&modifiedBefore=2024-03-08T00:00:00Z&country=CA&hasAddress=true'],
-  ['facts', `modifiedSince=2024-03-03T00:00:00Z&locationGroupId=${LOCATION_GROUPS[1]}`],
   ['facts', 'modifiedBefore=2024-03-06T23:59:59.999999Z&postalCode=73301&hasLocationGroup=false'],
   ['facts', 'modifiedSince=2024-03-05T00:00:00Z&modifiedBefore=2024-03-06T00:00:00Z&locality=Denver'],
   [
@@ -141,8 +178,8 @@ function parameters(query: string): QueryParameters {
 }
 
 /**
- * Every path of GET /locations/statistics (overall counters, geography counters, day counters plus the boundary days
- * from the facts, the facts) against a SQL recount over the facts, for each filter combination the planner routes to
+ * Every path of GET /locations/statistics (overall counters, geography counters, the rollups plus the edge days from
+ * the facts, the facts) against a SQL recount over the facts, for each filter combination the planner routes to
  * it. The facts and counters are built by the projection's apply, in batches of real transactions (creates, updates
  * that move locations between cells, days and regions, several versions of one location in a batch, stale versions),
  * in a private schema: no other test writes there, so every answer is exact.
@@ -168,7 +205,7 @@ describe('statistics: every path against a recount of the facts', () => {
     return aLocation({
       id,
       createdAt,
-      updatedAt: `2024-03-${String(1 + Math.floor(next() * DAYS)).padStart(2, '0')}T${pick(TIMES_OF_DAY)}`,
+      updatedAt: `${pick(DATES)}T${pick(TIMES_OF_DAY)}`,
       geography: aGeography({ ...geography, locality: pick(LOCALITIES), postalCode: pick(POSTAL_CODES) }),
       address: address ? anAddress(addressGroupId === undefined ? {} : { addressGroupId }) : undefined,
       coordinates: coordinates ? { latitude: 39.7447, longitude: -104.9903 } : undefined,
@@ -220,6 +257,7 @@ describe('statistics: every path against a recount of the facts', () => {
     expect(agreement.counters).toEqual(agreement.facts);
     expect(agreement.geoByRegion).toEqual(agreement.factsByRegion);
     expect(agreement.dayCounters).toEqual(agreement.factsByDay);
+    expect(agreement.rollups).toEqual(agreement.factsByRollup);
     expect((await recountFacts(db)).totalCount).toBe(total);
   });
 

@@ -20,6 +20,16 @@ describeServiceSmoke({
     consumer_offsets: CONSUMER_OFFSETS_COLUMNS,
     location_counters: [...COUNTED_COLUMNS, 'locations bigint not null'],
     location_day_counters: ['day date not null', ...COUNTED_COLUMNS, 'locations bigint not null'],
+    location_rollups: [
+      'scope text not null',
+      'granularity text not null',
+      'location_group_id text not null',
+      'country text not null',
+      'region text not null',
+      'period date not null',
+      ...COUNTED_COLUMNS,
+      'locations bigint not null',
+    ],
     location_facts: [
       'location_id uuid not null',
       'version integer not null',

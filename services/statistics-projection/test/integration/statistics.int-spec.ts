@@ -211,6 +211,7 @@ describe('statistics projection', () => {
     expect(agreement.geo).toEqual(agreement.facts);
     expect(agreement.geoByRegion).toEqual(agreement.factsByRegion);
     expect(agreement.dayCounters).toEqual(agreement.factsByDay);
+    expect(agreement.rollups).toEqual(agreement.factsByRollup);
 
     // Other tests may publish meanwhile: compare the HTTP answer with a recount taken right after, until both agree.
     for (const [query, where, values] of [

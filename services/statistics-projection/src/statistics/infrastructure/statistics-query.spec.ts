@@ -15,11 +15,18 @@ describe('sourceFor', () => {
     ['region and status', { region: 'CO', statuses: ['ACTIVE'] }, 'geoCounters'],
     ['locality', { locality: 'Denver' }, 'facts'],
     ['postal code and country', { postalCode: '80202', country: 'US' }, 'facts'],
-    ['location group', { locationGroupId: groupId }, 'facts'],
+    ['location group', { locationGroupId: groupId }, 'rollups'],
+    ['location group and region', { locationGroupId: groupId, region: 'CO' }, 'rollups'],
+    ['location group and locality', { locationGroupId: groupId, locality: 'Denver' }, 'facts'],
     ['address group', { addressGroupId: groupId }, 'facts'],
-    ['modifiedSince', { modifiedSince: '2024-01-01T00:00:00Z' }, 'dayCounters'],
-    ['modifiedBefore and status', { modifiedBefore: '2024-01-01T00:00:00Z', statuses: ['ACTIVE'] }, 'dayCounters'],
-    ['modifiedSince and region', { modifiedSince: '2024-01-01T00:00:00Z', region: 'CO' }, 'facts'],
+    ['modifiedSince', { modifiedSince: '2024-01-01T00:00:00Z' }, 'rollups'],
+    ['modifiedBefore and status', { modifiedBefore: '2024-01-01T00:00:00Z', statuses: ['ACTIVE'] }, 'rollups'],
+    ['modifiedSince and region', { modifiedSince: '2024-01-01T00:00:00Z', region: 'CO' }, 'rollups'],
+    [
+      'modifiedBefore and location group',
+      { modifiedBefore: '2024-01-01T00:00:00Z', locationGroupId: groupId },
+      'rollups',
+    ],
     ['modifiedSince and locality', { modifiedSince: '2024-01-01T00:00:00Z', locality: 'Denver' }, 'facts'],
   ])('given %s, when routed, then the %s answer', (_case, filter, source) => {
     expect(sourceFor(filter)).toBe(source);
@@ -99,42 +106,112 @@ describe('buildStatisticsQuery', () => {
   });
 });
 
-describe('buildStatisticsQuery over day counters', () => {
-  it('given modifiedSince and modifiedBefore, when built, then whole days come from the day counters and both boundary days from the facts', () => {
+describe('buildStatisticsQuery over the rollups', () => {
+  it("given modifiedSince and modifiedBefore, when built, then whole months, the edge months' whole days and both edge days are counted", () => {
     const query = buildStatisticsQuery({
       modifiedSince: '2024-01-01T10:00:00Z',
       modifiedBefore: '2024-03-01T12:00:00Z',
       statuses: ['ACTIVE'],
       hasLocationGroup: true,
     });
-    expect(query.source).toBe('dayCounters');
+    expect(query.source).toBe('rollups');
     expect(query.values).toEqual(['2024-01-01T10:00:00Z', '2024-03-01T12:00:00Z', ['ACTIVE']]);
-    const [days, sinceDay, beforeDay] = query.text.split(' UNION ALL ');
+    const since = "($1::timestamptz AT TIME ZONE 'UTC')::date";
+    const before = "($2::timestamptz AT TIME ZONE 'UTC')::date";
+    const [months, days, sinceDay, beforeDay] = query.text.split(' UNION ALL ');
+    expect(months).toContain(
+      `FROM location_rollups\n      WHERE scope = 'all' AND granularity = 'month' AND location_group_id = '' AND country = '' AND region = '' AND period > ${since} AND (period + interval '1 month')::date <= ${before}`,
+    );
     expect(days).toContain(
-      "FROM location_day_counters\n      WHERE day > ($1::timestamptz AT TIME ZONE 'UTC')::date AND day < ($2::timestamptz AT TIME ZONE 'UTC')::date",
+      `WHERE scope = 'all' AND granularity = 'day' AND location_group_id = '' AND country = '' AND region = '' AND period > ${since} AND period < ${before} AND ((period - extract(day FROM period)::integer + 1) <= ${since} OR ((period - extract(day FROM period)::integer + 1) + interval '1 month')::date > ${before})`,
     );
     expect(sinceDay).toContain(
-      "WHERE updated_at > $1::timestamptz AND updated_at < ((($1::timestamptz AT TIME ZONE 'UTC')::date + 1)::timestamp AT TIME ZONE 'UTC') AND updated_at < $2::timestamptz",
+      `WHERE updated_at > $1::timestamptz AND updated_at < ((${since} + 1)::timestamp AT TIME ZONE 'UTC') AND updated_at < $2::timestamptz`,
     );
     expect(beforeDay).toContain(
-      "WHERE updated_at >= (($2::timestamptz AT TIME ZONE 'UTC')::date::timestamp AT TIME ZONE 'UTC') AND updated_at < $2::timestamptz AND ($1::timestamptz AT TIME ZONE 'UTC')::date < ($2::timestamptz AT TIME ZONE 'UTC')::date",
+      `WHERE updated_at >= (${before}::timestamp AT TIME ZONE 'UTC') AND updated_at < $2::timestamptz AND ${since} < ${before}`,
     );
     expect(beforeDay).toMatch(/\) AS matching WHERE status = ANY\(\$3::text\[\]\) AND has_location_group = true$/);
   });
 
-  it('given only modifiedSince, when built, then the days after its day and the rest of its day are counted', () => {
+  it('given only modifiedSince, when built, then the months after its day, the rest of its month and of its day are counted', () => {
     const parts = buildStatisticsQuery({ modifiedSince: '2024-01-01T10:00:00Z' }).text.split(' UNION ALL ');
-    expect(parts).toHaveLength(2);
-    expect(parts[0]).toContain("WHERE day > ($1::timestamptz AT TIME ZONE 'UTC')::date");
-    expect(parts[0]).not.toContain('day <');
+    expect(parts).toHaveLength(3);
+    expect(parts[0]).toMatch(/::date$/);
+    expect(parts[0]).toContain(
+      "granularity = 'month' AND location_group_id = '' AND country = '' AND region = '' AND period > ($1::timestamptz AT TIME ZONE 'UTC')::date",
+    );
+    expect(parts[1]).toContain(
+      "AND ((period - extract(day FROM period)::integer + 1) <= ($1::timestamptz AT TIME ZONE 'UTC')::date)",
+    );
+    expect(parts[2]).toContain('FROM location_facts WHERE updated_at > $1::timestamptz');
   });
 
-  it('given only modifiedBefore, when built, then the days before its day and the start of its day are counted', () => {
+  it('given only modifiedBefore, when built, then the months before its day, the start of its month and of its day are counted', () => {
     const parts = buildStatisticsQuery({ modifiedBefore: '2024-01-01T10:00:00Z' }).text.split(' UNION ALL ');
-    expect(parts).toHaveLength(2);
-    expect(parts[0]).toContain("WHERE day < ($1::timestamptz AT TIME ZONE 'UTC')::date");
-    expect(parts[1]).toContain(
+    expect(parts).toHaveLength(3);
+    expect(parts[0]).toMatch(
+      /\(period \+ interval '1 month'\)::date <= \(\$1::timestamptz AT TIME ZONE 'UTC'\)::date$/,
+    );
+    expect(parts[1]).toContain('AND period < ($1::timestamptz AT TIME ZONE');
+    expect(parts[2]).toContain(
       "updated_at >= (($1::timestamptz AT TIME ZONE 'UTC')::date::timestamp AT TIME ZONE 'UTC')",
+    );
+  });
+
+  it.each<[string, StatisticsFilter, string, string, unknown[]]>([
+    [
+      'a country',
+      { country: 'US', modifiedSince: 'S' },
+      "scope = 'country' AND granularity = 'month' AND location_group_id = '' AND country = $2 AND region = ''",
+      'FROM location_facts WHERE country = $2 AND updated_at',
+      ['S', 'US'],
+    ],
+    [
+      'a region',
+      { region: 'CO', modifiedSince: 'S' },
+      "scope = 'region' AND granularity = 'month' AND location_group_id = '' AND region = $2",
+      'FROM location_facts WHERE region = $2 AND updated_at',
+      ['S', 'CO'],
+    ],
+    [
+      'a country and region',
+      { country: 'US', region: 'CO', modifiedBefore: 'B' },
+      "scope = 'region' AND granularity = 'month' AND location_group_id = '' AND country = $2 AND region = $3",
+      'FROM location_facts WHERE country = $2 AND region = $3 AND updated_at',
+      ['B', 'US', 'CO'],
+    ],
+    [
+      'a location group',
+      { locationGroupId: groupId, modifiedSince: 'S' },
+      "scope = 'group' AND granularity = 'month' AND location_group_id = $2::uuid::text AND country = '' AND region = ''",
+      'FROM location_facts WHERE location_group_id = $2::uuid AND updated_at',
+      ['S', groupId],
+    ],
+    [
+      'a location group in a region',
+      { locationGroupId: groupId, region: 'CO', modifiedSince: 'S' },
+      "scope = 'group-region' AND granularity = 'month' AND location_group_id = $2::uuid::text AND region = $3",
+      'FROM location_facts WHERE location_group_id = $2::uuid AND region = $3 AND updated_at',
+      ['S', groupId, 'CO'],
+    ],
+  ])(
+    'given %s and a date, when built, then its rollup rows and its facts are read',
+    (_case, filter, rollups, facts, values) => {
+      const query = buildStatisticsQuery(filter);
+      expect(query.source).toBe('rollups');
+      expect(query.text).toContain(rollups);
+      expect(query.text).toContain(facts);
+      expect(query.values).toEqual(values);
+    },
+  );
+
+  it('given a location group alone, when built, then every month row of the group is summed and no fact is read', () => {
+    const query = buildStatisticsQuery({ locationGroupId: groupId, statuses: ['ACTIVE'] });
+    expect(query.text).not.toContain('UNION ALL');
+    expect(query.text).not.toContain('location_facts');
+    expect(query.text).toMatch(
+      /WHERE scope = 'group' AND granularity = 'month' AND location_group_id = \$1::uuid::text AND country = '' AND region = ''\) AS matching WHERE status = ANY\(\$2::text\[\]\)$/,
     );
   });
 });

@@ -1,18 +1,22 @@
 import { SERVICEABILITY_STATUSES } from '@lx/contracts';
 import type { StatisticsFilter } from '@lx/domain';
+import type { RollupScope } from '../../facts/location-fact';
 
 /**
  * Where a statistics answer is computed:
  * - `counters`: the maintained counters by status, address, coordinates and grouping (at most 56 rows), for no filter
  *   or filters only on those dimensions: the daily "how many ACTIVE" check whatever the size;
  * - `geoCounters`: the same counters per country and region, when country or region is among the filters;
- * - `dayCounters`: the same counters per UTC day of updatedAt, when modifiedSince / modifiedBefore are among the
- *   filters (with none of the others below): whole days are summed there and only the boundary days are counted in
- *   the facts (through the updated_at index), so the cost follows one day's changes, not the width of the range;
- * - `facts`: one row per location with indexes for the selective filters (group ids, locality, postal code, the
- *   updatedAt range); the cost follows the number of matching locations.
+ * - `rollups`: the same counters per scope (every location, a country, a country and region, a location group, a
+ *   location group within a country and region) and per UTC day and calendar month of updatedAt, when modifiedSince /
+ *   modifiedBefore or a location group is among the filters: whole months and the whole days of the two edge months
+ *   are summed there, only the two edge days are counted in the facts (through an index on the scope and
+ *   updated_at), so the cost follows two days' changes in the scope, not the width of the range or the size of the
+ *   scope; a group without a range is the sum of its months;
+ * - `facts`: one row per location with indexes for the filters of a building or a neighbourhood (address group,
+ *   locality, postal code); the cost follows the number of locations of the most selective of them.
  */
-export type StatisticsSource = 'counters' | 'geoCounters' | 'dayCounters' | 'facts';
+export type StatisticsSource = 'counters' | 'geoCounters' | 'rollups' | 'facts';
 
 export interface StatisticsQuery {
   source: StatisticsSource;
@@ -30,18 +34,18 @@ export type StatisticsRow = Record<
 export const STATISTICS_TABLES: Record<StatisticsSource, string> = {
   counters: 'location_counters',
   geoCounters: 'location_geo_counters',
-  dayCounters: 'location_day_counters',
+  rollups: 'location_rollups',
   facts: 'location_facts',
 };
 
 /** Filters only the facts can answer. */
-const FACT_ONLY: readonly (keyof StatisticsFilter)[] = ['addressGroupId', 'locationGroupId', 'locality', 'postalCode'];
+const FACT_ONLY: readonly (keyof StatisticsFilter)[] = ['addressGroupId', 'locality', 'postalCode'];
 
 export function sourceFor(filter: StatisticsFilter): StatisticsSource {
   const dated = filter.modifiedSince !== undefined || filter.modifiedBefore !== undefined;
   const geographic = filter.country !== undefined || filter.region !== undefined;
-  if (FACT_ONLY.some((key) => filter[key] !== undefined) || (dated && geographic)) return 'facts';
-  if (dated) return 'dayCounters';
+  if (FACT_ONLY.some((key) => filter[key] !== undefined)) return 'facts';
+  if (dated || filter.locationGroupId !== undefined) return 'rollups';
   if (geographic) return 'geoCounters';
   return 'counters';
 }
@@ -53,7 +57,7 @@ export function sourceFor(filter: StatisticsFilter): StatisticsSource {
  */
 export function buildStatisticsQuery(filter: StatisticsFilter): StatisticsQuery {
   const source = sourceFor(filter);
-  if (source === 'dayCounters') return buildDayCountersQuery(filter);
+  if (source === 'rollups') return buildRollupsQuery(filter);
   const facts = source === 'facts';
   const weight = facts ? 'count(*)' : 'sum(locations)';
   const grouped = facts ? 'location_group_id IS NOT NULL' : 'has_location_group';
@@ -102,12 +106,16 @@ function answerColumns(weight: string, grouped: string): string {
 }
 
 /**
- * modifiedSince S / modifiedBefore B (exclusive bounds) with only counter dimensions besides: the whole UTC days
- * strictly between S's day and B's day come from location_day_counters; the rest of S's day after S, and the part of
- * B's day before B, from location_facts (when S and B fall on one day, only the facts between them). Day boundaries
- * are computed by Postgres from the same timestamptz values it stores, so the parts never overlap or leave a gap.
+ * A location group, or modifiedSince S / modifiedBefore B (exclusive bounds), with or without a geography (country,
+ * region) and counter dimensions, from location_rollups:
+ * - the whole months strictly after S's day and before B's day (their month rows);
+ * - the other whole days strictly between S's day and B's day: those of S's month and of B's month (their day rows);
+ * - the rest of S's day after S, and the part of B's day before B, from location_facts (when S and B fall on one day,
+ *   only the facts between them).
+ * Day and month boundaries are computed by Postgres from the same timestamptz values it stores, so the parts never
+ * overlap or leave a gap. Without S and B (a location group alone) every month row of the scope is summed.
  */
-function buildDayCountersQuery(filter: StatisticsFilter): StatisticsQuery {
+function buildRollupsQuery(filter: StatisticsFilter): StatisticsQuery {
   const values: unknown[] = [];
   const parameter = (value: unknown) => {
     values.push(value);
@@ -117,19 +125,41 @@ function buildDayCountersQuery(filter: StatisticsFilter): StatisticsQuery {
   const before = filter.modifiedBefore === undefined ? undefined : `${parameter(filter.modifiedBefore)}::timestamptz`;
   const dayOf = (instant: string) => `(${instant} AT TIME ZONE 'UTC')::date`;
   const startOf = (day: string) => `(${day}::timestamp AT TIME ZONE 'UTC')`;
+  const monthOf = (day: string) => `(${day} - extract(day FROM ${day})::integer + 1)`;
+  const monthAfter = (month: string) => `(${month} + interval '1 month')::date`;
 
-  const wholeDays = [
-    since === undefined ? undefined : `day > ${dayOf(since)}`,
-    before === undefined ? undefined : `day < ${dayOf(before)}`,
-  ].filter((condition) => condition !== undefined);
+  // The scope: its rollup rows (every key column given, so the primary key finds them) and its facts.
+  const scope = scopeOf(filter, parameter);
+  const rows = (granularity: 'day' | 'month', conditions: (string | undefined)[]) =>
+    `SELECT status, has_address, has_coordinates, has_location_group, locations FROM ${STATISTICS_TABLES.rollups}
+      WHERE ${[`scope = '${scope.name}'`, `granularity = '${granularity}'`, ...scope.rollups, ...conditions]
+        .filter((condition) => condition !== undefined)
+        .join(' AND ')}`;
+  const sinceDay = since === undefined ? undefined : dayOf(since);
+  const beforeDay = before === undefined ? undefined : dayOf(before);
   const parts = [
-    `SELECT status, has_address, has_coordinates, has_location_group, locations FROM ${STATISTICS_TABLES.dayCounters}
-      WHERE ${wholeDays.join(' AND ')}`,
+    rows('month', [
+      sinceDay === undefined ? undefined : `period > ${sinceDay}`,
+      beforeDay === undefined ? undefined : `${monthAfter('period')} <= ${beforeDay}`,
+    ]),
   ];
+  if (since !== undefined || before !== undefined) {
+    const edgeMonths = [
+      sinceDay === undefined ? undefined : `${monthOf('period')} <= ${sinceDay}`,
+      beforeDay === undefined ? undefined : `${monthAfter(monthOf('period'))} > ${beforeDay}`,
+    ].filter((condition) => condition !== undefined);
+    parts.push(
+      rows('day', [
+        sinceDay === undefined ? undefined : `period > ${sinceDay}`,
+        beforeDay === undefined ? undefined : `period < ${beforeDay}`,
+        `(${edgeMonths.join(' OR ')})`,
+      ]),
+    );
+  }
   const factPart = (conditions: string[]) =>
     `SELECT coalesce(status, '') AS status, has_address, has_coordinates, location_group_id IS NOT NULL AS has_location_group,
             1::bigint AS locations
-       FROM ${STATISTICS_TABLES.facts} WHERE ${conditions.join(' AND ')}`;
+       FROM ${STATISTICS_TABLES.facts} WHERE ${[...scope.facts, ...conditions].join(' AND ')}`;
   if (since !== undefined) {
     // The rest of S's day after S (and before B when B is that same day).
     const conditions = [`updated_at > ${since}`, `updated_at < ${startOf(`(${dayOf(since)} + 1)`)}`];
@@ -153,5 +183,34 @@ function buildDayCountersQuery(filter: StatisticsFilter): StatisticsQuery {
   const text = `SELECT ${answerColumns('sum(locations)', 'has_location_group')} FROM (${parts.join(
     ' UNION ALL ',
   )}) AS matching${conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`}`;
-  return { source: 'dayCounters', text, values };
+  return { source: 'rollups', text, values };
+}
+
+/**
+ * The rollup scope of a filter (a location group within a geography, a location group, a region, a country, or every
+ * location) with its conditions on the rollup rows (in primary key order) and on the facts. A region without a country
+ * is the region in every country that has it; a group with a geography, the group's rows within it.
+ */
+function scopeOf(
+  filter: StatisticsFilter,
+  parameter: (value: unknown) => string,
+): { name: RollupScope; rollups: string[]; facts: string[] } {
+  const group = filter.locationGroupId === undefined ? undefined : parameter(filter.locationGroupId);
+  const country = filter.country === undefined ? undefined : parameter(filter.country);
+  const region = filter.region === undefined ? undefined : parameter(filter.region);
+  const geography = [
+    ...(country === undefined ? [] : [`country = ${country}`]),
+    ...(region === undefined ? [] : [`region = ${region}`]),
+  ];
+  if (group !== undefined) {
+    const inGroup = `location_group_id = ${group}::uuid`;
+    return geography.length === 0
+      ? { name: 'group', rollups: [`${inGroup}::text`, `country = ''`, `region = ''`], facts: [inGroup] }
+      : { name: 'group-region', rollups: [`${inGroup}::text`, ...geography], facts: [inGroup, ...geography] };
+  }
+  const ungrouped = `location_group_id = ''`;
+  if (region !== undefined) return { name: 'region', rollups: [ungrouped, ...geography], facts: geography };
+  if (country !== undefined)
+    return { name: 'country', rollups: [ungrouped, ...geography, `region = ''`], facts: geography };
+  return { name: 'all', rollups: [ungrouped, `country = ''`, `region = ''`], facts: [] };
 }

@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { aGeography } from '@lx/domain/testing';
+import { dataSourceOptions, migrateSchema } from '@lx/platform';
+import {
+  aNewLocation,
+  countersAgreeWithFacts,
+  inTransaction,
+  projectedEvent,
+  requireEnv,
+  usePrivateSchema,
+} from '@lx/testing';
+import { MIGRATIONS } from '../../src/database/migrations';
+import { AddStatisticsRollups1797379200000 } from '../../src/database/migrations/1797379200000-AddStatisticsRollups';
+import { LocationFactsProjection } from '../../src/facts/location-facts.projection';
+
+/**
+ * The rollups migration on a schema as the previous release left it: the backfill from the facts, the trigger that
+ * keeps the rollups for the previous release's writers while its pods drain (they write facts and counters, never
+ * rollups), this release's projection beside it (the trigger must leave its writes alone: no double count), and down.
+ */
+describe('AddStatisticsRollups migration', () => {
+  const databaseUrl = requireEnv('DATABASE_URL');
+  const index = MIGRATIONS.findIndex((migration) => migration.name === AddStatisticsRollups1797379200000.name);
+  const { db, schema } = usePrivateSchema('sp_rollups_migration', MIGRATIONS.slice(0, index));
+  const dataSource = () =>
+    new DataSource(
+      dataSourceOptions({
+        config: { url: databaseUrl, schema, poolSize: 2, migrateOnBoot: false },
+        entities: [],
+        migrations: MIGRATIONS.slice(0, index + 1),
+      }),
+    );
+  const GROUP = 'a3bb189e-8bf9-4888-9912-ace4e6543002';
+
+  /** A fact as the previous release's projection upserts it (the same statement shape, no rollups). */
+  const previousReleaseWrites = (fact: {
+    id: string;
+    version: number;
+    status: string | null;
+    group: string | null;
+    country: string;
+    region: string;
+    updatedAt: string;
+  }) =>
+    db.query(
+      `INSERT INTO location_facts AS f (location_id, version, status, has_address, has_coordinates, location_group_id,
+         address_group_id, country, region, locality, postal_code, updated_at)
+       VALUES ($1, $2, $3, true, false, $4, NULL, $5, $6, 'Town', '80202', $7)
+       ON CONFLICT (location_id) DO UPDATE SET version = EXCLUDED.version, status = EXCLUDED.status,
+         location_group_id = EXCLUDED.location_group_id, country = EXCLUDED.country, region = EXCLUDED.region,
+         updated_at = EXCLUDED.updated_at
+       WHERE f.version < EXCLUDED.version`,
+      [fact.id, fact.version, fact.status, fact.group, fact.country, fact.region, fact.updatedAt],
+    );
+  const expectRollupsToEqualRecount = async () => {
+    const agreement = await countersAgreeWithFacts(db);
+    expect(agreement.rollups).toEqual(agreement.factsByRollup);
+    return agreement.rollups as unknown[];
+  };
+
+  it('backfills the rollups, keeps them for the previous release and for this one alike, and goes down again', async () => {
+    // Facts of the previous release on both sides of a month and a year boundary.
+    const existing = [
+      { updatedAt: '2023-12-31T23:59:59.999999Z', group: GROUP, country: 'US', region: 'CO', status: 'ACTIVE' },
+      { updatedAt: '2024-01-01T00:00:00Z', group: null, country: 'US', region: 'TX', status: null },
+      { updatedAt: '2024-01-31T12:00:00Z', group: GROUP, country: 'CA', region: 'ON', status: 'PLANNED' },
+      { updatedAt: '2024-02-01T00:00:00Z', group: null, country: 'CA', region: 'CO', status: 'ACTIVE' },
+    ].map((fact) => ({ ...fact, id: randomUUID(), version: 1 }));
+    for (const fact of existing) await previousReleaseWrites(fact);
+
+    const source = dataSource();
+    await source.initialize();
+    try {
+      expect(await migrateSchema(source, schema)).toEqual([AddStatisticsRollups1797379200000.name]);
+    } finally {
+      await source.destroy();
+    }
+    expect(await expectRollupsToEqualRecount()).toHaveLength(4 * 3 * 2 + 2 * 2 * 2);
+
+    // The previous release's pods go on writing: a new fact, then an update that moves it across every dimension,
+    // a stale version (no change), and an update of a backfilled fact.
+    const drained = { id: randomUUID(), version: 1, status: 'PLANNED', group: null, country: 'US', region: 'CO' };
+    await previousReleaseWrites({ ...drained, updatedAt: '2024-02-29T23:59:59Z' });
+    await previousReleaseWrites({
+      ...drained,
+      version: 2,
+      status: null,
+      group: GROUP,
+      region: 'TX',
+      updatedAt: '2024-03-01T00:00:00Z',
+    });
+    await previousReleaseWrites({ ...drained, version: 1, updatedAt: '2024-05-01T00:00:00Z' });
+    await previousReleaseWrites({ ...existing[0]!, version: 2, group: null, updatedAt: '2024-01-15T08:00:00Z' });
+    await expectRollupsToEqualRecount();
+
+    // This release's projection beside them: its own rollups, which the trigger must not add a second time.
+    const projection = new LocationFactsProjection();
+    const created = aNewLocation({
+      status: 'ACTIVE',
+      updatedAt: '2024-03-02T10:00:00Z',
+      geography: aGeography({ country: 'US', region: 'CO' }),
+    });
+    await inTransaction(db, () =>
+      projection.apply(db, [
+        projectedEvent('LOCATION_CREATED', created, 1),
+        projectedEvent(
+          'LOCATION_UPDATED',
+          { ...created, locationGroupId: GROUP, updatedAt: '2024-04-01T00:00:00Z' },
+          2,
+        ),
+      ]),
+    );
+    await expectRollupsToEqualRecount();
+
+    const down = dataSource();
+    await down.initialize();
+    const runner = down.createQueryRunner();
+    try {
+      await runner.query(`SET search_path TO ${schema}`);
+      await new AddStatisticsRollups1797379200000().down(runner);
+    } finally {
+      await runner.release();
+      await down.destroy();
+    }
+    const { rows } = await db.query<{ relname: string }>(
+      `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = $1 AND c.relname LIKE '%rollups%' OR (n.nspname = $1 AND c.relname LIKE 'location_facts_%_idx')
+        ORDER BY 1`,
+      [schema],
+    );
+    expect(rows.map((row) => row.relname)).toEqual([
+      'location_facts_address_group_id_idx',
+      'location_facts_locality_idx',
+      'location_facts_location_group_id_idx',
+      'location_facts_postal_code_idx',
+      'location_facts_region_updated_at_idx',
+      'location_facts_updated_at_idx',
+    ]);
+    // The previous release writes on after a rollback, without the trigger.
+    await previousReleaseWrites({ ...drained, version: 3, updatedAt: '2024-06-01T00:00:00Z' });
+  });
+});
