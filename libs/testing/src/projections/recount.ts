@@ -156,6 +156,7 @@ export async function countersAgreeWithFacts(db: Client): Promise<{
       ['country', `country, '' AS region, '' AS location_group_id`, 'TRUE'],
       ['region', `country, region, '' AS location_group_id`, 'TRUE'],
       ['group', `'' AS country, '' AS region, location_group_id::text`, 'location_group_id IS NOT NULL'],
+      ['group-country', `country, '' AS region, location_group_id::text`, 'location_group_id IS NOT NULL'],
       ['group-region', `country, region, location_group_id::text`, 'location_group_id IS NOT NULL'],
     ];
     const periods = [

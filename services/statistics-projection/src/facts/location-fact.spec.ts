@@ -152,6 +152,7 @@ describe('rollupCellsOf', () => {
       { scope: 'country', granularity, ...blank, country: 'US', period, ...counted },
       { scope: 'region', granularity, ...blank, country: 'US', region: 'CO', period, ...counted },
       { scope: 'group', granularity, ...blank, locationGroupId: groupId, period, ...counted },
+      { scope: 'group-country', granularity, ...blank, country: 'US', locationGroupId: groupId, period, ...counted },
       { scope: 'group-region', granularity, country: 'US', region: 'CO', locationGroupId: groupId, period, ...counted },
     ];
     expect(rows).toEqual([...scopes('day', '2024-01-15'), ...scopes('month', '2024-01-01')]);
@@ -216,6 +217,6 @@ describe('rollupDeltas', () => {
       { cell: expect.objectContaining({ granularity: 'day', locationGroupId: groupId, region: 'CO' }), delta: -1 },
       { cell: expect.objectContaining({ granularity: 'month', locationGroupId: groupId, region: 'CO' }), delta: -1 },
     ]);
-    expect(deltas).toHaveLength(16);
+    expect(deltas).toHaveLength(18);
   });
 });

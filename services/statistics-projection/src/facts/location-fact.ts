@@ -134,9 +134,9 @@ export function counterDeltas(changes: readonly CellChange[]): CounterDelta[] {
 
 /**
  * Where a rollup counts: every location, a country, a country and region, a location group, a location group within a
- * country and region (a group with a geography filter; a group usually lies within one region).
+ * country, a location group within a country and region (a group with a geography filter).
  */
-export const ROLLUP_SCOPES = ['all', 'country', 'region', 'group', 'group-region'] as const;
+export const ROLLUP_SCOPES = ['all', 'country', 'region', 'group', 'group-country', 'group-region'] as const;
 export type RollupScope = (typeof ROLLUP_SCOPES)[number];
 
 /** A rollup's period: a UTC day of updatedAt, or a calendar month of them. */
@@ -144,8 +144,8 @@ export type RollupGranularity = 'day' | 'month';
 
 /**
  * A row of the rollups: the locations of a scope whose updatedAt falls in a period, by the counted dimensions. The
- * scope's own keys are set (country for `country`; country and region for `region`; the group for `group`; all three
- * for `group-region`), the others are ''. `period` is the day, or the first day of the month (YYYY-MM-DD).
+ * scope's own keys are set (country for `country`; country and region for `region`; the group for `group`; the group
+ * and country for `group-country`; all three for `group-region`), the others are ''. `period` is the day, or the first day of the month (YYYY-MM-DD).
  */
 export interface RollupCell {
   scope: RollupScope;
@@ -168,8 +168,8 @@ export interface RollupDelta {
 
 /**
  * The rollup rows a location in `cell` is counted in: for the day and for the month of its updatedAt, one row each
- * for all locations, its country, its country and region, and (when it has one) its location group, alone and
- * within its country and region.
+ * for all locations, its country, its country and region, and (when it has one) its location group, alone, within
+ * its country, and within its country and region.
  */
 export function rollupCellsOf(cell: CounterCell): RollupCell[] {
   const counted = {
@@ -183,6 +183,10 @@ export function rollupCellsOf(cell: CounterCell): RollupCell[] {
     country: { country: cell.country, region: '', locationGroupId: '' },
     region: { country: cell.country, region: cell.region, locationGroupId: '' },
     group: cell.locationGroupId === '' ? undefined : { country: '', region: '', locationGroupId: cell.locationGroupId },
+    'group-country':
+      cell.locationGroupId === ''
+        ? undefined
+        : { country: cell.country, region: '', locationGroupId: cell.locationGroupId },
     'group-region':
       cell.locationGroupId === ''
         ? undefined

@@ -53,8 +53,10 @@ const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
  * of the batch's locations are read FOR UPDATE; a location whose stored version is not older than the event's is
  * left alone (duplicate, redelivery, or an older event after a newer one), so its counters do not move either. For
  * the others the facts are written, and each counters table (overall, per country and region, per UTC day of
- * updatedAt) loses the stored fact's cell and gains the new fact's. Facts and counters therefore always agree: every
- * counters table equals a count over the facts at every commit.
+ * updatedAt) and each rollup row of the fact (per scope, day and month) loses the stored fact's cell and gains the new
+ * fact's. Facts and counters therefore always agree: every counters table and the rollups equal a count over the facts
+ * at every commit. (The day counters answer no query of this release: they are kept for the previous one, which a
+ * rollback returns to; see the AddStatisticsRollups migration.)
  */
 @Injectable()
 export class LocationFactsProjection implements Projection {

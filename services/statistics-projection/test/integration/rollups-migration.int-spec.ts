@@ -76,7 +76,7 @@ describe('AddStatisticsRollups migration', () => {
     } finally {
       await source.destroy();
     }
-    expect(await expectRollupsToEqualRecount()).toHaveLength(4 * 3 * 2 + 2 * 2 * 2);
+    expect(await expectRollupsToEqualRecount()).toHaveLength(4 * 3 * 2 + 2 * 3 * 2);
 
     // The previous release's pods go on writing: a new fact, then an update that moves it across every dimension,
     // a stale version (no change), and an update of a backfilled fact.

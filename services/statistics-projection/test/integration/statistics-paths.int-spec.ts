@@ -110,6 +110,7 @@ const SCOPES = [
   `locationGroupId=${LOCATION_GROUPS[1]}&status=ACTIVE,PLANNED&hasAddress=true`,
   `locationGroupId=${LOCATION_GROUPS[0]}&country=US`,
   `locationGroupId=${LOCATION_GROUPS[1]}&region=CO&hasLocationGroup=true`,
+  `locationGroupId=${LOCATION_GROUPS[0]}&country=CA&region=CO`,
 ];
 const join = (...parts: string[]) => parts.filter((part) => part !== '').join('&');
 

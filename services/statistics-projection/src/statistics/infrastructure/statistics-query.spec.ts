@@ -1,6 +1,9 @@
 import type { StatisticsFilter } from '@lx/domain';
 import { buildStatisticsQuery, sourceFor } from './statistics-query';
 
+/** A text matched literally inside a RegExp. */
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 const groupId = '5a2d9c7e-1f3b-4c6a-8e9d-0b1c2d3e4f50';
 
 describe('sourceFor', () => {
@@ -107,7 +110,12 @@ describe('buildStatisticsQuery', () => {
 });
 
 describe('buildStatisticsQuery over the rollups', () => {
-  it("given modifiedSince and modifiedBefore, when built, then whole months, the edge months' whole days and both edge days are counted", () => {
+  const since = "($1::timestamptz AT TIME ZONE 'UTC')::date";
+  const monthOf = (day: string) => `(${day} - extract(day FROM ${day})::integer + 1)`;
+  const monthAfter = (month: string) => `(${month} + interval '1 month')::date`;
+  const all = "location_group_id = '' AND country = '' AND region = ''";
+
+  it("given modifiedSince and modifiedBefore, when built, then whole months, the edge months' whole days and both edge days are counted, each a range of period", () => {
     const query = buildStatisticsQuery({
       modifiedSince: '2024-01-01T10:00:00Z',
       modifiedBefore: '2024-03-01T12:00:00Z',
@@ -116,14 +124,22 @@ describe('buildStatisticsQuery over the rollups', () => {
     });
     expect(query.source).toBe('rollups');
     expect(query.values).toEqual(['2024-01-01T10:00:00Z', '2024-03-01T12:00:00Z', ['ACTIVE']]);
-    const since = "($1::timestamptz AT TIME ZONE 'UTC')::date";
     const before = "($2::timestamptz AT TIME ZONE 'UTC')::date";
-    const [months, days, sinceDay, beforeDay] = query.text.split(' UNION ALL ');
+    const parts = query.text.split(' UNION ALL ');
+    expect(parts).toHaveLength(5);
+    const [months, sinceMonthDays, beforeMonthDays, sinceDay, beforeDay] = parts;
     expect(months).toContain(
-      `FROM location_rollups\n      WHERE scope = 'all' AND granularity = 'month' AND location_group_id = '' AND country = '' AND region = '' AND period > ${since} AND (period + interval '1 month')::date <= ${before}`,
+      `FROM location_rollups\n      WHERE scope = 'all' AND granularity = 'month' AND ${all} AND period >= ${monthAfter(monthOf(since))} AND period < ${monthOf(before)}`,
     );
-    expect(days).toContain(
-      `WHERE scope = 'all' AND granularity = 'day' AND location_group_id = '' AND country = '' AND region = '' AND period > ${since} AND period < ${before} AND ((period - extract(day FROM period)::integer + 1) <= ${since} OR ((period - extract(day FROM period)::integer + 1) + interval '1 month')::date > ${before})`,
+    expect(sinceMonthDays).toMatch(
+      new RegExp(
+        `granularity = 'day' AND ${all} AND period > ${escape(since)} AND period < ${escape(monthAfter(monthOf(since)))} AND period < ${escape(before)}$`,
+      ),
+    );
+    expect(beforeMonthDays).toMatch(
+      new RegExp(
+        `granularity = 'day' AND ${all} AND period >= ${escape(monthOf(before))} AND period < ${escape(before)} AND period >= ${escape(monthAfter(monthOf(since)))}$`,
+      ),
     );
     expect(sinceDay).toContain(
       `WHERE updated_at > $1::timestamptz AND updated_at < ((${since} + 1)::timestamp AT TIME ZONE 'UTC') AND updated_at < $2::timestamptz`,
@@ -134,26 +150,29 @@ describe('buildStatisticsQuery over the rollups', () => {
     expect(beforeDay).toMatch(/\) AS matching WHERE status = ANY\(\$3::text\[\]\) AND has_location_group = true$/);
   });
 
-  it('given only modifiedSince, when built, then the months after its day, the rest of its month and of its day are counted', () => {
+  it('given only modifiedSince, when built, then the months after its month, the rest of its month and of its day are counted', () => {
     const parts = buildStatisticsQuery({ modifiedSince: '2024-01-01T10:00:00Z' }).text.split(' UNION ALL ');
     expect(parts).toHaveLength(3);
-    expect(parts[0]).toMatch(/::date$/);
-    expect(parts[0]).toContain(
-      "granularity = 'month' AND location_group_id = '' AND country = '' AND region = '' AND period > ($1::timestamptz AT TIME ZONE 'UTC')::date",
+    expect(parts[0]).toMatch(
+      new RegExp(`granularity = 'month' AND ${all} AND period >= ${escape(monthAfter(monthOf(since)))}$`),
     );
-    expect(parts[1]).toContain(
-      "AND ((period - extract(day FROM period)::integer + 1) <= ($1::timestamptz AT TIME ZONE 'UTC')::date)",
+    expect(parts[1]).toMatch(
+      new RegExp(
+        `granularity = 'day' AND ${all} AND period > ${escape(since)} AND period < ${escape(monthAfter(monthOf(since)))}$`,
+      ),
     );
     expect(parts[2]).toContain('FROM location_facts WHERE updated_at > $1::timestamptz');
   });
 
-  it('given only modifiedBefore, when built, then the months before its day, the start of its month and of its day are counted', () => {
+  it('given only modifiedBefore, when built, then the months before its month, the start of its month and of its day are counted', () => {
     const parts = buildStatisticsQuery({ modifiedBefore: '2024-01-01T10:00:00Z' }).text.split(' UNION ALL ');
     expect(parts).toHaveLength(3);
-    expect(parts[0]).toMatch(
-      /\(period \+ interval '1 month'\)::date <= \(\$1::timestamptz AT TIME ZONE 'UTC'\)::date$/,
+    expect(parts[0]).toMatch(new RegExp(`granularity = 'month' AND ${all} AND period < ${escape(monthOf(since))}$`));
+    expect(parts[1]).toMatch(
+      new RegExp(
+        `granularity = 'day' AND ${all} AND period >= ${escape(monthOf(since))} AND period < ${escape(since)}$`,
+      ),
     );
-    expect(parts[1]).toContain('AND period < ($1::timestamptz AT TIME ZONE');
     expect(parts[2]).toContain(
       "updated_at >= (($1::timestamptz AT TIME ZONE 'UTC')::date::timestamp AT TIME ZONE 'UTC')",
     );
@@ -187,6 +206,13 @@ describe('buildStatisticsQuery over the rollups', () => {
       "scope = 'group' AND granularity = 'month' AND location_group_id = $2::uuid::text AND country = '' AND region = ''",
       'FROM location_facts WHERE location_group_id = $2::uuid AND updated_at',
       ['S', groupId],
+    ],
+    [
+      'a location group in a country',
+      { locationGroupId: groupId, country: 'US', modifiedSince: 'S' },
+      "scope = 'group-country' AND granularity = 'month' AND location_group_id = $2::uuid::text AND country = $3 AND region = ''",
+      'FROM location_facts WHERE location_group_id = $2::uuid AND country = $3 AND updated_at',
+      ['S', groupId, 'US'],
     ],
     [
       'a location group in a region',

@@ -8,7 +8,7 @@ import type { RollupScope } from '../../facts/location-fact';
  *   or filters only on those dimensions: the daily "how many ACTIVE" check whatever the size;
  * - `geoCounters`: the same counters per country and region, when country or region is among the filters;
  * - `rollups`: the same counters per scope (every location, a country, a country and region, a location group, a
- *   location group within a country and region) and per UTC day and calendar month of updatedAt, when modifiedSince /
+ *   location group within a country, and within a country and region) and per UTC day and calendar month of updatedAt, when modifiedSince /
  *   modifiedBefore or a location group is among the filters: whole months and the whole days of the two edge months
  *   are summed there, only the two edge days are counted in the facts (through an index on the scope and
  *   updated_at), so the cost follows two days' changes in the scope, not the width of the range or the size of the
@@ -109,7 +109,8 @@ function answerColumns(weight: string, grouped: string): string {
  * A location group, or modifiedSince S / modifiedBefore B (exclusive bounds), with or without a geography (country,
  * region) and counter dimensions, from location_rollups:
  * - the whole months strictly after S's day and before B's day (their month rows);
- * - the other whole days strictly between S's day and B's day: those of S's month and of B's month (their day rows);
+ * - the other whole days strictly between S's day and B's day: those of S's month and of B's month (their day rows;
+ *   one part when both are one month);
  * - the rest of S's day after S, and the part of B's day before B, from location_facts (when S and B fall on one day,
  *   only the facts between them).
  * Day and month boundaries are computed by Postgres from the same timestamptz values it stores, so the parts never
@@ -137,22 +138,33 @@ function buildRollupsQuery(filter: StatisticsFilter): StatisticsQuery {
         .join(' AND ')}`;
   const sinceDay = since === undefined ? undefined : dayOf(since);
   const beforeDay = before === undefined ? undefined : dayOf(before);
+  // Month starts: the first whole month after S's day, and B's month (whole months are those before it). Every bound
+  // is a range on `period`, so each part is one range of the index.
+  const afterSinceMonth = sinceDay === undefined ? undefined : monthAfter(monthOf(sinceDay));
+  const beforeMonth = beforeDay === undefined ? undefined : monthOf(beforeDay);
   const parts = [
     rows('month', [
-      sinceDay === undefined ? undefined : `period > ${sinceDay}`,
-      beforeDay === undefined ? undefined : `${monthAfter('period')} <= ${beforeDay}`,
+      afterSinceMonth === undefined ? undefined : `period >= ${afterSinceMonth}`,
+      beforeMonth === undefined ? undefined : `period < ${beforeMonth}`,
     ]),
   ];
-  if (since !== undefined || before !== undefined) {
-    const edgeMonths = [
-      sinceDay === undefined ? undefined : `${monthOf('period')} <= ${sinceDay}`,
-      beforeDay === undefined ? undefined : `${monthAfter(monthOf('period'))} > ${beforeDay}`,
-    ].filter((condition) => condition !== undefined);
+  if (sinceDay !== undefined && afterSinceMonth !== undefined) {
+    // The whole days of S's month after S's day (and before B's day when B is in that month).
     parts.push(
       rows('day', [
-        sinceDay === undefined ? undefined : `period > ${sinceDay}`,
+        `period > ${sinceDay}`,
+        `period < ${afterSinceMonth}`,
         beforeDay === undefined ? undefined : `period < ${beforeDay}`,
-        `(${edgeMonths.join(' OR ')})`,
+      ]),
+    );
+  }
+  if (beforeDay !== undefined && beforeMonth !== undefined) {
+    // The whole days of B's month before B's day, unless that month is S's (counted above).
+    parts.push(
+      rows('day', [
+        `period >= ${beforeMonth}`,
+        `period < ${beforeDay}`,
+        afterSinceMonth === undefined ? undefined : `period >= ${afterSinceMonth}`,
       ]),
     );
   }
@@ -187,9 +199,9 @@ function buildRollupsQuery(filter: StatisticsFilter): StatisticsQuery {
 }
 
 /**
- * The rollup scope of a filter (a location group within a geography, a location group, a region, a country, or every
- * location) with its conditions on the rollup rows (in primary key order) and on the facts. A region without a country
- * is the region in every country that has it; a group with a geography, the group's rows within it.
+ * The rollup scope of a filter (a location group within a region or a country, a location group, a region, a country,
+ * or every location) with its conditions on the rollup rows (in primary key order) and on the facts. A region without
+ * a country is the region in every country that has it (through the rollups' region indexes).
  */
 function scopeOf(
   filter: StatisticsFilter,
@@ -204,9 +216,16 @@ function scopeOf(
   ];
   if (group !== undefined) {
     const inGroup = `location_group_id = ${group}::uuid`;
-    return geography.length === 0
+    if (region !== undefined) {
+      return { name: 'group-region', rollups: [`${inGroup}::text`, ...geography], facts: [inGroup, ...geography] };
+    }
+    return country === undefined
       ? { name: 'group', rollups: [`${inGroup}::text`, `country = ''`, `region = ''`], facts: [inGroup] }
-      : { name: 'group-region', rollups: [`${inGroup}::text`, ...geography], facts: [inGroup, ...geography] };
+      : {
+          name: 'group-country',
+          rollups: [`${inGroup}::text`, ...geography, `region = ''`],
+          facts: [inGroup, ...geography],
+        };
   }
   const ungrouped = `location_group_id = ''`;
   if (region !== undefined) return { name: 'region', rollups: [ungrouped, ...geography], facts: geography };
