@@ -145,7 +145,8 @@ export type RollupGranularity = 'day' | 'month';
 /**
  * A row of the rollups: the locations of a scope whose updatedAt falls in a period, by the counted dimensions. The
  * scope's own keys are set (country for `country`; country and region for `region`; the group for `group`; the group
- * and country for `group-country`; all three for `group-region`), the others are ''. `period` is the day, or the first day of the month (YYYY-MM-DD).
+ * and country for `group-country`; all three for `group-region`), the others are ''. `period` is the day, or the
+ * first day of the month (YYYY-MM-DD).
  */
 export interface RollupCell {
   scope: RollupScope;

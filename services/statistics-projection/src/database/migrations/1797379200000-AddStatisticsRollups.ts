@@ -31,10 +31,11 @@ export const BACKFILL_ROLLUPS = `
 
 /**
  * Rollups of the facts by scope (every location, a country, a country and region, a location group, a location group
- * within a country, and within a country and region) and by period (the UTC day and the calendar month of updatedAt), so a modifiedSince /
- * modifiedBefore range with a geography or a location group filter sums whole months, the whole days of the two edge
- * months and counts only the two edge days in the facts (through the new (country | location group, updated_at)
- * indexes), whatever the range's width or the scope's size. A location group without a range is the sum of its months.
+ * within a country, and within a country and region) and by period (the UTC day and the calendar month of
+ * updatedAt), so a modifiedSince / modifiedBefore range with a geography or a location group filter sums whole
+ * months, the whole days of the two edge months and counts only the two edge days in the facts (through the new
+ * (country | location group, updated_at) indexes), whatever the range's width or the scope's size. A location group
+ * without a range is the sum of its months.
  *
  * The migration backfills the rollups from the facts in one statement (about 30 s per million facts on the project's
  * machine; readers of the facts are not blocked, writers of the previous release wait for it). The migration Job runs
@@ -63,7 +64,8 @@ export class AddStatisticsRollups1797379200000 implements MigrationInterface {
         has_location_group boolean NOT NULL,
         locations bigint NOT NULL,
         CONSTRAINT location_rollups_pkey PRIMARY KEY (${KEY}),
-        CONSTRAINT location_rollups_scope_check CHECK (scope IN ('all', 'country', 'region', 'group', 'group-country', 'group-region')),
+        CONSTRAINT location_rollups_scope_check
+          CHECK (scope IN ('all', 'country', 'region', 'group', 'group-country', 'group-region')),
         CONSTRAINT location_rollups_granularity_check CHECK (granularity IN ('day', 'month')),
         CONSTRAINT location_rollups_status_check CHECK (status IN ('', ${STATUS_LIST}))
       )

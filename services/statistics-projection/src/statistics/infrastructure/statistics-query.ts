@@ -8,11 +8,11 @@ import type { RollupScope } from '../../facts/location-fact';
  *   or filters only on those dimensions: the daily "how many ACTIVE" check whatever the size;
  * - `geoCounters`: the same counters per country and region, when country or region is among the filters;
  * - `rollups`: the same counters per scope (every location, a country, a country and region, a location group, a
- *   location group within a country, and within a country and region) and per UTC day and calendar month of updatedAt, when modifiedSince /
- *   modifiedBefore or a location group is among the filters: whole months and the whole days of the two edge months
- *   are summed there, only the two edge days are counted in the facts (through an index on the scope and
- *   updated_at), so the cost follows two days' changes in the scope, not the width of the range or the size of the
- *   scope; a group without a range is the sum of its months;
+ *   location group within a country, and within a country and region) and per UTC day and calendar month of
+ *   updatedAt, when modifiedSince / modifiedBefore or a location group is among the filters: whole months and the
+ *   whole days of the two edge months are summed there, only the two edge days are counted in the facts (through an
+ *   index on the scope and updated_at), so the cost follows two days' changes in the scope, not the width of the
+ *   range or the size of the scope; a group without a range is the sum of its months;
  * - `facts`: one row per location with indexes for the filters of a building or a neighbourhood (address group,
  *   locality, postal code); the cost follows the number of locations of the most selective of them.
  */
@@ -129,7 +129,7 @@ function buildRollupsQuery(filter: StatisticsFilter): StatisticsQuery {
   const monthOf = (day: string) => `(${day} - extract(day FROM ${day})::integer + 1)`;
   const monthAfter = (month: string) => `(${month} + interval '1 month')::date`;
 
-  // The scope: its rollup rows (every key column given, so the primary key finds them) and its facts.
+  // The scope: its rollup rows (by the primary key or a region index) and its facts.
   const scope = scopeOf(filter, parameter);
   const rows = (granularity: 'day' | 'month', conditions: (string | undefined)[]) =>
     `SELECT status, has_address, has_coordinates, has_location_group, locations FROM ${STATISTICS_TABLES.rollups}
