@@ -109,3 +109,50 @@ export function usePrivateSchema(
 
   return { schema, db, connect };
 }
+
+/**
+ * A migration's test on a private schema as the release before it left it (every migration before it): `up()` runs
+ * it (and returns the names of the migrations it ran), `down()` reverts it, each through a data source of its own as
+ * the service's migrate command would.
+ */
+export function useSchemaBefore(
+  prefix: string,
+  migrations: (new () => MigrationInterface)[],
+  migration: new () => MigrationInterface,
+): { schema: string; db: Client; up: () => Promise<string[]>; down: () => Promise<void> } {
+  const databaseUrl = requireEnv('DATABASE_URL');
+  const index = migrations.indexOf(migration);
+  if (index < 0) throw new Error(`useSchemaBefore: ${migration.name} is not among the migrations`);
+  const { schema, db } = usePrivateSchema(prefix, migrations.slice(0, index));
+  const dataSource = () =>
+    new DataSource(
+      dataSourceOptions({
+        config: { url: databaseUrl, schema, poolSize: 2, migrateOnBoot: false },
+        entities: [],
+        // Up to this one: the later migrations have tests of their own.
+        migrations: migrations.slice(0, index + 1),
+      }),
+    );
+  const up = async () => {
+    const source = dataSource();
+    await source.initialize();
+    try {
+      return await migrateSchema(source, schema);
+    } finally {
+      await source.destroy();
+    }
+  };
+  const down = async () => {
+    const source = dataSource();
+    await source.initialize();
+    const runner = source.createQueryRunner();
+    try {
+      await runner.query(`SET search_path TO ${schema}`);
+      await new migration().down(runner);
+    } finally {
+      await runner.release();
+      await source.destroy();
+    }
+  };
+  return { schema, db, up, down };
+}

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import {
   type AddressGroup,
   addressGroupListSchema,
@@ -9,14 +8,13 @@ import {
   locationGroupListSchema,
   validate,
 } from '@lx/contracts';
-import { dataSourceOptions, migrateSchema } from '@lx/platform';
 import {
   inTransaction,
   projectedEvent,
   publish,
-  requireEnv,
   uniqueSuffix,
   usePrivateSchema,
+  useSchemaBefore,
   waitFor,
 } from '@lx/testing';
 import { MIGRATIONS } from '../../src/database/migrations';
@@ -152,19 +150,7 @@ describe('group change times in the read model (apply in real transactions)', ()
 });
 
 describe('AddGroupChangeTimes migration', () => {
-  const databaseUrl = requireEnv('DATABASE_URL');
-  // The schema as the release before it left it: every migration before this one.
-  const index = MIGRATIONS.findIndex((migration) => migration.name === AddGroupChangeTimes1797120000000.name);
-  const { db, schema } = usePrivateSchema('lq_group_migration', MIGRATIONS.slice(0, index));
-  const dataSource = () =>
-    new DataSource(
-      dataSourceOptions({
-        config: { url: databaseUrl, schema, poolSize: 2, migrateOnBoot: false },
-        entities: [],
-        // Up to this one: the later migrations have tests of their own.
-        migrations: MIGRATIONS.slice(0, index + 1),
-      }),
-    );
+  const { db, schema, up, down } = useSchemaBefore('lq_group_migration', MIGRATIONS, AddGroupChangeTimes1797120000000);
   const times = async (table: string, id: string) => {
     const { rows } = await db.query<{ deleted: boolean; changed_at: Date; deleted_at: Date | null }>(
       `SELECT deleted, changed_at, deleted_at FROM ${table} WHERE id = $1`,
@@ -183,13 +169,7 @@ describe('AddGroupChangeTimes migration', () => {
       );
     }
     const before = Date.now();
-    const source = dataSource();
-    await source.initialize();
-    try {
-      expect(await migrateSchema(source, schema)).toEqual([AddGroupChangeTimes1797120000000.name]);
-    } finally {
-      await source.destroy();
-    }
+    expect(await up()).toEqual([AddGroupChangeTimes1797120000000.name]);
 
     for (const table of ['location_groups', 'address_groups']) {
       // Existing rows: a time at or after the migration (never earlier than their real change: only repeats).
@@ -228,16 +208,7 @@ describe('AddGroupChangeTimes migration', () => {
       );
     }
 
-    const down = dataSource();
-    await down.initialize();
-    const runner = down.createQueryRunner();
-    try {
-      await runner.query(`SET search_path TO ${schema}`);
-      await new AddGroupChangeTimes1797120000000().down(runner);
-    } finally {
-      await runner.release();
-      await down.destroy();
-    }
+    await down();
     const { rows } = await db.query<{ column_name: string }>(
       `SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'location_groups' ORDER BY ordinal_position`,
       [schema],

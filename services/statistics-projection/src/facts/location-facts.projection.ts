@@ -40,10 +40,6 @@ const KEPT = `set_config('lx.statistics', 'kept', true) = 'kept'`;
 /** The UTC day of updated_at, as text. */
 const DAY = `to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day`;
 
-/** The key of a rollup row (the primary key of location_rollups). */
-const ROLLUP_KEY =
-  'scope, granularity, location_group_id, country, region, period, status, has_address, has_coordinates, has_location_group';
-
 const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 
 /**
@@ -152,21 +148,11 @@ export class LocationFactsProjection implements Projection {
   }
 
   /** Adds the deltas to a counters table, creating missing cells; rows are touched in the deltas' (sorted) order. */
-  private async addToCounters(
+  private addToCounters(
     transaction: ProjectionTransaction,
     table: CounterTable,
     deltas: readonly CounterDelta[],
   ): Promise<void> {
-    const key = [...COUNTER_TABLES[table], 'status', 'has_address', 'has_coordinates', 'has_location_group'];
-    const types: Record<string, string> = {
-      country: 'text',
-      region: 'text',
-      day: 'date',
-      status: 'text',
-      has_address: 'boolean',
-      has_coordinates: 'boolean',
-      has_location_group: 'boolean',
-    };
     const rows = deltas.map(({ cell, delta }) => ({
       country: cell.country,
       region: cell.region,
@@ -177,23 +163,17 @@ export class LocationFactsProjection implements Projection {
       has_location_group: cell.hasLocationGroup,
       locations: delta,
     }));
-    await transaction.query(
-      `INSERT INTO ${quote(this.tables[table])} AS c (${key.join(', ')}, locations)
-       SELECT ${key.join(', ')}, locations
-         FROM json_to_recordset($1::json) AS d(${key.map((column) => `${column} ${types[column]}`).join(', ')}, locations bigint)
-       ON CONFLICT (${key.join(', ')}) DO UPDATE SET locations = c.locations + EXCLUDED.locations`,
-      [JSON.stringify(rows)],
-    );
+    return addCounts(transaction, this.tables[table], [...COUNTER_TABLES[table], ...COUNTED_KEY], rows);
   }
 
-  /** Adds the deltas to the rollups in one statement, creating missing rows, in the deltas' (sorted) order. */
-  private async addToRollups(transaction: ProjectionTransaction, deltas: readonly RollupDelta[]): Promise<void> {
+  /** Adds the deltas to the rollups, creating missing rows, in the deltas' (sorted) order. */
+  private addToRollups(transaction: ProjectionTransaction, deltas: readonly RollupDelta[]): Promise<void> {
     const rows = deltas.map(({ cell, delta }) => ({
       scope: cell.scope,
       granularity: cell.granularity,
+      location_group_id: cell.locationGroupId,
       country: cell.country,
       region: cell.region,
-      location_group_id: cell.locationGroupId,
       period: cell.period,
       status: cell.status,
       has_address: cell.hasAddress,
@@ -201,16 +181,46 @@ export class LocationFactsProjection implements Projection {
       has_location_group: cell.hasLocationGroup,
       locations: delta,
     }));
-    await transaction.query(
-      `INSERT INTO ${quote(this.tables.rollups)} AS r (${ROLLUP_KEY}, locations)
-       SELECT ${ROLLUP_KEY}, locations
-         FROM json_to_recordset($1::json) AS d(scope text, granularity text, location_group_id text, country text,
-           region text, period date, status text, has_address boolean, has_coordinates boolean,
-           has_location_group boolean, locations bigint)
-       ON CONFLICT (${ROLLUP_KEY}) DO UPDATE SET locations = r.locations + EXCLUDED.locations`,
-      [JSON.stringify(rows)],
-    );
+    const key = ['scope', 'granularity', 'location_group_id', 'country', 'region', 'period', ...COUNTED_KEY];
+    return addCounts(transaction, this.tables.rollups, key, rows);
   }
+}
+
+/** The counted dimensions, the last key columns of every counters table and of the rollups. */
+const COUNTED_KEY = ['status', 'has_address', 'has_coordinates', 'has_location_group'] as const;
+
+const KEY_TYPES: Record<string, string> = {
+  scope: 'text',
+  granularity: 'text',
+  location_group_id: 'text',
+  country: 'text',
+  region: 'text',
+  day: 'date',
+  period: 'date',
+  status: 'text',
+  has_address: 'boolean',
+  has_coordinates: 'boolean',
+  has_location_group: 'boolean',
+};
+
+/**
+ * Adds each row's `locations` to the row of `table` with the same key (its primary key, the columns of `key`), creating
+ * it when missing; one statement, one JSON parameter, rows touched in the given order.
+ */
+async function addCounts(
+  transaction: ProjectionTransaction,
+  table: string,
+  key: readonly string[],
+  rows: readonly Record<string, unknown>[],
+): Promise<void> {
+  const columns = key.join(', ');
+  await transaction.query(
+    `INSERT INTO ${quote(table)} AS c (${columns}, locations)
+     SELECT ${columns}, locations
+       FROM json_to_recordset($1::json) AS d(${key.map((column) => `${column} ${KEY_TYPES[column]}`).join(', ')}, locations bigint)
+     ON CONFLICT (${columns}) DO UPDATE SET locations = c.locations + EXCLUDED.locations`,
+    [JSON.stringify(rows)],
+  );
 }
 
 function cellOfRow(row: FactRow): CounterCell {

@@ -1,15 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { aGeography } from '@lx/domain/testing';
-import { dataSourceOptions, migrateSchema } from '@lx/platform';
-import {
-  aNewLocation,
-  countersAgreeWithFacts,
-  inTransaction,
-  projectedEvent,
-  requireEnv,
-  usePrivateSchema,
-} from '@lx/testing';
+import { aNewLocation, countersAgreeWithFacts, inTransaction, projectedEvent, useSchemaBefore } from '@lx/testing';
 import { MIGRATIONS } from '../../src/database/migrations';
 import { AddStatisticsRollups1797379200000 } from '../../src/database/migrations/1797379200000-AddStatisticsRollups';
 import { LocationFactsProjection } from '../../src/facts/location-facts.projection';
@@ -20,17 +11,11 @@ import { LocationFactsProjection } from '../../src/facts/location-facts.projecti
  * rollups), this release's projection beside it (the trigger must leave its writes alone: no double count), and down.
  */
 describe('AddStatisticsRollups migration', () => {
-  const databaseUrl = requireEnv('DATABASE_URL');
-  const index = MIGRATIONS.findIndex((migration) => migration.name === AddStatisticsRollups1797379200000.name);
-  const { db, schema } = usePrivateSchema('sp_rollups_migration', MIGRATIONS.slice(0, index));
-  const dataSource = () =>
-    new DataSource(
-      dataSourceOptions({
-        config: { url: databaseUrl, schema, poolSize: 2, migrateOnBoot: false },
-        entities: [],
-        migrations: MIGRATIONS.slice(0, index + 1),
-      }),
-    );
+  const { db, schema, up, down } = useSchemaBefore(
+    'sp_rollups_migration',
+    MIGRATIONS,
+    AddStatisticsRollups1797379200000,
+  );
   const GROUP = 'a3bb189e-8bf9-4888-9912-ace4e6543002';
 
   /** A fact as the previous release's projection upserts it (the same statement shape, no rollups). */
@@ -69,13 +54,7 @@ describe('AddStatisticsRollups migration', () => {
     ].map((fact) => ({ ...fact, id: randomUUID(), version: 1 }));
     for (const fact of existing) await previousReleaseWrites(fact);
 
-    const source = dataSource();
-    await source.initialize();
-    try {
-      expect(await migrateSchema(source, schema)).toEqual([AddStatisticsRollups1797379200000.name]);
-    } finally {
-      await source.destroy();
-    }
+    expect(await up()).toEqual([AddStatisticsRollups1797379200000.name]);
     expect(await expectRollupsToEqualRecount()).toHaveLength(4 * 3 * 2 + 2 * 3 * 2);
 
     // The previous release's pods go on writing: a new fact, then an update that moves it across every dimension,
@@ -113,16 +92,7 @@ describe('AddStatisticsRollups migration', () => {
     );
     await expectRollupsToEqualRecount();
 
-    const down = dataSource();
-    await down.initialize();
-    const runner = down.createQueryRunner();
-    try {
-      await runner.query(`SET search_path TO ${schema}`);
-      await new AddStatisticsRollups1797379200000().down(runner);
-    } finally {
-      await runner.release();
-      await down.destroy();
-    }
+    await down();
     const { rows } = await db.query<{ relname: string }>(
       `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE n.nspname = $1 AND c.relname LIKE '%rollups%' OR (n.nspname = $1 AND c.relname LIKE 'location_facts_%_idx')
