@@ -154,8 +154,16 @@ async function main(): Promise<void> {
       `INSERT INTO location_day_counters SELECT (updated_at AT TIME ZONE 'UTC')::date, ${cells}, count(*)
          FROM location_facts GROUP BY 1, 2, 3, 4, 5`,
     );
+    log('filling the rollups (the backfill of the migration)');
     await db.query(BACKFILL_ROLLUPS);
+    log('VACUUM ANALYZE');
     await db.query('VACUUM ANALYZE');
+    const { rows: sizes } = await db.query<{ table: string; size: string }>(
+      `SELECT c.relname AS table, pg_size_pretty(pg_total_relation_size(c.oid)) AS size
+         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = current_schema() AND c.relkind = 'r' ORDER BY pg_total_relation_size(c.oid) DESC`,
+    );
+    log(`sizes: ${sizes.map(({ table: name, size }) => `${name} ${size}`).join(', ')}`);
 
     const service = await startServer([join(DIST, 'main.js')], env, '/health/ready');
     const baseline = await startServer(
