@@ -34,7 +34,7 @@ export const BACKFILL_ROLLUPS = `
  * within a country, and within a country and region) and by period (the UTC day and the calendar month of
  * updatedAt), so a modifiedSince / modifiedBefore range with a geography or a location group filter sums whole
  * months, the whole days of the two edge months and counts only the two edge days in the facts (through the new
- * (country | location group, updated_at) indexes), whatever the range's width or the scope's size. A location group
+ * (country | region | location group, updated_at) indexes), whatever the range's width or the scope's size. A location group
  * without a range is the sum of its months.
  *
  * The migration backfills the rollups from the facts in one statement (about 30 s per million facts on the project's
@@ -78,10 +78,17 @@ export class AddStatisticsRollups1797379200000 implements MigrationInterface {
       `CREATE INDEX location_rollups_group_region_idx ON location_rollups (location_group_id, region, granularity, period)
          WHERE scope = 'group-region'`,
     );
-    // The edge days of a range within a country or a location group. The group index replaces the one on the group
-    // alone (same leading column).
+    // The edge days of a range within a country, a region or a location group, each index covering the other scope
+    // columns so that every edge day is an index-only scan. The group index replaces the one on the group alone (same
+    // leading column); the region index gains the country.
     await queryRunner.query(
-      `CREATE INDEX location_facts_country_updated_at_idx ON location_facts (country, updated_at) INCLUDE (${COUNTED})`,
+      `CREATE INDEX location_facts_country_updated_at_idx ON location_facts (country, updated_at)
+         INCLUDE (${COUNTED}, region)`,
+    );
+    await queryRunner.query(`DROP INDEX location_facts_region_updated_at_idx`);
+    await queryRunner.query(
+      `CREATE INDEX location_facts_region_updated_at_idx ON location_facts (region, updated_at)
+         INCLUDE (${COUNTED}, country)`,
     );
     await queryRunner.query(
       `CREATE INDEX location_facts_location_group_updated_at_idx ON location_facts (location_group_id, updated_at)
@@ -146,6 +153,10 @@ export class AddStatisticsRollups1797379200000 implements MigrationInterface {
          WHERE location_group_id IS NOT NULL`,
     );
     await queryRunner.query(`DROP INDEX location_facts_location_group_updated_at_idx`);
+    await queryRunner.query(`DROP INDEX location_facts_region_updated_at_idx`);
+    await queryRunner.query(
+      `CREATE INDEX location_facts_region_updated_at_idx ON location_facts (region, updated_at) INCLUDE (${COUNTED})`,
+    );
     await queryRunner.query(`DROP INDEX location_facts_country_updated_at_idx`);
     await queryRunner.query(`DROP TABLE location_rollups`);
   }
