@@ -33,9 +33,9 @@ export const BACKFILL_ROLLUPS = `
  * Rollups of the facts by scope (every location, a country, a country and region, a location group, a location group
  * within a country, and within a country and region) and by period (the UTC day and the calendar month of
  * updatedAt), so a modifiedSince / modifiedBefore range with a geography or a location group filter sums whole
- * months, the whole days of the two edge months and counts only the two edge days in the facts (through the new
- * (country | region | location group, updated_at) indexes), whatever the range's width or the scope's size. A location group
- * without a range is the sum of its months.
+ * months, the whole days of the two edge months and counts only the two edge days in the facts (through the
+ * (country | region | location group, updated_at) indexes), whatever the range's width or the scope's size. A
+ * location group without a range is the sum of its months.
  *
  * The migration backfills the rollups from the facts in one statement (about 30 s per million facts on the project's
  * machine; readers of the facts are not blocked, writers of the previous release wait for it). The migration Job runs
