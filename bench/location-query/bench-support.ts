@@ -5,7 +5,7 @@ import { type Agent, request } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
-import { locationCsvRecord } from '@lx/contracts';
+import { type Location, locationCsvRecord } from '@lx/contracts';
 import { REPO_ROOT } from '../../libs/testing/src/infra-env';
 import { freePort } from '../../libs/testing/src/private-postgres';
 import { waitFor } from '../../libs/testing/src/wait-for';
@@ -260,32 +260,36 @@ export const READ_MODEL_COLUMNS = [
   'updated_at',
 ];
 
+/** One realistic location: the body location-query serves, and the location group and MDU it is in. */
+export interface RealisticLocation {
+  body: Location;
+  groupId: string | undefined;
+  mduId: string | undefined;
+}
+
 /**
- * Realistic rows of location-query's read model as COPY text lines (READ_MODEL_COLUMNS): the served JSON body with
- * address, coordinates, fibre details and custom fields, 70 % in one of `groups`, 15 % in an MDU of `mdus`. With
- * `leadingGroup`, the first `leadingGroup.count` rows all belong to that group (a group of known size, for filtered
- * reads). Every tenth id is pushed to `sample` when given.
+ * Realistic locations as location-query serves them: address, coordinates, fibre details and custom fields, 70 % in
+ * one of `groups`, 15 % in an MDU of `mdus`. With `leadingGroup`, the first `leadingGroup.count` all belong to that
+ * group (a group of known size, for filtered reads). The same sequence for the same count and options (a fixed seed).
  */
-export function* readModelRows(
+export function* realisticLocations(
   count: number,
   options: {
     groups: readonly string[];
     mdus: readonly string[];
-    sample?: string[];
     leadingGroup?: { id: string; count: number };
   },
-): Generator<string> {
+): Generator<RealisticLocation> {
   const random = generator(42);
   const start = Date.parse('2023-01-01T00:00:00Z');
   for (let n = 0; n < count; n += 1) {
     const id = randomUUID();
-    if (n % 10 === 0) options.sample?.push(id);
     const created = new Date(start + Math.floor(random.next() * 6e10)).toISOString();
     const updated = new Date(Date.parse(created) + Math.floor(random.next() * 3e9)).toISOString();
     const drawn = random.next() < 0.7 ? random.pick(options.groups) : undefined;
     const grouped = options.leadingGroup && n < options.leadingGroup.count ? options.leadingGroup.id : drawn;
     const mdu = random.next() < 0.15 ? random.pick(options.mdus) : undefined;
-    const body = {
+    const body: Location = {
       id,
       createdAt: created,
       updatedAt: updated,
@@ -307,7 +311,36 @@ export function* readModelRows(
       },
       customFields: { tier: random.pick(['gold', 'silver', 'bronze']), floors: 1 + (n % 12) },
     };
-    const row = [id, 1, JSON.stringify(body), locationCsvRecord(body), grouped ?? null, mdu ?? null, updated];
+    yield { body, groupId: grouped, mduId: mdu };
+  }
+}
+
+/**
+ * Realistic rows of location-query's read model as COPY text lines (READ_MODEL_COLUMNS): the locations of
+ * `realisticLocations`. Every tenth id is pushed to `sample` when given.
+ */
+export function* readModelRows(
+  count: number,
+  options: {
+    groups: readonly string[];
+    mdus: readonly string[];
+    sample?: string[];
+    leadingGroup?: { id: string; count: number };
+  },
+): Generator<string> {
+  let n = 0;
+  for (const { body, groupId, mduId } of realisticLocations(count, options)) {
+    if (n % 10 === 0) options.sample?.push(body.id);
+    n += 1;
+    const row = [
+      body.id,
+      1,
+      JSON.stringify(body),
+      locationCsvRecord(body),
+      groupId ?? null,
+      mduId ?? null,
+      body.updatedAt,
+    ];
     yield row.map(copyValue).join('\t');
   }
 }

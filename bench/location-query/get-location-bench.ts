@@ -13,9 +13,11 @@
  * as the plainest handler, once with a named prepared statement as the service uses), and autocannon (64 connections,
  * random ids) drives each in turn, BENCH_ROUNDS (3) rounds of BENCH_SECONDS (10), alternating, so a busy neighbour on
  * a shared machine hits all three alike. Loopback only; the service runs on topics of the run's own (a topic prefix,
- * deleted at the end). BENCH_KEEP=1 keeps the schema and the topics.
+ * deleted at the end). BENCH_KEEP=1 keeps the schema and the topics. BENCH_RESULT_FILE=<path> also writes the summary
+ * as JSON there (bench:scale reads it): per target the mean req/s and the median p50 and p99 of the rounds.
  */
 import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { TOPICS } from '@lx/contracts';
@@ -144,6 +146,23 @@ async function main(): Promise<void> {
       measured.reduce((sum, result) => sum + result.requestsPerSecond, 0) / measured.length;
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     const p99 = (measured: Measurement[]) => median(measured.map((result) => result.p99));
+    const resultFile = process.env['BENCH_RESULT_FILE'];
+    if (resultFile) {
+      const summary = (measured: Measurement[]) => ({
+        requestsPerSecond: mean(measured),
+        p50: median(measured.map((result) => result.p50)),
+        p99: p99(measured),
+      });
+      await writeFile(
+        resultFile,
+        JSON.stringify({
+          rows: ROWS,
+          service: summary(results.service),
+          baseline: summary(results.baseline),
+          preparedBaseline: summary(results.prepared),
+        }),
+      );
+    }
 
     process.stdout.write(
       `\nGET /locations/{id}, ${ROWS.toLocaleString('en-US')} locations, autocannon ${CONNECTIONS} connections, ` +
