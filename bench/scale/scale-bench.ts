@@ -20,7 +20,9 @@
  * Every other BENCH_* setting (BENCH_SECONDS, BENCH_ROUNDS, BENCH_UPDATE_SHARE, …) reaches the steps as it is;
  * BENCH_KEEP is cleared for them, since kept data would fill the disk. While each step runs, the free space of the
  * file systems holding the infrastructure's state (LX_STATE_DIR) and the temporary directory is sampled every 2 s:
- * the table reports each step's peak disk use (free space at its start minus the lowest seen).
+ * the table reports each step's peak disk use (free space at its start minus the lowest seen). Before each step it
+ * waits (BENCH_SCALE_DISK_WAIT_SECONDS, default 600) for the free space to come back to what it was before the
+ * previous step, less 1 GB: Kafka and MinIO free deleted data with a delay.
  *
  * Growth: for each measurement taken at both sizes, the per-row cost at SCALE over the per-row cost at SMALL (seconds
  * and bytes over rows; for a rate, its inverse; for a latency, latency over rows). Above GROWTH_LIMIT it is reported
@@ -49,6 +51,10 @@ const RSS_LIMIT_MB = 200;
 const DISK_SAMPLE_MS = 2_000;
 /** A latency's growth beyond linear smaller than this is not reported (see fasterThanLinear). */
 const LATENCY_NOISE_MS = 5;
+/** Longest wait, before a step, for the previous step's data to leave the disk (see untilDiskFreed). */
+const DISK_WAIT_MS = Number(process.env['BENCH_SCALE_DISK_WAIT_SECONDS'] ?? 600) * 1000;
+/** What a step may leave on the disk for good (WAL segments kept, logs). */
+const DISK_SLACK_BYTES = 1e9;
 const thousands = (value: number) => Math.round(value).toLocaleString('en-US');
 const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 const gb = (bytes: number) => `${(bytes / 1e9).toFixed(2)} GB`;
@@ -68,16 +74,40 @@ interface Row {
 }
 
 /** Free bytes of the file systems holding `paths`, sampled until stopped; the peak use is start minus the lowest. */
-function diskSampler(paths: string[]) {
-  const free = async () => {
-    const seen = new Map<number, number>();
-    for (const path of paths) {
-      const stats = await statfs(path);
-      // One entry per file system (its size and block count tell them apart well enough for a report).
-      seen.set(stats.blocks * stats.bsize, stats.bavail * stats.bsize);
-    }
-    return [...seen.values()].reduce((sum, value) => sum + value, 0);
-  };
+/** Where the steps' data lands: the infrastructure's state (Postgres, Kafka, MinIO) and the temporary directory. */
+const DATA_PATHS = [process.env['LX_STATE_DIR'] ?? join(REPO_ROOT, '.infra'), tmpdir()].filter(existsSync);
+
+/** Free bytes of the file systems holding DATA_PATHS. */
+async function freeBytes(): Promise<number> {
+  const seen = new Map<number, number>();
+  for (const path of DATA_PATHS) {
+    const stats = await statfs(path);
+    // One entry per file system (its size and block count tell them apart well enough for a report).
+    seen.set(stats.blocks * stats.bsize, stats.bavail * stats.bsize);
+  }
+  return [...seen.values()].reduce((sum, value) => sum + value, 0);
+}
+
+/**
+ * Waits until the free space is back to `target` (what it was before the previous step, less a little), at most
+ * DISK_WAIT_MS: a dropped schema frees its space at once, but Kafka deletes a topic's files a minute after the topic
+ * (file.delete.delay.ms) and MinIO empties its trash of removed objects minutes later, while the next step may need
+ * as much again. On a machine shared with other work the target may never come back; the wait is bounded.
+ */
+async function untilDiskFreed(target: number): Promise<void> {
+  const deadline = Date.now() + DISK_WAIT_MS;
+  let free = await freeBytes();
+  if (free >= target) return;
+  log(`waiting for the last step's data to leave the disk: ${gb(free)} free, ${gb(target)} before it`);
+  while (free < target && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    free = await freeBytes();
+  }
+  log(`${gb(free)} free${free < target ? ` (gave up waiting after ${DISK_WAIT_MS / 60_000} min)` : ''}`);
+}
+
+function diskSampler() {
+  const free = freeBytes;
   let lowest = Infinity;
   let start = NaN;
   let timer: NodeJS.Timeout | undefined;
@@ -117,7 +147,9 @@ const stepLog: { step: string; rows: number; seconds: number; peakDisk: number; 
 async function runStep(step: string, rows: number, command: string[], extra: NodeJS.ProcessEnv = {}): Promise<StepRun> {
   const dir = await mkdtemp(join(tmpdir(), 'lx-scale-'));
   const resultFile = join(dir, 'result.json');
-  const disk = diskSampler([process.env['LX_STATE_DIR'] ?? join(REPO_ROOT, '.infra'), tmpdir()].filter(existsSync));
+  const previous = stepLog.at(-1);
+  if (previous !== undefined) await untilDiskFreed(previous.freeAtStart - DISK_SLACK_BYTES);
+  const disk = diskSampler();
   await disk.start();
   log(`${step} at ${thousands(rows)} rows: ${command.join(' ')} (${await loadAverage()})`);
   const started = performance.now();
