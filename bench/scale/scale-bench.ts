@@ -103,7 +103,7 @@ async function untilDiskFreed(target: number): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 10_000));
     free = await freeBytes();
   }
-  log(`${gb(free)} free${free < target ? ` (gave up waiting after ${DISK_WAIT_MS / 60_000} min)` : ''}`);
+  log(`${gb(free)} free${free < target ? ` (gave up waiting after ${DISK_WAIT_MS / 1000} s)` : ''}`);
 }
 
 function diskSampler() {
