@@ -52,16 +52,19 @@ export interface StatisticsQuery {
 
 /**
  * The unfiltered query and the one with the highest service p99, from the statistics benchmark: its
- * BENCH_RESULT_FILE (`{ queries: [{ label, p50, p99 }] }`, service latencies in ms) when it wrote one, else its table
- * (the first with p50 and p99 columns: the first of each are the service's, the naive baseline's come after).
+ * BENCH_RESULT_FILE (`{ results: [{ label, service: { p50, p99 } }] }`, latencies in ms) when it wrote one, else its
+ * table (the first with p50 and p99 columns: the first of each are the service's, the naive baseline's come after).
  */
 export function statisticsSummary(
   stdout: string,
   resultFile: unknown,
 ): { unfiltered: StatisticsQuery; worst: StatisticsQuery } {
   let queries: StatisticsQuery[] | undefined;
-  const fromFile = (resultFile as { queries?: StatisticsQuery[] } | undefined)?.queries;
-  if (Array.isArray(fromFile) && fromFile.length > 0) queries = fromFile;
+  const fromFile = (resultFile as { results?: { label: string; service: { p50: number; p99: number } }[] } | undefined)
+    ?.results;
+  if (Array.isArray(fromFile) && fromFile.length > 0) {
+    queries = fromFile.map(({ label, service }) => ({ label, p50: service.p50, p99: service.p99 }));
+  }
   if (queries === undefined) {
     const found = markdownTables(stdout).find(
       (candidate) =>
