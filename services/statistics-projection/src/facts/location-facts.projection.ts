@@ -79,14 +79,26 @@ export class LocationFactsProjection implements Projection {
       .filter(({ before, after }) => before === undefined || before.version < after.version);
     if (changes.length === 0) return;
 
-    const days = await this.writeFacts(
+    const written = await this.writeFacts(
       transaction,
       changes.map(({ after }) => after),
     );
-    const cells = changes.map(({ before, after }) => ({
-      before: before === undefined ? undefined : cellOfRow(before),
-      after: cellOf(after, days.get(after.locationId.toLowerCase())!),
-    }));
+    const cells = changes.flatMap(({ before, after }) => {
+      const fact = written.get(after.locationId.toLowerCase());
+      // Not written: a concurrent transaction stored a newer version of this new location first (the version guard
+      // of the upsert); this event changes nothing.
+      if (fact === undefined) return [];
+      // Written over a fact the read above did not see: a concurrent transaction stored an older version of this new
+      // location first. Its cells are unknown here; the batch is retried (transient), and then reads that fact.
+      if (before === undefined && !fact.inserted) {
+        throw new Error(`the fact of location ${after.locationId} was stored concurrently; the batch is retried`);
+      }
+      return [{ before: before === undefined ? undefined : cellOfRow(before), after: cellOf(after, fact.day) }];
+    });
+    // The rollups right after the facts: the order in which the previous release's writers (facts, the trigger's
+    // rollups, then counters) take these rows during an upgrade, so the two never wait on each other in a cycle.
+    const rollups = rollupDeltas(cells);
+    if (rollups.length > 0) await this.addToRollups(transaction, rollups);
     for (const table of ['geoCounters', 'dayCounters', 'counters'] as const) {
       const deltas = counterDeltas(
         cells.map(({ before, after }) => ({
@@ -96,19 +108,17 @@ export class LocationFactsProjection implements Projection {
       );
       if (deltas.length > 0) await this.addToCounters(transaction, table, deltas);
     }
-    const rollups = rollupDeltas(cells);
-    if (rollups.length > 0) await this.addToRollups(transaction, rollups);
   }
 
   /**
-   * Upserts the facts (only over older versions; the rows are locked, so all of them) and returns each one's UTC day
-   * of updated_at as Postgres computed it from the stored value, so the day counters agree with the facts to the
-   * microsecond.
+   * Upserts the facts (only over older versions; the rows read above are locked, so all of those) and returns, for each
+   * fact written, its UTC day of updated_at as Postgres computed it from the stored value (so the day counters and
+   * the rollups agree with the facts to the microsecond) and whether it was inserted rather than updated.
    */
   private async writeFacts(
     transaction: ProjectionTransaction,
     facts: readonly LocationFact[],
-  ): Promise<Map<string, string>> {
+  ): Promise<Map<string, { day: string; inserted: boolean }>> {
     const rows = facts.map((fact) => ({
       location_id: fact.locationId,
       version: fact.version,
@@ -124,7 +134,7 @@ export class LocationFactsProjection implements Projection {
       updated_at: fact.updatedAt,
     }));
     // One JSON parameter for the whole batch (Postgres allows 65,535 parameters per statement).
-    const { rows: written } = await transaction.query<{ location_id: string; day: string }>(
+    const { rows: written } = await transaction.query<{ location_id: string; day: string; inserted: boolean }>(
       `INSERT INTO ${quote(this.tables.facts)} AS f
          (location_id, version, status, has_address, has_coordinates, location_group_id, address_group_id,
           country, region, locality, postal_code, updated_at)
@@ -141,10 +151,10 @@ export class LocationFactsProjection implements Projection {
          address_group_id = EXCLUDED.address_group_id, country = EXCLUDED.country, region = EXCLUDED.region,
          locality = EXCLUDED.locality, postal_code = EXCLUDED.postal_code, updated_at = EXCLUDED.updated_at
        WHERE f.version < EXCLUDED.version
-       RETURNING location_id, ${DAY}`,
+       RETURNING location_id, ${DAY}, xmax = 0 AS inserted`,
       [JSON.stringify(rows)],
     );
-    return new Map(written.map((row) => [row.location_id, row.day]));
+    return new Map(written.map((row) => [row.location_id, { day: row.day, inserted: row.inserted }]));
   }
 
   /** Adds the deltas to a counters table, creating missing cells; rows are touched in the deltas' (sorted) order. */
@@ -166,8 +176,12 @@ export class LocationFactsProjection implements Projection {
     return addCounts(transaction, this.tables[table], [...COUNTER_TABLES[table], ...COUNTED_KEY], rows);
   }
 
-  /** Adds the deltas to the rollups, creating missing rows, in the deltas' (sorted) order. */
-  private addToRollups(transaction: ProjectionTransaction, deltas: readonly RollupDelta[]): Promise<void> {
+  /**
+   * Adds the deltas to the rollups, creating missing rows, in the deltas' (sorted) order, and deletes the rows the
+   * batch emptied: a location moving to another day leaves its old day's rows, which would otherwise stay as zeros
+   * and make the table (and the months a query sums) grow with the history of changes rather than with the facts.
+   */
+  private async addToRollups(transaction: ProjectionTransaction, deltas: readonly RollupDelta[]): Promise<void> {
     const rows = deltas.map(({ cell, delta }) => ({
       scope: cell.scope,
       granularity: cell.granularity,
@@ -182,7 +196,16 @@ export class LocationFactsProjection implements Projection {
       locations: delta,
     }));
     const key = ['scope', 'granularity', 'location_group_id', 'country', 'region', 'period', ...COUNTED_KEY];
-    return addCounts(transaction, this.tables.rollups, key, rows);
+    await addCounts(transaction, this.tables.rollups, key, rows);
+    const emptied = rows.filter((row) => row.locations < 0);
+    if (emptied.length > 0) {
+      const columns = key.join(', ');
+      await transaction.query(
+        `DELETE FROM ${quote(this.tables.rollups)}
+          WHERE locations = 0 AND (${columns}) IN (SELECT ${columns} FROM json_to_recordset($1::json) AS d(${typed(key)}))`,
+        [JSON.stringify(emptied)],
+      );
+    }
   }
 }
 
@@ -203,6 +226,9 @@ const KEY_TYPES: Record<string, string> = {
   has_location_group: 'boolean',
 };
 
+/** Key columns with their types, for json_to_recordset. */
+const typed = (key: readonly string[]) => key.map((column) => `${column} ${KEY_TYPES[column]}`).join(', ');
+
 /**
  * Adds each row's `locations` to the row of `table` with the same key (its primary key, the columns of `key`), creating
  * it when missing; one statement, one JSON parameter, rows touched in the given order.
@@ -217,7 +243,7 @@ async function addCounts(
   await transaction.query(
     `INSERT INTO ${quote(table)} AS c (${columns}, locations)
      SELECT ${columns}, locations
-       FROM json_to_recordset($1::json) AS d(${key.map((column) => `${column} ${KEY_TYPES[column]}`).join(', ')}, locations bigint)
+       FROM json_to_recordset($1::json) AS d(${typed(key)}, locations bigint)
      ON CONFLICT (${columns}) DO UPDATE SET locations = c.locations + EXCLUDED.locations`,
     [JSON.stringify(rows)],
   );

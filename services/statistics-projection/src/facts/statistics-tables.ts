@@ -15,13 +15,16 @@ export const LIVE_TABLES: StatisticsTables = {
   rollups: 'location_rollups',
 };
 
-/** Live table names in the order a rebuild locks them at the switch. */
+/**
+ * Live table names in the order a rebuild locks them at the switch: the order in which a statistics query names them
+ * (the rollups before the facts), so a query and the switch never wait on each other in a cycle.
+ */
 export const REBUILT_TABLES = [
-  LIVE_TABLES.facts,
+  LIVE_TABLES.rollups,
   LIVE_TABLES.counters,
   LIVE_TABLES.geoCounters,
   LIVE_TABLES.dayCounters,
-  LIVE_TABLES.rollups,
+  LIVE_TABLES.facts,
 ];
 
 export const STATISTICS_TABLES_TOKEN = Symbol('STATISTICS_TABLES');

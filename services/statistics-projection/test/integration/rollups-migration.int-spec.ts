@@ -80,16 +80,38 @@ describe('AddStatisticsRollups migration', () => {
       updatedAt: '2024-03-02T10:00:00Z',
       geography: aGeography({ country: 'US', region: 'CO' }),
     });
-    await inTransaction(db, () =>
-      projection.apply(db, [
-        projectedEvent('LOCATION_CREATED', created, 1),
-        projectedEvent(
-          'LOCATION_UPDATED',
-          { ...created, locationGroupId: GROUP, updatedAt: '2024-04-01T00:00:00Z' },
-          2,
-        ),
-      ]),
+    const apply = (...events: ReturnType<typeof projectedEvent>[]) =>
+      inTransaction(db, () => projection.apply(db, events));
+    await apply(
+      projectedEvent('LOCATION_CREATED', created, 1),
+      projectedEvent('LOCATION_UPDATED', { ...created, locationGroupId: GROUP, updatedAt: '2024-04-01T00:00:00Z' }, 2),
     );
+    await expectRollupsToEqualRecount();
+    // Its update path (a stored fact leaves its rows), of its own location and of one the previous release wrote.
+    await apply(
+      projectedEvent(
+        'LOCATION_UPDATED',
+        { ...created, geography: aGeography({ country: 'CA', region: 'ON' }), updatedAt: '2024-04-02T08:00:00Z' },
+        3,
+      ),
+      projectedEvent(
+        'LOCATION_UPDATED',
+        aNewLocation({ id: drained.id, status: 'RETIRED', updatedAt: '2024-01-31T23:59:59.999999Z' }),
+        3,
+      ),
+    );
+    const rollups = await expectRollupsToEqualRecount();
+    // The rows this release's move emptied (version 2's day, and its group's month) are gone, not kept as zeros.
+    // (The previous release's writes leave theirs: the trigger only adds.)
+    const { rows: emptied } = await db.query<{ scope: string; granularity: string; locations: string }>(
+      `SELECT scope, granularity, locations FROM location_rollups WHERE period = '2024-04-01' ORDER BY 1, 2`,
+    );
+    expect(emptied).toEqual(
+      ['all', 'country', 'region'].map((scope) => ({ scope, granularity: 'month', locations: '1' })),
+    );
+    expect(rollups.length).toBeGreaterThan(0);
+    // The previous release writes again, on the connection this release's transactions used: still counted.
+    await previousReleaseWrites({ ...drained, version: 4, status: 'ACTIVE', updatedAt: '2024-02-15T00:00:00Z' });
     await expectRollupsToEqualRecount();
 
     await down();
@@ -108,6 +130,6 @@ describe('AddStatisticsRollups migration', () => {
       'location_facts_updated_at_idx',
     ]);
     // The previous release writes on after a rollback, without the trigger.
-    await previousReleaseWrites({ ...drained, version: 3, updatedAt: '2024-06-01T00:00:00Z' });
+    await previousReleaseWrites({ ...drained, version: 5, updatedAt: '2024-06-01T00:00:00Z' });
   });
 });

@@ -37,13 +37,15 @@ export const BACKFILL_ROLLUPS = `
  * (country | region | location group, updated_at) indexes), whatever the range's width or the scope's size. A
  * location group without a range is the sum of its months.
  *
- * The migration backfills the rollups from the facts in one statement (about 30 s per million facts on the project's
- * machine; readers of the facts are not blocked, writers of the previous release wait for it). The migration Job runs
+ * The migration builds three indexes and backfills the rollups from the facts in one statement (about 45 s per million
+ * facts on the project's machine; writers of the previous release wait for it, readers do not, but for the two index
+ * drops at its end). The migration Job runs
  * before the pods are replaced, so pods of the previous release go on writing facts for a while without touching the
  * rollups: `rollups_for_earlier_writers()`, a row trigger on location_facts, adds their changes (the old fact's rows
  * out, the new one's in). This release's projection marks its transactions (`lx.statistics` = `kept`), which the
- * trigger leaves alone. A replay's rebuilt tables do not copy it (nor need it); a later release drops it, with
- * location_day_counters, which this release still keeps (the previous release reads it; a rollback finds it exact).
+ * trigger leaves alone. A replay's rebuilt tables do not copy it, so no replay may start before the previous
+ * release's pods are gone; a later release drops it, with location_day_counters, which this release still keeps (the
+ * previous release reads it; a rollback finds it exact).
  */
 export class AddStatisticsRollups1797379200000 implements MigrationInterface {
   name = 'AddStatisticsRollups1797379200000';
@@ -79,25 +81,22 @@ export class AddStatisticsRollups1797379200000 implements MigrationInterface {
          WHERE scope = 'group-region'`,
     );
     // The edge days of a range within a country, a region or a location group, each index covering the other scope
-    // columns so that every edge day is an index-only scan. The group index replaces the one on the group alone (same
-    // leading column); the region index gains the country.
+    // columns so that every edge day is an index-only scan. Building an index blocks writers, not readers.
     await queryRunner.query(
       `CREATE INDEX location_facts_country_updated_at_idx ON location_facts (country, updated_at)
          INCLUDE (${COUNTED}, region)`,
     );
-    await queryRunner.query(`DROP INDEX location_facts_region_updated_at_idx`);
     await queryRunner.query(
-      `CREATE INDEX location_facts_region_updated_at_idx ON location_facts (region, updated_at)
+      `CREATE INDEX location_facts_region_country_updated_at_idx ON location_facts (region, updated_at)
          INCLUDE (${COUNTED}, country)`,
     );
     await queryRunner.query(
       `CREATE INDEX location_facts_location_group_updated_at_idx ON location_facts (location_group_id, updated_at)
          INCLUDE (${COUNTED}, country, region) WHERE location_group_id IS NOT NULL`,
     );
-    await queryRunner.query(`DROP INDEX location_facts_location_group_id_idx`);
 
-    // Lock out the previous release's writers until the trigger is in place, so no fact is counted twice or missed.
-    await queryRunner.query(`LOCK TABLE location_facts IN SHARE MODE`);
+    // The index builds hold a SHARE lock on the facts until the migration commits: the previous release's writers wait
+    // from here until the trigger is in place, so no fact is counted twice or missed.
     await queryRunner.query(BACKFILL_ROLLUPS);
 
     // The trigger runs with the migration's search_path (the service's schema) whoever writes.
@@ -140,6 +139,10 @@ export class AddStatisticsRollups1797379200000 implements MigrationInterface {
        WHEN (current_setting('lx.statistics', true) IS DISTINCT FROM 'kept')
        EXECUTE FUNCTION rollups_for_earlier_writers()`,
     );
+    // Last, as dropping an index locks out readers too (until the commit right after): the region index without the
+    // country, and the group index without updated_at (the new one has the same leading column).
+    await queryRunner.query(`DROP INDEX location_facts_region_updated_at_idx`);
+    await queryRunner.query(`DROP INDEX location_facts_location_group_id_idx`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
@@ -152,11 +155,11 @@ export class AddStatisticsRollups1797379200000 implements MigrationInterface {
       `CREATE INDEX location_facts_location_group_id_idx ON location_facts (location_group_id) INCLUDE (${COUNTED})
          WHERE location_group_id IS NOT NULL`,
     );
-    await queryRunner.query(`DROP INDEX location_facts_location_group_updated_at_idx`);
-    await queryRunner.query(`DROP INDEX location_facts_region_updated_at_idx`);
     await queryRunner.query(
       `CREATE INDEX location_facts_region_updated_at_idx ON location_facts (region, updated_at) INCLUDE (${COUNTED})`,
     );
+    await queryRunner.query(`DROP INDEX location_facts_location_group_updated_at_idx`);
+    await queryRunner.query(`DROP INDEX location_facts_region_country_updated_at_idx`);
     await queryRunner.query(`DROP INDEX location_facts_country_updated_at_idx`);
     await queryRunner.query(`DROP TABLE location_rollups`);
   }
