@@ -1,7 +1,10 @@
 /**
- * Full JSON and CSV exports of export-worker at 100,000 and at 1,000,000 locations, beside a baseline measured in the
- * same run: Postgres `COPY (SELECT body …) TO STDOUT` of the same rows into a file (psql \copy), then an upload of
- * that file to MinIO with the client the service uses (the `minio` package, a read stream, 8 MiB parts).
+ * Full JSON and CSV exports of export-worker at 100,000 and at 1,000,000 locations, each beside a baseline of its own
+ * format measured in the same run just before it: Postgres `COPY (SELECT <column> …) TO STDOUT` of the column that
+ * holds the format's bytes (the JSON bodies, `body`, for json; the CSV records, `csv`, for csv), of the same rows in
+ * the same order, piped as it is produced into an upload to MinIO through the service's own adapter
+ * (`MinioObjectStore.put` of libs/storage: the same client settings, 8 MiB parts, two part buffers, one part sent
+ * while the next fills). COPY and upload overlap as the export's read and upload do: no file in between.
  *
  *   bash bench/export/run.sh     (BENCH_ROWS, default 1e6; BENCH_SMALL_ROWS, default a tenth of it; BENCH_KEEP=1)
  *
@@ -18,29 +21,37 @@
  * stand-in served by this process that hands out tokens of the test token issuer, which every service trusts.
  *
  * Measured per (rows, format): wall seconds from POST /locations/exports to COMPLETED (GET polled every 200 ms),
- * rows/s, MB/s of the file (sizeBytes), and the peak RSS (VmHWM) of export-worker and location-query after each
- * export, plus the highest RSS sampled at each poll during it. The two are started afresh for each size, so each
- * size's peak is its own (VmHWM is a lifetime peak: measured in one pair of processes, the large size's peak would
- * include the small one's). Each
- * export's totalCount must equal the row count (and a JSON file's size the baseline file's plus the wrapper), or the
- * run fails. The services run with NODE_OPTIONS=--max-old-space-size=192 (BENCH_SERVICE_NODE_OPTIONS): without a heap
- * cap V8 sizes the old space from the host's RAM and lets garbage pile up far beyond what the service keeps alive; a
- * deployment sets the cap to fit its memory limit. Loopback only; the services' warnings go to log files in the
- * temporary directory, and are summed up at the end. BENCH_KEEP=1 keeps the schemas, the topics, the objects and the
- * files.
+ * rows/s, MB/s of the file (sizeBytes), the ratio to the format's baseline rows/s, and the peak RSS (VmHWM) of
+ * export-worker and location-query after each export, plus the highest RSS sampled at each poll during it. The two
+ * are started afresh for each size, so each size's peak is its own (VmHWM is a lifetime peak: measured in one pair
+ * of processes, the large size's peak would include the small one's). Each export's totalCount must equal the row
+ * count, and its file's size must follow from the baseline's bytes (the same rows, other framing: see
+ * `expectedSize`), or the run fails. The services run with NODE_OPTIONS=--max-old-space-size=192
+ * (BENCH_SERVICE_NODE_OPTIONS): without a heap cap V8 sizes the old space from the host's RAM and lets garbage pile up
+ * far beyond what the service keeps alive; a deployment sets the cap to fit its memory limit. Loopback only; the
+ * services' warnings go to log files in the temporary directory, and are summed up at the end. BENCH_KEEP=1 keeps the
+ * schemas, the topics, the objects and the files.
  */
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createReadStream, openSync } from 'node:fs';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { openSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server as HttpServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { Transform, type TransformCallback } from 'node:stream';
 import { Client as MinioClient } from 'minio';
 import { Client } from 'pg';
-import { type ExportStatusReply, exportStatusReplySchema, TOPICS } from '@lx/contracts';
+import {
+  csvRecord,
+  EXPORT_CONTENT_TYPES,
+  type ExportStatusReply,
+  exportStatusReplySchema,
+  LOCATION_CSV_COLUMNS,
+  TOPICS,
+} from '@lx/contracts';
 import { KafkaEventBus } from '@lx/messaging';
+import { MinioObjectStore } from '@lx/storage';
 import { loadInfraEnv, REPO_ROOT, requireEnv } from '../../libs/testing/src/infra-env';
 import { createPrivateTopics } from '../../libs/testing/src/kafka-topics';
 import { startTestTokenIssuer, type TestTokenIssuer } from '../../libs/testing/src/token-issuer';
@@ -68,12 +79,18 @@ const SERVICE_NODE_OPTIONS = process.env['BENCH_SERVICE_NODE_OPTIONS'] ?? '--max
 const POLL_MS = 200;
 /** Longest wait for one export to finish. */
 const EXPORT_TIMEOUT_MS = 30 * 60_000;
-/** The part size of the service's MinIO adapter (libs/storage). */
-const PART_SIZE_BYTES = 8 * 1024 * 1024;
 const PSQL = process.env['PSQL'] ?? 'psql';
 const SERVICE_CLIENT_ID = 'bench-export-worker';
 const FORMATS = ['json', 'csv'] as const;
-const exec = promisify(execFile);
+type Format = (typeof FORMATS)[number];
+/**
+ * What the baseline copies per format: the read model's column that holds the format's bytes, as the snapshot stream
+ * reads it (location-query's location-snapshot.stream.ts). In COPY's text format a json row comes out as the snapshot
+ * streams it (the body, then LF); a csv record's closing CRLF comes out escaped, as `\r\n` before the row's LF.
+ */
+const BASELINE_COLUMN: Readonly<Record<Format, string>> = { json: 'body', csv: 'csv' };
+/** Bytes COPY's text format adds to each csv record: its CR and LF written as two characters each. */
+const CSV_ESCAPE_BYTES = 2;
 const dist = (service: string, file: string) =>
   join(REPO_ROOT, `dist/services/${service}/services/${service}/src/${file}`);
 const mb = (bytes: number) => bytes / 1e6;
@@ -119,7 +136,7 @@ interface Selection {
 
 interface ExportResult {
   selection: Selection;
-  format: (typeof FORMATS)[number];
+  format: Format;
   seconds: number;
   sizeBytes: number;
   exportTimestamp: string;
@@ -133,9 +150,20 @@ interface ExportResult {
 
 interface BaselineResult {
   selection: Selection;
+  format: Format;
+  /** Bytes COPY wrote and the upload stored. */
   bytes: number;
-  copySeconds: number;
-  uploadSeconds: number;
+  seconds: number;
+}
+
+/** Counts the LFs that pass: in COPY's text format, one per row (a raw LF inside a value is escaped). */
+class RowCounter extends Transform {
+  rows = 0;
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    for (let at = chunk.indexOf(0x0a); at !== -1; at = chunk.indexOf(0x0a, at + 1)) this.rows += 1;
+    callback(null, chunk);
+  }
 }
 
 async function main(): Promise<void> {
@@ -148,17 +176,24 @@ async function main(): Promise<void> {
   const brokers = requireEnv('KAFKA_BROKERS').split(',');
   const bucket = requireEnv('MINIO_BUCKET');
   const minioUrl = new URL(requireEnv('MINIO_ENDPOINT_URL'));
+  const storage = {
+    endpointUrl: minioUrl.toString(),
+    publicEndpointUrl: minioUrl.toString(),
+    accessKey: requireEnv('MINIO_ACCESS_KEY'),
+    secretKey: requireEnv('MINIO_SECRET_KEY'),
+    bucket,
+    region: process.env['MINIO_REGION'] ?? 'us-east-1',
+  };
+  /** The baseline's upload: the service's adapter with the service's settings and user. */
+  const store = new MinioObjectStore(storage);
+  /** Lists and removes the run's objects at the end. */
   const minio = new MinioClient({
     endPoint: minioUrl.hostname,
     port: Number(minioUrl.port || (minioUrl.protocol === 'https:' ? 443 : 80)),
     useSSL: minioUrl.protocol === 'https:',
-    // The baseline's bare client: its putObject first lists the bucket's unfinished uploads
-    // (s3:ListBucketMultipartUploads), which export-worker's own user may not; the root user of deploy/local/minio.sh
-    // when the env file names it (the services under test keep export-worker's user).
-    accessKey: process.env['MINIO_ROOT_USER'] || requireEnv('MINIO_ACCESS_KEY'),
-    secretKey: process.env['MINIO_ROOT_PASSWORD'] || requireEnv('MINIO_SECRET_KEY'),
-    region: process.env['MINIO_REGION'] ?? 'us-east-1',
-    partSize: PART_SIZE_BYTES,
+    accessKey: storage.accessKey,
+    secretKey: storage.secretKey,
+    region: storage.region,
   });
 
   const suffix = `${Date.now().toString(36)}`;
@@ -265,7 +300,7 @@ async function main(): Promise<void> {
     };
     let measured = await startMeasured();
     // The baseline's client opens its connection before it is timed, as the service's did at boot (ensureBucket).
-    if (!(await minio.bucketExists(bucket))) throw new Error(`bucket ${bucket} does not exist`);
+    await store.ping();
     const token = await issuer.token({ clientId, scopes: ['locations:read'] });
     const headers = { authorization: `Bearer ${token}` };
 
@@ -333,29 +368,60 @@ async function main(): Promise<void> {
       return result;
     };
 
-    const baselineOnce = async (selection: Selection): Promise<BaselineResult> => {
-      const file = join(dir, `baseline-${selection.rows}.ndjson`);
-      log(`baseline: COPY of ${selection.label} to a file`);
-      const copyStarted = performance.now();
-      const { stdout } = await exec(PSQL, [
-        databaseUrl,
-        '-v',
-        'ON_ERROR_STOP=1',
-        '-c',
-        `\\copy (SELECT body FROM ${schemas.query}.locations ${selection.where} ORDER BY id) TO '${file}'`,
-      ]);
-      const copySeconds = (performance.now() - copyStarted) / 1000;
-      const copied = Number(/COPY (\d+)/.exec(stdout)?.[1]);
-      if (copied !== selection.rows) throw new Error(`COPY wrote ${copied} rows, expected ${selection.rows}`);
-      const { size: bytes } = await stat(file);
-      log(`baseline: upload of ${fixed(mb(bytes))} MB to MinIO`);
-      const uploadStarted = performance.now();
-      // As the service's adapter calls it: a stream of unknown length, multipart in 8 MiB parts.
-      await minio.putObject(bucket, `${baselinePrefix}${selection.rows}.ndjson`, createReadStream(file), undefined, {
-        'Content-Type': 'application/x-ndjson',
+    const baselineOnce = async (selection: Selection, format: Format): Promise<BaselineResult> => {
+      log(`baseline: COPY of ${selection.label}, ${format} (${BASELINE_COLUMN[format]}), piped into an upload`);
+      const started = performance.now();
+      // psql writes the COPY's rows to its stdout as the server sends them; -q leaves out the closing "COPY n" tag.
+      const psql = spawn(
+        PSQL,
+        [
+          databaseUrl,
+          '-q',
+          '-v',
+          'ON_ERROR_STOP=1',
+          '-c',
+          `\\copy (SELECT ${BASELINE_COLUMN[format]} FROM ${schemas.query}.locations ${selection.where} ORDER BY id) TO STDOUT`,
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      const exited = new Promise<number | null>((resolve, reject) => {
+        psql.once('error', reject);
+        psql.once('close', resolve);
       });
-      const uploadSeconds = (performance.now() - uploadStarted) / 1000;
-      return { selection, bytes, copySeconds, uploadSeconds };
+      const counter = new RowCounter();
+      psql.stdout.pipe(counter);
+      const [{ size }, code] = await Promise.all([
+        store.put(`${baselinePrefix}${selection.rows}.${format}`, counter, {
+          contentType: EXPORT_CONTENT_TYPES[format],
+        }),
+        exited,
+      ]);
+      const seconds = (performance.now() - started) / 1000;
+      if (code !== 0) throw new Error(`psql \\copy exited with ${code}`);
+      if (counter.rows !== selection.rows)
+        throw new Error(`COPY wrote ${counter.rows} rows, expected ${selection.rows}`);
+      log(`  ${fixed(seconds)} s, ${thousands(selection.rows / seconds)} rows/s, ${fixed(mb(size))} MB`);
+      return { selection, format, bytes: size, seconds };
+    };
+
+    /**
+     * The size the export's file must have, from the baseline's bytes of the same rows: json, the bodies joined by
+     * commas (not ended by LFs) inside the wrapper, which ends with the groups, every live one whatever the location
+     * filter (here group G alone); csv, the header row, then the records with their CRLF unescaped.
+     */
+    const expectedSize = (baseline: BaselineResult, exportTimestamp: string): number => {
+      const rows = baseline.selection.rows;
+      if (baseline.format === 'csv') {
+        return Buffer.byteLength(csvRecord(LOCATION_CSV_COLUMNS)) + baseline.bytes - CSV_ESCAPE_BYTES * rows - rows;
+      }
+      const wrapper = JSON.stringify({
+        exportTimestamp,
+        totalCount: rows,
+        locations: [],
+        locationGroups: [{ id: group, name: GROUP_NAME, type: 'OTHER' }],
+        addressGroups: [],
+      });
+      return baseline.bytes - rows + Math.max(0, rows - 1) + Buffer.byteLength(wrapper);
     };
 
     const selections: Selection[] = [
@@ -381,36 +447,27 @@ async function main(): Promise<void> {
         measured = await startMeasured();
       }
       atStart.set(selection.rows, measured.atStart);
-      const baseline = await baselineOnce(selection);
-      baselines.push(baseline);
       for (const format of FORMATS) {
+        // Each export right after its own baseline, so the two see about the same load on a shared machine.
+        const baseline = await baselineOnce(selection, format);
+        baselines.push(baseline);
         const result = await exportOnce(selection, format);
         exports.push(result);
-        if (format === 'json') {
-          // The JSON file is the baseline's lines joined by commas inside the wrapper: same bytes, other framing. The
-          // wrapper ends with the groups, every live one whatever the location filter: here group G alone.
-          const wrapper = JSON.stringify({
-            exportTimestamp: result.exportTimestamp,
-            totalCount: selection.rows,
-            locations: [],
-            locationGroups: [{ id: group, name: GROUP_NAME, type: 'OTHER' }],
-            addressGroups: [],
-          });
-          const expected = baseline.bytes - selection.rows + Math.max(0, selection.rows - 1) + wrapper.length;
-          if (result.sizeBytes !== expected) {
-            throw new Error(`the JSON export has ${result.sizeBytes} bytes, the baseline's rows make ${expected}`);
-          }
+        const expected = expectedSize(baseline, result.exportTimestamp);
+        if (result.sizeBytes !== expected) {
+          throw new Error(`the ${format} export has ${result.sizeBytes} bytes, the baseline's rows make ${expected}`);
         }
       }
     }
     const loadAfter = await loadAverage();
 
-    const baselineRate = (baseline: BaselineResult) =>
-      baseline.selection.rows / (baseline.copySeconds + baseline.uploadSeconds);
+    const baselineOf = (result: ExportResult) =>
+      baselines.find((baseline) => baseline.selection === result.selection && baseline.format === result.format)!;
     process.stdout.write(
       `\nExports of export-worker, ${thousands(ROWS)} locations in the read model; services from dist/ with ` +
         `NODE_OPTIONS=${SERVICE_NODE_OPTIONS || '(none)'}, LOG_LEVEL=${base['LOG_LEVEL']}; ` +
-        `${loadBefore} before, ${loadAfter} after\n\n`,
+        `${loadBefore} before, ${loadAfter} after. Baseline: COPY of the format's column (json: body, csv: csv) ` +
+        `TO STDOUT piped into MinioObjectStore.put, run just before the export\n\n`,
     );
     process.stdout.write(
       `${table(
@@ -421,44 +478,28 @@ async function main(): Promise<void> {
           'rows/s',
           'MB',
           'MB/s',
+          'baseline s',
+          'baseline rows/s',
+          'ratio (target ≥ 0.5)',
           'export-worker peak RSS MB',
           'location-query peak RSS MB',
         ],
-        exports.map((result) => [
-          result.selection.label,
-          result.format,
-          fixed(result.seconds),
-          thousands(result.selection.rows / result.seconds),
-          fixed(mb(result.sizeBytes)),
-          fixed(mb(result.sizeBytes) / result.seconds),
-          `${fixed(result.worker.peak, 0)} (sampled ${fixed(result.worker.sampled, 0)})`,
-          `${fixed(result.query.peak, 0)} (sampled ${fixed(result.query.sampled, 0)})`,
-        ]),
-      )}\n\n`,
-    );
-    process.stdout.write(
-      `${table(
-        ['baseline', 'rows', 'MB', 'COPY s', 'COPY rows/s', 'upload s', 'upload rows/s', 'both s', 'both rows/s'],
-        baselines.map((baseline) => [
-          baseline.selection.label,
-          thousands(baseline.selection.rows),
-          fixed(mb(baseline.bytes)),
-          fixed(baseline.copySeconds),
-          thousands(baseline.selection.rows / baseline.copySeconds),
-          fixed(baseline.uploadSeconds),
-          thousands(baseline.selection.rows / baseline.uploadSeconds),
-          fixed(baseline.copySeconds + baseline.uploadSeconds),
-          thousands(baselineRate(baseline)),
-        ]),
-      )}\n\n`,
-    );
-    process.stdout.write(
-      `${table(
-        ['export', 'format', 'export rows/s ÷ baseline (COPY + upload) rows/s', 'target ≥ 0.5'],
         exports.map((result) => {
-          const baseline = baselines.find((candidate) => candidate.selection === result.selection)!;
-          const ratio = result.selection.rows / result.seconds / baselineRate(baseline);
-          return [result.selection.label, result.format, fixed(ratio, 3), ratio >= 0.5 ? 'met' : 'NOT met'];
+          const baseline = baselineOf(result);
+          const ratio = baseline.seconds / result.seconds;
+          return [
+            result.selection.label,
+            result.format,
+            fixed(result.seconds),
+            thousands(result.selection.rows / result.seconds),
+            fixed(mb(result.sizeBytes)),
+            fixed(mb(result.sizeBytes) / result.seconds),
+            fixed(baseline.seconds),
+            thousands(baseline.selection.rows / baseline.seconds),
+            `${fixed(ratio, 3)} ${ratio >= 0.5 ? 'met' : 'NOT met'}`,
+            `${fixed(result.worker.peak, 0)} (sampled ${fixed(result.worker.sampled, 0)})`,
+            `${fixed(result.query.peak, 0)} (sampled ${fixed(result.query.sampled, 0)})`,
+          ];
         }),
       )}\n\n`,
     );
