@@ -124,15 +124,12 @@ describe('statistics projection safety layers, each alone (apply in real transac
     await expectCountersToEqualRecount();
   });
 
-  /*
-   * The version condition of the facts upsert (WHERE f.version < EXCLUDED.version) is a guard of its own only when the
-   * projection's read of the stored fact (SELECT … FOR UPDATE) cannot see the row: a concurrent transaction inserting
-   * the same new location. In sequential batches the stored version is read first and a stale event never reaches the
-   * upsert (previous test). The consumer serialises the batches of a partition through the consumer_offsets row lock,
-   * and a location is always on one partition, so this interleaving needs two transactions started by hand.
+  /**
+   * A batch of `late` in a second transaction while a first transaction has applied `early` to the same new location
+   * and not yet committed: the second sees no stored fact and waits on the first's uncommitted row in the primary
+   * key; then the first commits. The second's error, or undefined.
    */
-  it('given two transactions applying versions 2 and 1 of a new location at once, then the fact is version 2 and it is counted once (version condition of the facts upsert)', async () => {
-    const [v1, v2] = history();
+  async function race(early: Projected, late: Projected): Promise<unknown> {
     const first = connect();
     const second = connect();
     await first.connect();
@@ -140,9 +137,8 @@ describe('statistics projection safety layers, each alone (apply in real transac
     try {
       const secondPid = (await second.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
       await first.query('BEGIN');
-      await projection.apply(first, [v2]);
-      // The second sees no stored fact and waits on the first's uncommitted row in the primary key.
-      const late = applyBatch([v1], second).then(
+      await projection.apply(first, [early]);
+      const outcome = applyBatch([late], second).then(
         () => undefined,
         (error: unknown) => error,
       );
@@ -153,12 +149,24 @@ describe('statistics projection safety layers, each alone (apply in real transac
         return rows.length === 1;
       });
       await first.query('COMMIT');
-      // The stale event is not written (the version condition), so it moves nothing.
-      expect(await late).toBeUndefined();
+      return await outcome;
     } finally {
       await first.end();
       await second.end();
     }
+  }
+
+  /*
+   * The version condition of the facts upsert (WHERE f.version < EXCLUDED.version) is a guard of its own only when the
+   * projection's read of the stored fact (SELECT … FOR UPDATE) cannot see the row: a concurrent transaction inserting
+   * the same new location. In sequential batches the stored version is read first and a stale event never reaches the
+   * upsert (previous test). The consumer serialises the batches of a partition through the consumer_offsets row lock,
+   * and a location is always on one partition, so this interleaving needs two transactions started by hand.
+   */
+  it('given two transactions applying versions 2 and 1 of a new location at once, then the fact is version 2 and it is counted once (version condition of the facts upsert)', async () => {
+    const [v1, v2] = history();
+    // The stale event is not written (the version condition), so it moves nothing.
+    expect(await race(v2, v1)).toBeUndefined();
 
     expect(await factOf(idOf(v2))).toEqual({ version: 2, status: 'CONSTRUCTION', region: 'ON' });
     expect((await recountFacts(db, 'location_id = $1', [idOf(v2)])).totalCount).toBe(1);
@@ -172,33 +180,10 @@ describe('statistics projection safety layers, each alone (apply in real transac
    */
   it('given two transactions applying versions 1 and 2 of a new location at once, then the later fails to be retried and the retry counts the location once', async () => {
     const [v1, v2] = history();
-    const first = connect();
-    const second = connect();
-    await first.connect();
-    await second.connect();
-    try {
-      const secondPid = (await second.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-      await first.query('BEGIN');
-      await projection.apply(first, [v1]);
-      const late = applyBatch([v2], second).then(
-        () => undefined,
-        (error: unknown) => error,
-      );
-      await waitFor('the second transaction to wait for the first', async () => {
-        const { rows } = await db.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`, [
-          secondPid,
-        ]);
-        return rows.length === 1;
-      });
-      await first.query('COMMIT');
-      const failure = await late;
-      expect(failure).toBeInstanceOf(Error);
-      expect(classifyFailure(failure)).toBe('transient');
-      await applyBatch([v2], second);
-    } finally {
-      await first.end();
-      await second.end();
-    }
+    const failure = await race(v1, v2);
+    expect(failure).toBeInstanceOf(Error);
+    expect(classifyFailure(failure)).toBe('transient');
+    await applyBatch([v2]);
 
     expect(await factOf(idOf(v2))).toEqual({ version: 2, status: 'CONSTRUCTION', region: 'ON' });
     expect((await recountFacts(db, 'location_id = $1', [idOf(v2)])).totalCount).toBe(1);
