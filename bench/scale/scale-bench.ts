@@ -199,24 +199,16 @@ async function statisticsStep(rows: Row[]): Promise<void> {
       key === 'unfiltered'
         ? 'unfiltered'
         : `highest p99: ${scale[key].label}${small[key].label === scale[key].label ? '' : ` (at ${thousands(SMALL)}: ${small[key].label})`}`;
-    rows.push(
-      {
+    for (const percentile of ['p50', 'p99'] as const) {
+      rows.push({
         step: 'statistics',
-        measurement: `${name}, p50`,
+        measurement: `${name}, ${percentile}`,
         kind: 'latency',
-        small: small[key].p50,
-        scale: scale[key].p50,
+        small: small[key][percentile],
+        scale: scale[key][percentile],
         unit: 'ms',
-      },
-      {
-        step: 'statistics',
-        measurement: `${name}, p99`,
-        kind: 'latency',
-        small: small[key].p99,
-        scale: scale[key].p99,
-        unit: 'ms',
-      },
-    );
+      });
+    }
   }
 }
 
