@@ -10,7 +10,7 @@ import { STATISTICS_REPLAY } from './replay/replay-statistics';
  */
 runProjectionCli({
   service: 'statistics-projection',
-  readModel: 'the facts and counters',
+  readModel: 'the facts, counters and rollups',
   loadConfig: () => loadStatisticsProjectionConfig(),
   target: STATISTICS_REPLAY,
 });

@@ -26,6 +26,7 @@ export interface ReplayTarget {
   migrations: DatabaseOptions['migrations'];
   tables: RebuildOptions['tables'];
   projectionFor: RebuildOptions['projectionFor'];
+  bulk?: RebuildOptions['bulk'];
 }
 
 export interface ReplayOptions {
@@ -58,6 +59,7 @@ export async function replayProjection(
       liveGroupId: config.projection.groupId,
       tables: target.tables,
       projectionFor: target.projectionFor,
+      bulk: target.bulk,
       batchSize: config.projection.batchSize,
       concurrency: config.projection.concurrency,
       timeoutMs: options.timeoutMs,
@@ -95,7 +97,11 @@ export function runProjectionCli(cli: {
       let lastPercent = -1;
       const result = await replayProjection(cli.loadConfig(), cli.target, {
         timeoutMs: options.timeoutMinutes * 60_000,
-        onProgress: ({ applied, target }) => {
+        onProgress: ({ phase, applied, target }) => {
+          if (phase === 'completing') {
+            process.stderr.write(`replay: caught up; completing ${cli.readModel} in one pass before the switch\n`);
+            return;
+          }
           const percent = target === 0n ? 100 : Number((applied * 100n) / target);
           if (percent !== lastPercent) process.stderr.write(`replay: ${percent}% (${applied} of ${target} messages)\n`);
           lastPercent = percent;

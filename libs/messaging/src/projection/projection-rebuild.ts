@@ -18,6 +18,8 @@ export interface RebuildOptions {
   tables: readonly string[];
   /** The projection writing into the given tables: `tables[name]` is the table to use for `name`. */
   projectionFor: (tables: Readonly<Record<string, string>>) => Projection;
+  /** A cheaper first phase, when the read model has one (see RebuildBulkPhase). */
+  bulk?: RebuildBulkPhase;
   batchSize: number;
   /** Partitions the rebuild applies at the same time. */
   concurrency?: number;
@@ -26,7 +28,21 @@ export interface RebuildOptions {
   onProgress?: (progress: RebuildProgress) => void;
 }
 
+/**
+ * A read model whose derived tables are cheaper to compute at once than to keep event by event (the statistics
+ * counters and rollups over the facts): the rebuild applies `projectionFor`'s projection, which writes only part of
+ * the tables, until it has caught up; then stops it, runs `complete` in one transaction to derive the rest from what
+ * it wrote, and goes on with the full projection (RebuildOptions.projectionFor) up to the switch. The stored offsets
+ * are the bulk projection's at the moment it stopped, so the full one continues from the state `complete` saw.
+ */
+export interface RebuildBulkPhase {
+  projectionFor: (tables: Readonly<Record<string, string>>) => Projection;
+  complete: (transaction: PoolClient, tables: Readonly<Record<string, string>>) => Promise<void>;
+}
+
 export interface RebuildProgress {
+  /** The bulk projection applying, its `complete` running (then applied and target do not move), or the full one. */
+  phase: 'bulk' | 'completing' | 'full';
   /** Messages the rebuild has read past, over all partitions. */
   applied: bigint;
   /** What it must read at least: the end of the log when it started, or the live position where that is further. */
@@ -46,7 +62,8 @@ const SWITCH_LOCK_TIMEOUT = '5s';
 /**
  * Rebuilds a read model from offset 0 without downtime for readers:
  *  1. creates `<table>_rebuild` for every table (same columns, constraints and indexes: LIKE … INCLUDING ALL);
- *  2. runs the projection into them under a new consumer group, from the start of the log;
+ *  2. runs the projection into them under a new consumer group, from the start of the log (first the bulk phase's,
+ *     completed once caught up, when there is one: RebuildBulkPhase);
  *  3. once the new tables have read at least up to the end of the log as it was at the start and at least as far as
  *     the live group, switches in one transaction: locks the live tables (waiting for the live consumer's transaction
  *     in flight; readers wait a few milliseconds), re-checks the positions, drops the live tables, renames the new
@@ -66,16 +83,19 @@ export async function rebuildProjection(options: RebuildOptions): Promise<Rebuil
   try {
     await acquireRebuildLock(lock.client, options.liveGroupId);
     await prepareTables(options.pool, options.tables, options.liveGroupId);
-    const projection = options.projectionFor(shadow);
-    const floor = await logEnd(options.bus, projection.topics);
-    consumer = new ProjectionConsumer(options.pool, options.bus, projection, {
-      groupId,
-      batchSize: options.batchSize,
-      concurrency: options.concurrency,
-      deadLetterGroupId: options.liveGroupId,
-    });
+    let bulk = options.bulk;
+    const first = (bulk ?? options).projectionFor(shadow);
+    const floor = await logEnd(options.bus, first.topics);
+    const consumerFor = (projection: Projection) =>
+      new ProjectionConsumer(options.pool, options.bus, projection, {
+        groupId,
+        batchSize: options.batchSize,
+        concurrency: options.concurrency,
+        deadLetterGroupId: options.liveGroupId,
+      });
+    consumer = consumerFor(first);
     await consumer.start();
-    logger.log({ groupId, tables: Object.values(shadow) }, 'Rebuilding from offset 0');
+    logger.log({ groupId, tables: Object.values(shadow), bulk: bulk !== undefined }, 'Rebuilding from offset 0');
 
     const deadline = started + (options.timeoutMs ?? 86_400_000);
     let lastLog = 0;
@@ -87,12 +107,21 @@ export async function rebuildProjection(options: RebuildOptions): Promise<Rebuil
         storedPositions(options.pool, options.liveGroupId),
       ]);
       const progress = progressOf(rebuilt, targetsOf(floor, live));
-      options.onProgress?.(progress);
+      options.onProgress?.({ phase: bulk === undefined ? 'full' : 'bulk', ...progress });
       if (Date.now() - lastLog > 5_000) {
         lastLog = Date.now();
         logger.log({ applied: String(progress.applied), target: String(progress.target) }, 'Rebuild progress');
       }
-      if (progress.applied >= progress.target) {
+      if (progress.applied >= progress.target && bulk !== undefined) {
+        await consumer.stop();
+        options.onProgress?.({ phase: 'completing', ...progress });
+        const completing = Date.now();
+        await completeBulk(options.pool, bulk, shadow, groupId);
+        logger.log({ seconds: (Date.now() - completing) / 1000 }, 'Bulk phase completed; the full projection goes on');
+        bulk = undefined;
+        consumer = consumerFor(options.projectionFor(shadow));
+        await consumer.start();
+      } else if (progress.applied >= progress.target) {
         const positions = await trySwitch(options, shadow, groupId, floor);
         if (positions) {
           await consumer.stop();
@@ -116,6 +145,28 @@ export async function rebuildProjection(options: RebuildOptions): Promise<Rebuil
       .query(`SELECT pg_advisory_unlock(hashtext($1))`, [`rebuild:${options.liveGroupId}`])
       .catch(() => undefined);
     lock.release();
+  }
+}
+
+async function completeBulk(
+  pool: Pool,
+  bulk: RebuildBulkPhase,
+  shadow: Readonly<Record<string, string>>,
+  groupId: string,
+): Promise<void> {
+  const { client, release } = await checkOut(pool);
+  try {
+    await client.query('BEGIN');
+    // The stopped consumer has finished its last batch; taking its offset rows (which each batch's transaction holds
+    // until it commits) makes sure of it before `complete` reads what the bulk projection wrote.
+    await client.query(`SELECT 1 FROM consumer_offsets WHERE group_id = $1 FOR UPDATE`, [groupId]);
+    await bulk.complete(client, shadow);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    release();
   }
 }
 
@@ -158,7 +209,10 @@ function targetsOf(floor: readonly PartitionPosition[], live: readonly Partition
   return targets;
 }
 
-function progressOf(rebuilt: readonly PartitionPosition[], targets: ReadonlyMap<string, bigint>): RebuildProgress {
+function progressOf(
+  rebuilt: readonly PartitionPosition[],
+  targets: ReadonlyMap<string, bigint>,
+): Omit<RebuildProgress, 'phase'> {
   const reached = new Map(rebuilt.map((position) => [keyOf(position), BigInt(position.offset)]));
   let applied = 0n;
   let target = 0n;

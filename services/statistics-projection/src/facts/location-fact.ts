@@ -168,6 +168,19 @@ export interface RollupDelta {
 }
 
 /**
+ * The keys each scope keeps of a location (the others are ''): the scopes with the location group count only the
+ * locations that have one. One definition for the projection's rows (rollupCellsOf) and the rebuild's (rollupsFromFacts).
+ */
+export const ROLLUP_SCOPE_KEYS: Record<RollupScope, { group: boolean; country: boolean; region: boolean }> = {
+  all: { group: false, country: false, region: false },
+  country: { group: false, country: true, region: false },
+  region: { group: false, country: true, region: true },
+  group: { group: true, country: false, region: false },
+  'group-country': { group: true, country: true, region: false },
+  'group-region': { group: true, country: true, region: true },
+};
+
+/**
  * The rollup rows a location in `cell` is counted in: for the day and for the month of its updatedAt, one row each
  * for all locations, its country, its country and region, and (when it has one) its location group, alone, within
  * its country, and within its country and region.
@@ -179,28 +192,20 @@ export function rollupCellsOf(cell: CounterCell): RollupCell[] {
     hasCoordinates: cell.hasCoordinates,
     hasLocationGroup: cell.hasLocationGroup,
   };
-  const keys: Record<RollupScope, Pick<RollupCell, 'country' | 'region' | 'locationGroupId'> | undefined> = {
-    all: { country: '', region: '', locationGroupId: '' },
-    country: { country: cell.country, region: '', locationGroupId: '' },
-    region: { country: cell.country, region: cell.region, locationGroupId: '' },
-    group: cell.locationGroupId === '' ? undefined : { country: '', region: '', locationGroupId: cell.locationGroupId },
-    'group-country':
-      cell.locationGroupId === ''
-        ? undefined
-        : { country: cell.country, region: '', locationGroupId: cell.locationGroupId },
-    'group-region':
-      cell.locationGroupId === ''
-        ? undefined
-        : { country: cell.country, region: cell.region, locationGroupId: cell.locationGroupId },
-  };
   const periods: [RollupGranularity, string][] = [
     ['day', cell.day],
     ['month', `${cell.day.slice(0, 8)}01`],
   ];
   return periods.flatMap(([granularity, period]) =>
     ROLLUP_SCOPES.flatMap((scope) => {
-      const key = keys[scope];
-      return key === undefined ? [] : [{ scope, granularity, ...key, period, ...counted }];
+      const keeps = ROLLUP_SCOPE_KEYS[scope];
+      if (keeps.group && cell.locationGroupId === '') return [];
+      const key = {
+        country: keeps.country ? cell.country : '',
+        region: keeps.region ? cell.region : '',
+        locationGroupId: keeps.group ? cell.locationGroupId : '',
+      };
+      return [{ scope, granularity, ...key, period, ...counted }];
     }),
   );
 }

@@ -14,7 +14,7 @@ import {
   rollupDeltas,
   type RollupDelta,
 } from './location-fact';
-import { LIVE_TABLES, STATISTICS_TABLES_TOKEN, type StatisticsTables } from './statistics-tables';
+import { COUNTED_COLUMNS, LIVE_TABLES, STATISTICS_TABLES_TOKEN, type StatisticsTables } from './statistics-tables';
 
 type LocationEvent = EventOf<'LOCATION_CREATED' | 'LOCATION_UPDATED'>;
 
@@ -60,9 +60,21 @@ export class LocationFactsProjection implements Projection {
   readonly topics: readonly TopicName[] = [TOPICS.locationEvents.name];
   readonly eventTypes: readonly EventType[] = ['LOCATION_CREATED', 'LOCATION_UPDATED'];
   private readonly tables: StatisticsTables;
+  /** False while a replay fills the facts alone (factsOnly). */
+  private aggregates = true;
 
   constructor(@Optional() @Inject(STATISTICS_TABLES_TOKEN) tables?: StatisticsTables) {
     this.tables = tables ?? LIVE_TABLES;
+  }
+
+  /**
+   * Keeps the facts alone, not the counters and rollups over them: a replay's way to the end of the log, after which
+   * fillAggregatesFromFacts derives those at once and the full projection goes on.
+   */
+  static factsOnly(tables: StatisticsTables): LocationFactsProjection {
+    const projection = new LocationFactsProjection(tables);
+    projection.aggregates = false;
+    return projection;
   }
 
   async apply(transaction: ProjectionTransaction, events: readonly ProjectedEvent[]): Promise<void> {
@@ -78,6 +90,13 @@ export class LocationFactsProjection implements Projection {
       .map((after) => ({ before: stored.get(after.locationId.toLowerCase()), after }))
       .filter(({ before, after }) => before === undefined || before.version < after.version);
     if (changes.length === 0) return;
+    if (!this.aggregates) {
+      await this.writeFacts(
+        transaction,
+        changes.map(({ after }) => after),
+      );
+      return;
+    }
 
     const written = await this.writeFacts(
       transaction,
@@ -173,7 +192,7 @@ export class LocationFactsProjection implements Projection {
       has_location_group: cell.hasLocationGroup,
       locations: delta,
     }));
-    return addCounts(transaction, this.tables[table], [...COUNTER_TABLES[table], ...COUNTED_KEY], rows);
+    return addCounts(transaction, this.tables[table], [...COUNTER_TABLES[table], ...COUNTED_COLUMNS], rows);
   }
 
   /**
@@ -195,7 +214,7 @@ export class LocationFactsProjection implements Projection {
       has_location_group: cell.hasLocationGroup,
       locations: delta,
     }));
-    const key = ['scope', 'granularity', 'location_group_id', 'country', 'region', 'period', ...COUNTED_KEY];
+    const key = ['scope', 'granularity', 'location_group_id', 'country', 'region', 'period', ...COUNTED_COLUMNS];
     await addCounts(transaction, this.tables.rollups, key, rows);
     const emptied = rows.filter((row) => row.locations < 0);
     if (emptied.length > 0) {
@@ -208,9 +227,6 @@ export class LocationFactsProjection implements Projection {
     }
   }
 }
-
-/** The counted dimensions, the last key columns of every counters table and of the rollups. */
-const COUNTED_KEY = ['status', 'has_address', 'has_coordinates', 'has_location_group'] as const;
 
 const KEY_TYPES: Record<string, string> = {
   scope: 'text',

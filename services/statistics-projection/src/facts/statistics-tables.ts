@@ -27,4 +27,7 @@ export const REBUILT_TABLES = [
   LIVE_TABLES.facts,
 ];
 
+/** The counted dimensions, the last key columns of every counters table and of the rollups. */
+export const COUNTED_COLUMNS = ['status', 'has_address', 'has_coordinates', 'has_location_group'] as const;
+
 export const STATISTICS_TABLES_TOKEN = Symbol('STATISTICS_TABLES');

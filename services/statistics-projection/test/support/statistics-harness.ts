@@ -26,6 +26,8 @@ export interface StatisticsHarness {
   app: NestFastifyApplication;
   schema: string;
   groupId: string;
+  /** The service's environment (for its CLI commands, such as the replay). */
+  env: NodeJS.ProcessEnv;
   issuer: TestTokenIssuer;
   bus: KafkaEventBus;
   db: Client;
@@ -48,7 +50,7 @@ export async function startStatistics(settings: Record<string, string> = {}): Pr
     migrations: MIGRATIONS,
   });
   const issuer = await startTestTokenIssuer();
-  const env = {
+  const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...issuer.env,
     DATABASE_SCHEMA: schema,
@@ -77,6 +79,7 @@ export async function startStatistics(settings: Record<string, string> = {}): Pr
     app,
     schema,
     groupId,
+    env,
     issuer,
     bus,
     db,
