@@ -25,8 +25,9 @@
  *
  * Each replay runs on a fresh schema (migrated by the replay itself) with no service running, so it reads the whole
  * topic under its rebuild group and switches once at the end. Measured: wall seconds from the command's start to its
- * exit, the rebuild's own seconds (its JSON answer: from the rebuild's start to the switch), events/s over the
- * latter, and the command's peak RSS (VmHWM from /proc, sampled every 200 ms until it exits). Then the schema's disk
+ * exit, the rebuild's own seconds (its JSON answer: from the rebuild's start to the switch; of them, for
+ * statistics-projection, the completion of its bulk phase: the counters and rollups derived from the facts), events/s
+ * over the latter, and the command's peak RSS (VmHWM from /proc, sampled every 200 ms until it exits). Then the schema's disk
  * use (pg_table_size and pg_indexes_size per table: heap with TOAST, and indexes) is read, the rows are counted (one
  * per location, or the run fails) and the schema is dropped before the next replay, so never two large data sets are
  * on disk at once besides the topic. Last, the topic's size on the broker's disk (the partitions' directories,
@@ -67,6 +68,8 @@ export interface ReplayResult {
   service: string;
   wallSeconds: number;
   rebuildSeconds: number;
+  /** Of rebuildSeconds, the bulk phase's completion (statistics-projection: its counters and rollups from the facts). */
+  completingSeconds?: number;
   eventsPerSecond: number;
   peakRssMb: number;
   rows: number;
@@ -225,7 +228,11 @@ async function replay(
   clearInterval(sampler);
   const wallSeconds = (performance.now() - started) / 1000;
   if (code !== 0) throw new Error(`${service} replay exited with ${code}`);
-  const answer = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { replayed?: boolean; seconds?: number };
+  const answer = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as {
+    replayed?: boolean;
+    seconds?: number;
+    completingSeconds?: number;
+  };
   if (answer.replayed !== true || answer.seconds === undefined) {
     throw new Error(`${service} replay answered ${stdout}`);
   }
@@ -233,6 +240,7 @@ async function replay(
     service,
     wallSeconds,
     rebuildSeconds: answer.seconds,
+    completingSeconds: answer.completingSeconds,
     eventsPerSecond: ROWS / answer.seconds,
     peakRssMb,
   };
@@ -357,7 +365,11 @@ async function main(): Promise<void> {
             topicOnDisk === undefined ? '' : thousands(topicOnDisk / ROWS),
           ],
           ...replays.map((result) => [
-            `replay ${result.service} (wall ${result.wallSeconds.toFixed(1)} s)`,
+            `replay ${result.service} (wall ${result.wallSeconds.toFixed(1)} s${
+              result.completingSeconds === undefined
+                ? ''
+                : `; of which completing ${result.completingSeconds.toFixed(1)} s`
+            })`,
             result.rebuildSeconds.toFixed(1),
             thousands(result.eventsPerSecond),
             result.peakRssMb.toFixed(0),

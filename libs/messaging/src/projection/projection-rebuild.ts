@@ -38,6 +38,13 @@ export interface RebuildOptions {
 export interface RebuildBulkPhase {
   projectionFor: (tables: Readonly<Record<string, string>>) => Projection;
   complete: (transaction: PoolClient, tables: Readonly<Record<string, string>>) => Promise<void>;
+  /**
+   * Drop the new tables' indexes that back no constraint before the bulk phase and create them again (the same
+   * definitions) in the completing transaction, after `complete`: one sorted build per index instead of an index
+   * entry per row written. Only when the bulk projection reads through no such index (constraints such as the primary
+   * key stay: the upserts need them).
+   */
+  deferIndexes?: boolean;
 }
 
 export interface RebuildProgress {
@@ -52,6 +59,8 @@ export interface RebuildProgress {
 export interface RebuildResult {
   groupId: string;
   seconds: number;
+  /** Of those, how long the bulk phase's `complete` took (when there was one). */
+  completingSeconds?: number;
   /** Where the new tables stood at the switch; the live group continues from there (or from its own, if further). */
   positions: PartitionPosition[];
 }
@@ -84,6 +93,8 @@ export async function rebuildProjection(options: RebuildOptions): Promise<Rebuil
     await acquireRebuildLock(lock.client, options.liveGroupId);
     await prepareTables(options.pool, options.tables, options.liveGroupId);
     let bulk = options.bulk;
+    let completingSeconds: number | undefined;
+    const deferred = bulk?.deferIndexes ? await dropIndexes(options.pool, Object.values(shadow)) : [];
     const first = (bulk ?? options).projectionFor(shadow);
     const floor = await logEnd(options.bus, first.topics);
     const consumerFor = (projection: Projection) =>
@@ -116,8 +127,9 @@ export async function rebuildProjection(options: RebuildOptions): Promise<Rebuil
         await consumer.stop();
         options.onProgress?.({ phase: 'completing', ...progress });
         const completing = Date.now();
-        await completeBulk(options.pool, bulk, shadow, groupId);
-        logger.log({ seconds: (Date.now() - completing) / 1000 }, 'Bulk phase completed; the full projection goes on');
+        await completeBulk(options.pool, bulk, shadow, groupId, deferred);
+        completingSeconds = (Date.now() - completing) / 1000;
+        logger.log({ seconds: completingSeconds }, 'Bulk phase completed; the full projection goes on');
         bulk = undefined;
         consumer = consumerFor(options.projectionFor(shadow));
         await consumer.start();
@@ -129,7 +141,7 @@ export async function rebuildProjection(options: RebuildOptions): Promise<Rebuil
           await options.bus.deleteGroups([groupId]);
           const seconds = (Date.now() - started) / 1000;
           logger.log({ seconds, positions: positions.length }, 'Switched to the rebuilt tables');
-          return { groupId, seconds, positions };
+          return { groupId, seconds, ...(completingSeconds === undefined ? {} : { completingSeconds }), positions };
         }
       }
       if (Date.now() > deadline) throw new Error(`the rebuild did not catch up within ${options.timeoutMs} ms`);
@@ -153,6 +165,7 @@ async function completeBulk(
   bulk: RebuildBulkPhase,
   shadow: Readonly<Record<string, string>>,
   groupId: string,
+  deferredIndexes: readonly string[],
 ): Promise<void> {
   const { client, release } = await checkOut(pool);
   try {
@@ -161,6 +174,7 @@ async function completeBulk(
     // until it commits) makes sure of it before `complete` reads what the bulk projection wrote.
     await client.query(`SELECT 1 FROM consumer_offsets WHERE group_id = $1 FOR UPDATE`, [groupId]);
     await bulk.complete(client, shadow);
+    for (const definition of deferredIndexes) await client.query(definition);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -168,6 +182,23 @@ async function completeBulk(
   } finally {
     release();
   }
+}
+
+/** Drops the indexes of `tables` that back no constraint; returns their definitions (CREATE INDEX statements). */
+async function dropIndexes(pool: Pool, tables: readonly string[]): Promise<string[]> {
+  const { rows } = await pool.query<{ name: string; definition: string }>(
+    `SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS name, pg_get_indexdef(i.indexrelid) AS definition
+       FROM pg_index i
+       JOIN pg_class c ON c.oid = i.indexrelid
+       JOIN pg_class t ON t.oid = i.indrelid
+       JOIN pg_namespace n ON n.oid = t.relnamespace
+      WHERE n.nspname = current_schema() AND t.relname = ANY($1)
+        AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)
+      ORDER BY 1`,
+    [tables],
+  );
+  for (const { name } of rows) await pool.query(`DROP INDEX ${name}`);
+  return rows.map((row) => row.definition);
 }
 
 async function acquireRebuildLock(client: PoolClient, liveGroupId: string): Promise<void> {

@@ -24,5 +24,7 @@ export const STATISTICS_REPLAY: ReplayTarget = {
   bulk: {
     projectionFor: (tables) => LocationFactsProjection.factsOnly(rebuilt(tables)),
     complete: (transaction, tables) => fillAggregatesFromFacts(transaction, rebuilt(tables)),
+    // The facts-only projection reads the facts by primary key alone.
+    deferIndexes: true,
   },
 };

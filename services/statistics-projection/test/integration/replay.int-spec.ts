@@ -23,6 +23,14 @@ describe('statistics-projection replay', () => {
 
   afterAll(() => service?.close());
 
+  /** Every index of the schema with its definition (the replay builds some of them anew at its end). */
+  const indexes = async () =>
+    (
+      await service.db.query(
+        `SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() ORDER BY 1, 2`,
+      )
+    ).rows;
+
   it(
     'rebuilds the facts, derives the counters and rollups, and counts the writes of every phase exactly after the switch',
     async () => {
@@ -43,6 +51,7 @@ describe('statistics-projection replay', () => {
         );
       }
       await waitUntilCaughtUp(service.bus, service.db, service.groupId, TOPIC_NAMES);
+      const indexesBefore = await indexes();
 
       // One change published in each phase, each moving a location to another status and month.
       const ids = [...state.keys()];
@@ -65,6 +74,8 @@ describe('statistics-projection replay', () => {
 
       expect(phases).toEqual(['bulk', 'completing', 'full']);
       expect(result.groupId).toMatch(new RegExp(`^${service.groupId}\\.rebuild-`));
+      expect(result.completingSeconds).toBeGreaterThan(0);
+      expect(await indexes()).toEqual(indexesBefore);
       // And one after the switch.
       await write(moved(0));
       await waitUntilCaughtUp(service.bus, service.db, service.groupId, TOPIC_NAMES);
