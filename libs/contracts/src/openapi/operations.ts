@@ -1010,11 +1010,25 @@ export const API_OPERATIONS: ApiOperation[] = [
       'NDJSON (one Location per line, `id` required) or CSV (the export columns, with a header row), of any size, ' +
       'streamed. `mode=full-replace` retires the locations the file leaves out. Rows are applied in batches; a ' +
       'rejected row does not stop the import and is listed in the report. A file without rows is refused (400), as a ' +
-      'full replace would retire every location.',
+      'full replace would retire every location. A full replace that would retire more than the configured share ' +
+      '(IMPORT_MAX_RETIRE_SHARE, default 10 %) of the locations in service retires nothing and answers 409 CONFLICT ' +
+      'with the number (`details.wouldRetire`) unless `confirmRetirements` gives exactly that number; the rows are ' +
+      'applied either way.',
     scope: 'locations:write',
     request: {
       query: z.object({
         mode: z.enum(IMPORT_MODES).optional().openapi({ description: 'merge (default) or full-replace.' }),
+        confirmRetirements: z.coerce
+          .number()
+          .int()
+          .min(0)
+          .max(999_999_999_999_999)
+          .optional()
+          .openapi({
+            description:
+              'full-replace only: how many locations the import may retire, exactly (the number a 409 reply gave). ' +
+              'Needed when that is more than the configured share of the locations in service.',
+          }),
       }),
       body: [
         {
@@ -1034,7 +1048,7 @@ export const API_OPERATIONS: ApiOperation[] = [
       ],
     },
     responses: { 200: reply('What the import did.', json(SCHEMAS.ImportReport, examples.exampleImportReport)) },
-    errors: ['INVALID_REQUEST', 'VALIDATION_ERROR'],
+    errors: ['INVALID_REQUEST', 'VALIDATION_ERROR', 'CONFLICT'],
   },
 
   // Administration

@@ -17,6 +17,8 @@ export interface UploadOptions {
   file: string;
   token: string;
   mode: 'merge' | 'full-replace';
+  /** full-replace: the number of locations it may retire, when that is above the service's share (the 409's number). */
+  confirmRetirements?: number;
   /** Taken from the file extension when absent (.csv, else NDJSON). */
   format?: 'csv' | 'ndjson';
   onProgress?: (progress: UploadProgress) => void;
@@ -44,6 +46,9 @@ export async function uploadImportFile(options: UploadOptions): Promise<UploadRe
   const format = options.format ?? formatOf(options.file);
   const totalBytes = (await stat(options.file)).size;
   const url = new URL(`/operator/imports?mode=${options.mode}`, options.baseUrl);
+  if (options.confirmRetirements !== undefined) {
+    url.searchParams.set('confirmRetirements', String(options.confirmRetirements));
+  }
   const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
     method: 'POST',
     headers: {

@@ -21,6 +21,11 @@ async function main(argv: string[], env: ImportCliEnvironment): Promise<number> 
         .choices(['merge', 'full-replace'])
         .default('merge'),
     )
+    .option(
+      '--confirm-retirements <n>',
+      'full-replace: retire exactly n locations, when that is more than the service retires unasked (the number a refusal gave)',
+      wholeNumber,
+    )
     .addOption(new Option('--format <format>', 'file format (default: by extension)').choices(['csv', 'ndjson']))
     .option('--token <token>', 'an access token with locations:write (or set LX_ACCESS_TOKEN)')
     .option('--token-url <url>', 'the auth service token endpoint (or set LX_TOKEN_URL)', env.tokenUrl)
@@ -32,6 +37,7 @@ async function main(argv: string[], env: ImportCliEnvironment): Promise<number> 
   const options = program.opts<{
     url: string;
     mode: 'merge' | 'full-replace';
+    confirmRetirements?: number;
     format?: 'csv' | 'ndjson';
     token?: string;
     tokenUrl: string;
@@ -58,6 +64,7 @@ async function main(argv: string[], env: ImportCliEnvironment): Promise<number> 
     file,
     token,
     mode: options.mode,
+    confirmRetirements: options.confirmRetirements,
     format: options.format,
     onProgress: (progress) => {
       rows = progress.rowsSent;
@@ -77,7 +84,12 @@ async function main(argv: string[], env: ImportCliEnvironment): Promise<number> 
   process.stdout.write(`${JSON.stringify(result.body, null, 2)}\n`);
   const seconds = (Date.now() - started) / 1000;
   if (result.status !== 200) {
-    process.stderr.write(`import failed: HTTP ${result.status}\n`);
+    const error = (
+      result.body as { error?: { code?: string; message?: string; details?: { wouldRetire?: number } } } | undefined
+    )?.error;
+    process.stderr.write(`import failed: HTTP ${result.status}${error?.message ? `: ${error.message}` : ''}\n`);
+    const wouldRetire = error?.details?.wouldRetire;
+    if (wouldRetire !== undefined) process.stderr.write(`to retire them: --confirm-retirements ${wouldRetire}\n`);
     return 1;
   }
   const report = result.body as {
@@ -94,6 +106,11 @@ async function main(argv: string[], env: ImportCliEnvironment): Promise<number> 
       `${report.rejected} rejected, ${report.retired} retired\n`,
   );
   return report.rejected > 0 ? 2 : 0;
+}
+
+function wholeNumber(value: string): number {
+  if (!/^\d{1,15}$/.test(value)) throw new InvalidArgumentError('must be a whole number of 0 or more');
+  return Number(value);
 }
 
 async function tokenFor(

@@ -18,6 +18,7 @@ const writeSideEnv = {
   IMPORT_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(2_000),
   IMPORT_MAX_ROW_BYTES: z.coerce.number().int().min(1_024).max(16_777_216).default(1_048_576),
   IMPORT_MAX_REPORTED_REJECTIONS: z.coerce.number().int().min(0).max(100_000).default(1_000),
+  IMPORT_MAX_RETIRE_SHARE: z.coerce.number().min(0).max(1).default(0.1),
   OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(1_000),
   OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(1).max(60_000).default(50),
   OUTBOX_LINGER_MS: z.coerce.number().int().min(0).max(1_000).default(10),
@@ -46,6 +47,11 @@ const schema = z
       maxRowBytes: env.IMPORT_MAX_ROW_BYTES,
       /** Rejections listed one by one in an import report; further ones are only counted, so memory stays flat. */
       maxReportedRejections: env.IMPORT_MAX_REPORTED_REJECTIONS,
+      /**
+       * The largest share of the locations in service a full-replace import retires without the request confirming
+       * the number: a truncated file would otherwise retire the rest of the network.
+       */
+      maxRetireShare: env.IMPORT_MAX_RETIRE_SHARE,
     },
     /** The relay of the event log (the service's outbox): events per round, longest idle wait, linger. */
     outbox: {

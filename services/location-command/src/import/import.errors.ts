@@ -26,3 +26,31 @@ export class UnsupportedMediaTypeError extends DomainError {
     });
   }
 }
+
+/**
+ * A full-replace import that would retire more than IMPORT_MAX_RETIRE_SHARE of the locations in service without the
+ * request confirming the number (or with a number that no longer matches). The file's rows were applied (as by a
+ * merge) and nothing was retired; details give the number to confirm and the report.
+ */
+export class RetirementsNotConfirmedError extends DomainError {
+  readonly code = 'CONFLICT';
+
+  constructor(details: {
+    wouldRetire: number;
+    inService: number;
+    maxRetireShare: number;
+    confirmRetirements?: number;
+    report: ImportReport;
+  }) {
+    const share = details.inService === 0 ? 100 : Math.round((details.wouldRetire * 100) / details.inService);
+    super(
+      details.confirmRetirements === undefined
+        ? `the file leaves out ${details.wouldRetire} of the ${details.inService} locations in service (${share} %), ` +
+            `more than the ${details.maxRetireShare * 100} % a full replace retires unasked: the rows were applied, ` +
+            `nothing was retired; send the file again with confirmRetirements=${details.wouldRetire} to retire them`
+        : `confirmRetirements=${details.confirmRetirements} does not match the ${details.wouldRetire} locations in ` +
+            `service the file leaves out now: the rows were applied, nothing was retired`,
+      details,
+    );
+  }
+}

@@ -115,4 +115,25 @@ describe('lx-import command-line tool', () => {
     expect(JSON.parse(result.stdout).error.code).toBe('UNAUTHORIZED');
     expect(result.stderr).toContain('import failed: HTTP 401');
   }, 60_000);
+
+  it('full-replace: exits 1 naming the number to confirm when it would retire too many, and retires with --confirm-retirements', async () => {
+    const file = join(dir, 'one-row.ndjson');
+    await writeFile(file, JSON.stringify({ id: randomUUID(), ...aLocationBody() }));
+    const token = await service.issuer.token({ scopes: ['locations:write'] });
+    const args = [file, '--url', baseUrl, '--token', token, '--mode', 'full-replace', '--no-progress'];
+
+    const refused = await cli(args);
+
+    expect(refused.code).toBe(1);
+    const wouldRetire = JSON.parse(refused.stdout).error.details.wouldRetire as number;
+    expect(wouldRetire).toBeGreaterThanOrEqual(300);
+    expect(refused.stderr).toContain('import failed: HTTP 409: the file leaves out');
+    expect(refused.stderr).toContain(`to retire them: --confirm-retirements ${wouldRetire}`);
+
+    const confirmed = await cli([...args, '--confirm-retirements', String(wouldRetire)]);
+
+    expect(confirmed.code).toBe(0);
+    expect(JSON.parse(confirmed.stdout)).toMatchObject({ mode: 'full-replace', rowsRead: 1, retired: wouldRetire });
+    expect((await cli([...args, '--confirm-retirements', 'many'])).stderr).toContain('must be a whole number');
+  }, 60_000);
 });

@@ -277,21 +277,46 @@ describe('bulk import', () => {
           { id: fresh, ...aLocationBody() },
         );
 
-        const reply = await isolated.request('POST', '/operator/imports?mode=full-replace', {
-          payload: file,
-          contentType: 'application/x-ndjson',
+        const status = async (id: string) =>
+          (await isolated.request('GET', `/operator/locations/${id}`)).body.fiberAccessDetails?.serviceability?.status;
+        const fullReplace = (query = '') =>
+          isolated.request('POST', `/operator/imports?mode=full-replace${query}`, {
+            payload: file,
+            contentType: 'application/x-ndjson',
+          });
+
+        // 3 of the 6 in service (the file's new location counted) is above the default 10 %: refused, rows applied.
+        const refused = await fullReplace();
+        expect(refused.status).toBe(409);
+        expect(refused.body.error).toMatchObject({
+          code: 'CONFLICT',
+          details: {
+            wouldRetire: 3,
+            inService: 6,
+            maxRetireShare: 0.1,
+            report: { rowsRead: 3, created: 1, unchanged: 1, rejected: 1, retired: 0 },
+          },
         });
+        expect(refused.body.error.message).toContain('confirmRetirements=3');
+        expect(await status(fresh)).toBeUndefined();
+        expect((await isolated.request('GET', `/operator/locations/${fresh}`)).status).toBe(200);
+        for (const id of missing) expect(await status(id)).toBe('ACTIVE');
+        // A confirmation of another number is refused too.
+        const mismatch = await fullReplace('&confirmRetirements=2');
+        expect(mismatch.status).toBe(409);
+        expect(mismatch.body.error.details).toMatchObject({ wouldRetire: 3, confirmRetirements: 2 });
+        for (const id of missing) expect(await status(id)).toBe('ACTIVE');
+
+        const reply = await fullReplace('&confirmRetirements=3');
 
         expect(reply.body).toMatchObject({
           mode: 'full-replace',
           rowsRead: 3,
-          created: 1,
-          unchanged: 1,
+          created: 0,
+          unchanged: 2,
           rejected: 1,
           retired: 3,
         });
-        const status = async (id: string) =>
-          (await isolated.request('GET', `/operator/locations/${id}`)).body.fiberAccessDetails?.serviceability?.status;
         for (const id of missing) expect(await status(id)).toBe('RETIRED');
         expect(await status(kept)).toBe('ACTIVE');
         expect(await status(invalidInFile)).toBe('ACTIVE');
@@ -301,15 +326,46 @@ describe('bulk import', () => {
           retiredEvents.filter((m) => m.event.type === 'LOCATION_UPDATED').map((m) => m.event.modifiedFields),
         ).toEqual(missing.map(() => ({ fiberAccessDetails: { serviceability: { status: 'RETIRED' } } })));
 
-        const again = await isolated.request('POST', '/operator/imports?mode=full-replace', {
-          payload: file,
-          contentType: 'application/x-ndjson',
-        });
+        const again = await fullReplace();
         expect(again.body).toMatchObject({ created: 0, unchanged: 2, retired: 0 });
       } finally {
         await isolated.close();
       }
     }, 60_000);
+
+    it('retires without a confirmation up to IMPORT_MAX_RETIRE_SHARE of the locations in service', async () => {
+      const isolated = await startLocationCommand({ IMPORT_MAX_RETIRE_SHARE: '0.5' });
+      try {
+        const ids = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+        for (const id of ids) await isolated.request('PUT', `/operator/locations/${id}`, { body: aLocationBody() });
+        const file = ndjson(...ids.slice(0, 2).map((id) => ({ id, ...aLocationBody() })));
+        const reply = await isolated.request('POST', '/operator/imports?mode=full-replace', {
+          payload: file,
+          contentType: 'application/x-ndjson',
+        });
+        expect(reply.status).toBe(200);
+        expect(reply.body).toMatchObject({ rowsRead: 2, retired: 2 });
+      } finally {
+        await isolated.close();
+      }
+    }, 60_000);
+
+    it.each([
+      ['mode=full-replace&confirmRetirements=abc', 'integer'],
+      ['mode=full-replace&confirmRetirements=-1', 'integer'],
+      ['mode=full-replace&confirmRetirements=1.5', 'integer'],
+      ['mode=full-replace&confirmRetirements=1234567890123456', 'integer'],
+      ['confirmRetirements=3', 'mode'],
+    ])('refuses %s with 400 naming confirmRetirements before reading the file', async (query, rule) => {
+      const id = randomUUID();
+      const reply = await service.request('POST', `/operator/imports?${query}`, {
+        payload: ndjson({ id, ...aLocationBody() }),
+        contentType: 'application/x-ndjson',
+      });
+      expect(reply.status).toBe(400);
+      expect(reply.body.error.details.issues).toEqual([expect.objectContaining({ field: 'confirmRetirements', rule })]);
+      expect((await service.request('GET', `/operator/locations/${id}`)).status).toBe(404);
+    });
 
     it('refuses an empty file with 400 and retires nothing (in merge mode too)', async () => {
       const isolated = await startLocationCommand();

@@ -12,7 +12,8 @@ import { ndjsonRows } from '../infrastructure/ndjson-rows';
 
 /**
  * POST /operator/imports: a streamed NDJSON (application/x-ndjson) or CSV (text/csv) body of any size; `?mode=full-replace`
- * retires the locations the file leaves out. Answers 200 with the report once the whole file is applied.
+ * retires the locations the file leaves out (above IMPORT_MAX_RETIRE_SHARE of those in service, only with
+ * `confirmRetirements` = their number). Answers 200 with the report once the whole file is applied.
  */
 @Controller('operator/imports')
 @RequireScope(SCOPES.locationsWrite)
@@ -24,8 +25,13 @@ export class ImportController {
 
   @Post()
   @HttpCode(200)
-  async import(@Req() request: FastifyRequest, @Query('mode') mode: string | undefined): Promise<ImportReport> {
+  async import(
+    @Req() request: FastifyRequest,
+    @Query('mode') mode: string | undefined,
+    @Query('confirmRetirements') confirmRetirements: string | undefined,
+  ): Promise<ImportReport> {
     const importMode = importModeOf(mode);
+    const confirmed = confirmationOf(confirmRetirements, importMode);
     const contentType = request.headers['content-type'];
     const mediaType = contentType?.split(';', 1)[0]?.trim().toLowerCase();
     const body = request.body;
@@ -34,7 +40,12 @@ export class ImportController {
     }
     const options = { maxRowBytes: this.options.maxRowBytes };
     const rows = mediaType === IMPORT_MEDIA_TYPES.csv ? csvRows(body, options) : ndjsonRows(body, options);
-    return this.importLocations.execute({ rows, mode: importMode, correlationId: request.id });
+    return this.importLocations.execute({
+      rows,
+      mode: importMode,
+      ...(confirmed === undefined ? {} : { confirmRetirements: confirmed }),
+      correlationId: request.id,
+    });
   }
 }
 
@@ -44,4 +55,14 @@ function importModeOf(mode: string | undefined): ImportMode {
   throw new ValidationFailedError([
     { field: 'mode', rule: 'enum', message: `mode must be one of ${IMPORT_MODES.join(', ')}` },
   ]);
+}
+
+/** `confirmRetirements`: a whole number of 0 or more, and only for a full replace. */
+function confirmationOf(value: string | undefined, mode: ImportMode): number | undefined {
+  if (value === undefined) return undefined;
+  const problem = (rule: string, message: string) =>
+    new ValidationFailedError([{ field: 'confirmRetirements', rule, message }]);
+  if (!/^\d{1,15}$/.test(value)) throw problem('integer', 'confirmRetirements must be a whole number of 0 or more');
+  if (mode !== 'full-replace') throw problem('mode', 'confirmRetirements is only for mode=full-replace');
+  return Number(value);
 }

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import type { EventStoreTransaction } from '../../../event-store/event-store.transaction';
-import { ImportFileRejectedError } from '../../import.errors';
+import { ImportFileRejectedError, RetirementsNotConfirmedError } from '../../import.errors';
 import type { ImportOptions } from '../../import-options';
 import { ImportFileError, type ImportRow } from '../../infrastructure/import-row';
 import type { ImportBatchCommitter, InBatchTransaction } from './import-batch.committer';
@@ -9,7 +9,7 @@ import type { ImportBatchPreparer, PreparedBatch } from './import-batch.preparer
 import { ImportLocationsHandler } from './import-locations.handler';
 import type { MissingLocationsRetirer } from './missing-locations.retirer';
 
-const options: ImportOptions = { batchSize: 2, maxRowBytes: 1_000, maxReportedRejections: 10 };
+const options: ImportOptions = { batchSize: 2, maxRowBytes: 1_000, maxReportedRejections: 10, maxRetireShare: 0.1 };
 const ID = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 async function* file(...parts: (number[] | Error)[]): AsyncGenerator<ImportRow[]> {
@@ -20,7 +20,7 @@ async function* file(...parts: (number[] | Error)[]): AsyncGenerator<ImportRow[]
 }
 
 /** The handler with fakes that log each step; every row is created unless `failCommit` says otherwise. */
-function handlerWithFakes(failCommit?: Error) {
+function handlerWithFakes(failCommit?: Error, counted = { inService: 70, wouldRetire: 7 }) {
   const log: string[] = [];
   const runner = {
     connect: () => Promise.resolve(log.push('connect')),
@@ -48,6 +48,10 @@ function handlerWithFakes(failCommit?: Error) {
   const retirer = {
     begin: () => Promise.resolve(log.push('begin')),
     recordNamed: (_manager: EntityManager, ids: ReadonlySet<string>) => Promise.resolve(log.push(`named ${ids.size}`)),
+    countMissing: () => {
+      log.push('count missing');
+      return Promise.resolve(counted);
+    },
     retireMissing: (_runner: QueryRunner, correlationId: string | undefined) => {
       log.push(`retire missing for ${correlationId}`);
       return Promise.resolve(7);
@@ -84,10 +88,45 @@ describe('ImportLocationsHandler', () => {
       'named 2',
       'commit 3',
       'named 1',
+      'count missing',
       'retire missing for r',
       'end',
       'release',
     ]);
+  });
+
+  it('given a full replace that would retire more than the share, when executed, then it is refused with the number to confirm and retires nothing', async () => {
+    const { handler, log } = handlerWithFakes(undefined, { inService: 70, wouldRetire: 8 });
+
+    const error = await handler
+      .execute({ rows: file([1, 2]), mode: 'full-replace', correlationId: 'r' })
+      .catch((thrown: unknown) => thrown);
+
+    expect(error).toBeInstanceOf(RetirementsNotConfirmedError);
+    expect(error).toMatchObject({
+      code: 'CONFLICT',
+      details: { wouldRetire: 8, inService: 70, maxRetireShare: 0.1, report: { rowsRead: 2, retired: 0 } },
+    });
+    expect(log).toEqual(['connect', 'begin', 'commit 1+2', 'named 2', 'count missing', 'end', 'release']);
+  });
+
+  it('given a full replace above the share whose number is confirmed, when executed, then it retires them', async () => {
+    const { handler, log } = handlerWithFakes(undefined, { inService: 70, wouldRetire: 60 });
+
+    const report = await handler.execute({ rows: file([1]), mode: 'full-replace', confirmRetirements: 60 });
+
+    expect(report).toMatchObject({ rowsRead: 1, retired: 7 });
+    expect(log).toContain('retire missing for undefined');
+  });
+
+  it('given a confirmation that does not match, when executed, then it is refused even under the share', async () => {
+    const { handler } = handlerWithFakes();
+
+    const error = await handler
+      .execute({ rows: file([1]), mode: 'full-replace', confirmRetirements: 6 })
+      .catch((thrown: unknown) => thrown);
+
+    expect(error).toMatchObject({ code: 'CONFLICT', details: { wouldRetire: 7, confirmRetirements: 6 } });
   });
 
   it('given a file that breaks off, when executed, then the rows before are applied, nothing retired, and it is refused with the report', async () => {

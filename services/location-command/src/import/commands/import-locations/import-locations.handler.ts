@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, QueryRunner } from 'typeorm';
-import { ImportFileRejectedError } from '../../import.errors';
+import { decideRetirement } from '../../domain/retirement-guard';
+import { ImportFileRejectedError, RetirementsNotConfirmedError } from '../../import.errors';
 import { IMPORT_OPTIONS, type ImportOptions } from '../../import-options';
 import { ImportFileError, type ImportRow } from '../../infrastructure/import-row';
 import { ImportBatchCommitter, type InBatchTransaction } from './import-batch.committer';
@@ -14,6 +15,8 @@ export interface ImportLocationsCommand {
   /** The file's rows in order, as the readers yield them (small arrays). */
   rows: AsyncIterable<ImportRow[]>;
   mode: ImportMode;
+  /** A full replace's confirmation of how many locations it retires (needed above IMPORT_MAX_RETIRE_SHARE). */
+  confirmRetirements?: number;
   correlationId?: string;
 }
 
@@ -24,7 +27,8 @@ export interface ImportLocationsCommand {
  * import's own connection (`ImportBatchCommitter`), which checks what the decisions relied on and decides again if
  * anything moved meanwhile; the next batch is prepared while the previous one commits (`ImportBatchPipeline`).
  * Memory holds two batches and the capped report, whatever the file size. A full-replace import then retires every
- * location in service that the file did not name (`MissingLocationsRetirer`).
+ * location in service that the file did not name (`MissingLocationsRetirer`), unless that is more than the configured
+ * share of them and the request did not confirm the number (`decideRetirement`).
  */
 const EMPTY_FILE = { field: 'body', rule: 'nonEmpty', message: 'the file holds no location rows; nothing was changed' };
 const EMPTY_FILE_DETAILS = (report: ImportReportBuilder) => ({ issues: [EMPTY_FILE], report: report.build() });
@@ -55,7 +59,10 @@ export class ImportLocationsHandler {
       // An empty upload is a mistake, and as a full replace it would retire every location in service.
       if (report.build().rowsRead === 0)
         throw new ImportFileRejectedError(EMPTY_FILE.message, EMPTY_FILE_DETAILS(report));
-      if (fullReplace) report.addRetired(await this.retirer.retireMissing(runner, command.correlationId));
+      if (fullReplace) {
+        await this.checkRetirements(runner, command.confirmRetirements, report);
+        report.addRetired(await this.retirer.retireMissing(runner, command.correlationId));
+      }
       const result = report.build();
       this.logger.log({ ...result, rejections: undefined, correlationId: command.correlationId }, 'Import finished');
       return result;
@@ -63,6 +70,23 @@ export class ImportLocationsHandler {
       if (fullReplace) await this.retirer.end(runner);
       await runner.release();
     }
+  }
+
+  /** Refuses to retire more than the configured share of the locations in service without a matching confirmation. */
+  private async checkRetirements(
+    runner: QueryRunner,
+    confirmed: number | undefined,
+    report: ImportReportBuilder,
+  ): Promise<void> {
+    const counted = await this.retirer.countMissing(runner);
+    const maxShare = this.options.maxRetireShare;
+    if (decideRetirement({ ...counted, maxShare, confirmed }).retire) return;
+    throw new RetirementsNotConfirmedError({
+      ...counted,
+      maxRetireShare: maxShare,
+      ...(confirmed === undefined ? {} : { confirmRetirements: confirmed }),
+      report: report.build(),
+    });
   }
 
   private async applyRows(

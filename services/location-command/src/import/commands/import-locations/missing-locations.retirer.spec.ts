@@ -57,7 +57,7 @@ describe('retirementsOf', () => {
 });
 
 describe('MissingLocationsRetirer', () => {
-  const options: ImportOptions = { batchSize: 2, maxRowBytes: 1_000, maxReportedRejections: 10 };
+  const options: ImportOptions = { batchSize: 2, maxRowBytes: 1_000, maxReportedRejections: 10, maxRetireShare: 0.1 };
 
   /** Unnamed locations in service, handed out by the paged query as the database would. */
   function retirerOver(unnamed: string[]) {

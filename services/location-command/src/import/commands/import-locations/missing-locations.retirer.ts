@@ -12,20 +12,30 @@ import { ImportRowsMetrics } from './import-rows.metrics';
 
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
-/** Locations in service (not CANCELLED or RETIRED) after $1 in id order whose id the file did not name; at most $2. */
+/** A location in service: not CANCELLED or RETIRED. */
+const IN_SERVICE = `stream_type = 'location'
+     AND (serviceability_status IS NULL OR serviceability_status NOT IN ('CANCELLED', 'RETIRED'))`;
+
+/** Locations in service after $1 in id order whose id the file did not name; at most $2. */
 const UNNAMED_IN_SERVICE = `
   SELECT stream_id FROM aggregate_state a
-   WHERE stream_type = 'location' AND stream_id > $1
-     AND (serviceability_status IS NULL OR serviceability_status NOT IN ('CANCELLED', 'RETIRED'))
+   WHERE ${IN_SERVICE} AND stream_id > $1
      AND NOT EXISTS (SELECT 1 FROM pg_temp.import_seen s WHERE s.stream_id = a.stream_id)
    ORDER BY stream_id LIMIT $2`;
+
+/** The locations in service, and those of them the file did not name. */
+const COUNT_IN_SERVICE = `
+  SELECT count(*)::int AS in_service, count(*) FILTER (WHERE s.stream_id IS NULL)::int AS unnamed
+    FROM aggregate_state a LEFT JOIN pg_temp.import_seen s ON s.stream_id = a.stream_id
+   WHERE ${IN_SERVICE}`;
 
 /**
  * The last step of a full-replace import: retires every location still in service whose id the file did not name.
  *
  * The ids the file names (valid or not, so a mistyped row never retires its location) are recorded in a temporary
  * table of the import's connection, in the transaction of the batch that names them, so only committed batches
- * count. Use on one connection: `begin`, `recordNamed` per batch, `retireMissing` once the whole file was read, `end`.
+ * count. Use on one connection: `begin`, `recordNamed` per batch, `countMissing` and `retireMissing` once the whole
+ * file was read, `end`.
  */
 @Injectable()
 export class MissingLocationsRetirer {
@@ -47,6 +57,12 @@ export class MissingLocationsRetirer {
   async recordNamed(manager: EntityManager, ids: ReadonlySet<string>): Promise<void> {
     if (ids.size === 0) return;
     await manager.query('INSERT INTO pg_temp.import_seen SELECT unnest($1::uuid[]) ON CONFLICT DO NOTHING', [[...ids]]);
+  }
+
+  /** How many locations are in service, and how many of them retireMissing would retire now. */
+  async countMissing(runner: QueryRunner): Promise<{ inService: number; wouldRetire: number }> {
+    const rows = (await runner.query(COUNT_IN_SERVICE)) as { in_service: number; unnamed: number }[];
+    return { inService: rows[0]?.in_service ?? 0, wouldRetire: rows[0]?.unnamed ?? 0 };
   }
 
   /** Retires, in id order and one transaction per batch, every location in service that was not named; how many. */
