@@ -12,3 +12,4 @@ export * from './query/query-parameters';
 export * from './export/export-request';
 export * from './webhook/delivery-policy';
 export * from './webhook/delivery-id';
+export * from './idempotency/idempotency-key';

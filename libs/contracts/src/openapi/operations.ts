@@ -299,6 +299,15 @@ const deliveryQuery = {
 
 const READ_ERRORS: ErrorCode[] = ['INVALID_REQUEST', 'RESOURCE_NOT_FOUND'];
 const LIST_ERRORS: ErrorCode[] = ['INVALID_LIMIT', 'INVALID_OFFSET', 'INVALID_FILTER'];
+/** The Idempotency-Key request header of the creations whose id the server chooses. */
+const idempotencyKey = z.object({
+  [IDEMPOTENCY_KEY_HEADER]: z
+    .string()
+    .max(255)
+    .optional()
+    .openapi({ description: 'Makes the request safe to repeat: same key and body, same reply.' }),
+});
+
 const LOCATION_WRITE_ERRORS: ErrorCode[] = [
   'INVALID_REQUEST',
   'VALIDATION_ERROR',
@@ -820,13 +829,7 @@ export const API_OPERATIONS: ApiOperation[] = [
       'GET /locations/{id}, the event.version of webhooks and the change feed), from the same snapshot as the row.',
     scope: 'locations:read',
     request: {
-      headers: z.object({
-        [IDEMPOTENCY_KEY_HEADER]: z
-          .string()
-          .max(255)
-          .optional()
-          .openapi({ description: 'Makes the request safe to repeat: same key and body, same reply.' }),
-      }),
+      headers: idempotencyKey,
       body: json(SCHEMAS.ExportRequest, { format: 'json', modifiedSince: '2024-02-29T00:00:00Z' }),
     },
     responses: {
@@ -953,10 +956,18 @@ export const API_OPERATIONS: ApiOperation[] = [
     operationId: 'createLocation',
     tag: 'Operator',
     summary: 'Create a location',
+    description:
+      'The server chooses the id. With an Idempotency-Key, a request repeated with the same key and body (key order ' +
+      'aside) by the same client within 24 hours answers the first 201 again (the location as created, ETag "1", ' +
+      'header Idempotent-Replayed: true) and creates nothing; the same key with another body is 409 CONFLICT. A ' +
+      'request refused for its body gives its key back.',
     scope: 'locations:write',
-    request: { body: locationInput },
-    responses: { 201: reply('Created.', location, ['ETag', 'Location']) },
-    errors: LOCATION_WRITE_ERRORS,
+    request: {
+      headers: idempotencyKey,
+      body: locationInput,
+    },
+    responses: { 201: reply('Created.', location, ['ETag', 'Location', 'Idempotent-Replayed']) },
+    errors: [...LOCATION_WRITE_ERRORS, 'CONFLICT'],
   },
   {
     method: 'get',

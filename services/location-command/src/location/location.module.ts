@@ -3,11 +3,18 @@ import { CreateLocationHandler } from './commands/create-location/create-locatio
 import { ReplaceLocationHandler } from './commands/replace-location/replace-location.handler';
 import { UpdateLocationHandler } from './commands/update-location/update-location.handler';
 import { LocationController } from './http/location.controller';
+import { IdempotencyKeys } from './infrastructure/idempotency-keys';
 import { GetLocationHandler } from './queries/get-location/get-location.handler';
 
 /** Single-location writes of the operator API. */
 @Module({
   controllers: [LocationController],
-  providers: [CreateLocationHandler, ReplaceLocationHandler, UpdateLocationHandler, GetLocationHandler],
+  providers: [
+    CreateLocationHandler,
+    ReplaceLocationHandler,
+    UpdateLocationHandler,
+    GetLocationHandler,
+    IdempotencyKeys,
+  ],
 })
 export class LocationModule {}

@@ -30,6 +30,13 @@ describeServiceSmoke({
       'tx_id xid8 not null',
       'correlation_id text',
     ],
+    idempotency_keys: [
+      'client_id text not null',
+      'idempotency_key text not null',
+      'request_hash text not null',
+      'stream_id uuid not null',
+      'created_at timestamp with time zone not null',
+    ],
     // No longer written: kept for one release, for the pods of the previous one during a rolling upgrade.
     outbox: OUTBOX_COLUMNS,
     relay_checkpoint: [

@@ -1,5 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { eventSchema, validate } from '@lx/contracts';
+import { canonicalJson } from '@lx/domain';
 import { waitFor } from '@lx/testing';
 import { aLocationBody, type LocationCommandHarness, startLocationCommand } from '../support/location-command-harness';
 
@@ -34,6 +35,99 @@ describe('operator location API', () => {
       });
       expect(forbidden.status).toBe(403);
       expect(forbidden.body.error.code).toBe('FORBIDDEN');
+    });
+  });
+
+  describe('create with an Idempotency-Key', () => {
+    const post = (body: unknown, key: string, token?: string) =>
+      service.request('POST', '/operator/locations', { body, headers: { 'idempotency-key': key }, token });
+    const created = async (id: string) =>
+      (await service.storedEvents(id)).filter((event) => event.event_type === 'LOCATION_CREATED').length;
+
+    it('answers a repeat with the first reply and creates nothing; another body under the key is 409', async () => {
+      const key = `create-${randomUUID()}`;
+      const body = { notes: 'first', ...aLocationBody() };
+      const first = await post(body, key);
+      expect(first.status).toBe(201);
+      expect(first.headers['idempotent-replayed']).toBeUndefined();
+      const id = first.body.id as string;
+      expect((await patch(id, { notes: 'changed since' })).status).toBe(200);
+
+      // The same body with its keys in another order.
+      const reordered = Object.fromEntries(Object.entries(body).reverse());
+      const again = await post(reordered, key);
+      expect(again.status).toBe(201);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.headers['etag']).toBe('"1"');
+      expect(again.headers['location']).toBe(`/operator/locations/${id}`);
+      expect(again.body).toEqual(first.body);
+      expect((await service.storedEvents(id)).map((event) => event.event_type)).toEqual([
+        'LOCATION_CREATED',
+        'LOCATION_UPDATED',
+      ]);
+
+      const other = await post({ ...body, notes: 'another body' }, key);
+      expect(other.status).toBe(409);
+      expect(other.body.error).toMatchObject({ code: 'CONFLICT', details: { locationId: id } });
+
+      // Keys are each client's own.
+      const otherClient = await service.issuer.token({
+        clientId: `other-${randomUUID()}`,
+        scopes: ['locations:write'],
+      });
+      const theirs = await post(body, key, otherClient);
+      expect(theirs.status).toBe(201);
+      expect(theirs.body.id).not.toBe(id);
+    });
+
+    it('gives the key of a refused request back, refuses a malformed key, and takes over a key after 24 hours', async () => {
+      const key = `refused-${randomUUID()}`;
+      const refused = await post({ ...aLocationBody(), coordinates: { latitude: 500, longitude: 0 } }, key);
+      expect(refused.status).toBe(400);
+      const corrected = await post(aLocationBody(), key);
+      expect(corrected.status).toBe(201);
+      expect(corrected.headers['idempotent-replayed']).toBeUndefined();
+
+      const malformed = await post(aLocationBody(), 'with space');
+      expect(malformed.status).toBe(400);
+      expect(malformed.body.error.details.issues).toEqual([
+        expect.objectContaining({ field: 'Idempotency-Key', rule: 'format' }),
+      ]);
+
+      await service.db.query(
+        `UPDATE idempotency_keys SET created_at = created_at - interval '24 hours 1 second' WHERE idempotency_key = $1`,
+        [key],
+      );
+      const later = await post(aLocationBody(), key);
+      expect(later.status).toBe(201);
+      expect(later.headers['idempotent-replayed']).toBeUndefined();
+      expect(later.body.id).not.toBe(corrected.body.id);
+    });
+
+    it('creates one location for concurrent repeats, and creates it for a repeat that finds the key claimed but nothing written', async () => {
+      const key = `race-${randomUUID()}`;
+      const body = aLocationBody();
+      const replies = await Promise.all(Array.from({ length: 6 }, () => post(body, key)));
+      expect(replies.map((reply) => reply.status)).toEqual(replies.map(() => 201));
+      const ids = new Set(replies.map((reply) => reply.body.id as string));
+      expect(ids.size).toBe(1);
+      const [id] = [...ids];
+      expect(await created(id!)).toBe(1);
+      expect(replies.filter((reply) => reply.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+
+      // A first request cut off after its claim: the repeat creates the location under the claimed id.
+      const cutOff = `cut-off-${randomUUID()}`;
+      const claimedId = randomUUID();
+      await service.db.query(
+        `INSERT INTO idempotency_keys (client_id, idempotency_key, request_hash, stream_id, created_at)
+         SELECT client_id, $1, $2, $3, now() FROM idempotency_keys WHERE idempotency_key = $4`,
+        [cutOff, createHash('sha256').update(canonicalJson(body)).digest('hex'), claimedId, key],
+      );
+      const repeat = await post(body, cutOff);
+      expect(repeat.status).toBe(201);
+      expect(repeat.body.id).toBe(claimedId);
+      expect(repeat.headers['idempotent-replayed']).toBeUndefined();
+      expect(await created(claimedId)).toBe(1);
     });
   });
 

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Put, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type Location, SCOPES } from '@lx/contracts';
-import { etagOf, RequireScope, UuidParamPipe } from '@lx/platform';
+import { IDEMPOTENCY_KEY_HEADER, type Location, SCOPES } from '@lx/contracts';
+import { etagOf, principalClientId, RequireScope, UuidParamPipe } from '@lx/platform';
 import { CreateLocationHandler } from '../commands/create-location/create-location.handler';
 import type { LocationWriteResult } from '../domain/location.decider';
 import { ReplaceLocationHandler } from '../commands/replace-location/replace-location.handler';
@@ -23,11 +23,18 @@ export class LocationController {
   @HttpCode(201)
   async create(
     @Body() body: unknown,
+    @Headers(IDEMPOTENCY_KEY_HEADER) idempotencyKey: string | undefined,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Location> {
-    const result = await this.createLocation.execute({ body, correlationId: request.id });
+    const result = await this.createLocation.execute({
+      body,
+      clientId: principalClientId(request),
+      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+      correlationId: request.id,
+    });
     void reply.header('location', `/operator/locations/${result.location.id}`);
+    if (result.replayed) void reply.header('idempotent-replayed', 'true');
     return respond(reply, result);
   }
 

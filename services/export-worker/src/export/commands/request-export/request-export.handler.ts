@@ -2,14 +2,15 @@ import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { ExportAccepted } from '@lx/contracts';
 import {
+  assertIdempotencyKey,
+  assertSameRequest,
   canonicalExportRequest,
-  ConflictError,
   ExportSizeExceededError,
+  IDEMPOTENCY_WINDOW_MS,
   InvalidGroupReferenceError,
   parseExportRequest,
   RateLimitExceededError,
   selectionOf,
-  ValidationFailedError,
 } from '@lx/domain';
 import { Clock, IdGenerator, WakeUp } from '@lx/platform';
 import { EXPORT_WORKER_CONFIG, type ExportWorkerConfig } from '../../../config/export-worker.config';
@@ -23,10 +24,6 @@ export interface RequestExport {
   idempotencyKey?: string;
 }
 
-/** An Idempotency-Key names one request for this long. */
-const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
-/** Printable ASCII, as the IETF Idempotency-Key draft suggests, and short enough to index. */
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 /** Retry-After when the cap on unfinished exports is reached: about when a small export has finished. */
 const UNFINISHED_RETRY_AFTER_SECONDS = 30;
 
@@ -56,15 +53,7 @@ export class RequestExportHandler {
 
   async execute(command: RequestExport): Promise<{ reply: ExportAccepted; replayed: boolean }> {
     const now = this.clock.now();
-    if (command.idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(command.idempotencyKey)) {
-      throw new ValidationFailedError([
-        {
-          field: 'Idempotency-Key',
-          rule: 'format',
-          message: 'Idempotency-Key must be 1 to 255 printable ASCII characters',
-        },
-      ]);
-    }
+    assertIdempotencyKey(command.idempotencyKey);
     const parsed = parseExportRequest(command.body, now);
     if (!parsed.ok) throw parsed.error;
     const selection = selectionOf(parsed.value);
@@ -136,11 +125,7 @@ export class RequestExportHandler {
   }
 
   private replayOf(requestId: string, storedHash: string, requestHash: string) {
-    if (storedHash !== requestHash) {
-      throw new ConflictError('this Idempotency-Key was used with another request body within the last 24 hours', {
-        requestId,
-      });
-    }
+    assertSameRequest(storedHash, requestHash, { requestId });
     return { reply: acceptedReply(requestId), replayed: true };
   }
 

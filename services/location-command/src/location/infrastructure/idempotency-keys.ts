@@ -1,0 +1,78 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import type { Location } from '@lx/contracts';
+
+/** A client's Idempotency-Key. */
+export interface IdempotencyKeyOf {
+  clientId: string;
+  key: string;
+}
+
+/** Who holds a key: the stream it creates and the hash of the body it was claimed with; `claimed` when just now. */
+export interface KeyClaim {
+  streamId: string;
+  requestHash: string;
+  claimed: boolean;
+}
+
+/** TypeORM answers an INSERT … RETURNING on Postgres with the rows, an UPDATE … RETURNING with `[rows, affected]`. */
+const rowsOf = <T>(result: unknown): T[] => {
+  const [first] = result as unknown[];
+  return (Array.isArray(first) ? first : result) as T[];
+};
+
+/**
+ * The idempotency_keys table: a key is claimed for a new stream id before the stream is written (so a retry that
+ * arrives while the first request still runs, or after it failed halfway, finds the id to create or to answer with).
+ */
+@Injectable()
+export class IdempotencyKeys {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * Claims `key` for `streamId` unless a request claimed it after `since`; answers the claim that holds. A claim
+   * older than `since` is taken over (the key names a new request). Concurrent claims of one key wait for each other
+   * on the primary key, so one wins and the others read its claim.
+   */
+  async claim(key: IdempotencyKeyOf, requestHash: string, streamId: string, now: Date, since: Date): Promise<KeyClaim> {
+    for (;;) {
+      const claimed = rowsOf<{ stream_id: string }>(
+        await this.dataSource.query(
+          `INSERT INTO idempotency_keys AS k (client_id, idempotency_key, request_hash, stream_id, created_at)
+           VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (client_id, idempotency_key) DO UPDATE
+             SET request_hash = EXCLUDED.request_hash, stream_id = EXCLUDED.stream_id, created_at = EXCLUDED.created_at
+             WHERE k.created_at <= $6
+           RETURNING stream_id`,
+          [key.clientId, key.key, requestHash, streamId, now, since],
+        ),
+      );
+      if (claimed.length > 0) return { streamId, requestHash, claimed: true };
+      const [held] = (await this.dataSource.query(
+        `SELECT stream_id, request_hash FROM idempotency_keys WHERE client_id = $1 AND idempotency_key = $2`,
+        [key.clientId, key.key],
+      )) as { stream_id: string; request_hash: string }[];
+      // Released in between (its request was refused): claim again.
+      if (held !== undefined) return { streamId: held.stream_id, requestHash: held.request_hash, claimed: false };
+    }
+  }
+
+  /** Gives up a claim whose request was refused, so that the key can name the corrected request. */
+  async release(key: IdempotencyKeyOf, streamId: string): Promise<void> {
+    await this.dataSource.query(
+      `DELETE FROM idempotency_keys WHERE client_id = $1 AND idempotency_key = $2 AND stream_id = $3`,
+      [key.clientId, key.key, streamId],
+    );
+  }
+
+  /** The location as its creation recorded it (what the first reply answered), if it was created. */
+  async createdLocation(streamId: string): Promise<Location | undefined> {
+    const [row] = (await this.dataSource.query(
+      `SELECT payload::json -> 'data' AS data FROM events
+        WHERE stream_id = $1 AND stream_version = 1 AND event_type = 'LOCATION_CREATED'`,
+      [streamId],
+    )) as { data: Location }[];
+    return row?.data;
+  }
+}
