@@ -49,10 +49,10 @@ export class IdempotencyKeys {
         ),
       );
       if (claimed.length > 0) return { streamId, requestHash, claimed: true };
-      const [held] = (await this.dataSource.query(
+      const [held] = await this.dataSource.query<{ stream_id: string; request_hash: string }[]>(
         `SELECT stream_id, request_hash FROM idempotency_keys WHERE client_id = $1 AND idempotency_key = $2`,
         [key.clientId, key.key],
-      )) as { stream_id: string; request_hash: string }[];
+      );
       // Released in between (its request was refused): claim again.
       if (held !== undefined) return { streamId: held.stream_id, requestHash: held.request_hash, claimed: false };
     }
@@ -68,11 +68,11 @@ export class IdempotencyKeys {
 
   /** The location as its creation recorded it (what the first reply answered), if it was created. */
   async createdLocation(streamId: string): Promise<Location | undefined> {
-    const [row] = (await this.dataSource.query(
+    const [row] = await this.dataSource.query<{ data: Location }[]>(
       `SELECT payload::json -> 'data' AS data FROM events
         WHERE stream_id = $1 AND stream_version = 1 AND event_type = 'LOCATION_CREATED'`,
       [streamId],
-    )) as { data: Location }[];
+    );
     return row?.data;
   }
 }
