@@ -959,8 +959,8 @@ export const API_OPERATIONS: ApiOperation[] = [
     description:
       'The server chooses the id. With an Idempotency-Key, a request repeated with the same key and body (key order ' +
       'aside) by the same client within 24 hours answers the first 201 again (the location as created, ETag "1", ' +
-      'header Idempotent-Replayed: true) and creates nothing; the same key with another body is 409 CONFLICT. A ' +
-      'request refused for its body gives its key back.',
+      'header Idempotent-Replayed: true) and creates nothing; the same key with another body is 409 CONFLICT. The ' +
+      'request that claimed a key gives it back when refused for its body and nothing was created.',
     scope: 'locations:write',
     request: {
       headers: idempotencyKey,
@@ -1022,7 +1022,8 @@ export const API_OPERATIONS: ApiOperation[] = [
       'streamed. `mode=full-replace` retires the locations the file leaves out. Rows are applied in batches; a ' +
       'rejected row does not stop the import and is listed in the report. A file without rows is refused (400), as a ' +
       'full replace would retire every location. A full replace that would retire more than the configured share ' +
-      '(IMPORT_MAX_RETIRE_SHARE, default 10 %) of the locations in service retires nothing and answers 409 CONFLICT ' +
+      '(IMPORT_MAX_RETIRE_SHARE, default 10 %) of the locations in service when it began retires nothing and ' +
+      'answers 409 CONFLICT ' +
       'with the number (`details.wouldRetire`) unless `confirmRetirements` gives exactly that number; the rows are ' +
       'applied either way.',
     scope: 'locations:write',

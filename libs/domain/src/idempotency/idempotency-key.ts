@@ -6,9 +6,9 @@ export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 /** Printable ASCII, as the IETF Idempotency-Key draft suggests, and short enough to index. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-/** Throws VALIDATION_ERROR naming the header when a given Idempotency-Key is not 1 to 255 printable ASCII characters. */
-export function assertIdempotencyKey(key: string | undefined): void {
-  if (key === undefined || IDEMPOTENCY_KEY.test(key)) return;
+/** Throws VALIDATION_ERROR naming the header when an Idempotency-Key is not 1 to 255 printable ASCII characters. */
+export function assertIdempotencyKey(key: string): void {
+  if (IDEMPOTENCY_KEY.test(key)) return;
   throw new ValidationFailedError([
     {
       field: 'Idempotency-Key',
@@ -32,11 +32,14 @@ export function assertSameRequest(storedHash: string, requestHash: string, made:
  * does not give a meaning) read as the same request.
  */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, member: unknown) =>
-    member !== null && typeof member === 'object' && !Array.isArray(member)
-      ? Object.fromEntries(
-          Object.entries(member as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-        )
-      : member,
-  );
+  return JSON.stringify(value, (_key, member: unknown) => {
+    if (member === null || typeof member !== 'object' || Array.isArray(member)) return member;
+    const object = member as Record<string, unknown>;
+    // sort() without a comparator orders strings by UTF-16 code units, as `<` does.
+    return Object.fromEntries(
+      Object.keys(object)
+        .sort()
+        .map((key) => [key, object[key]]),
+    );
+  });
 }

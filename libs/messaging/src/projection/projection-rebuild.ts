@@ -96,7 +96,9 @@ export async function rebuildProjection(options: RebuildOptions): Promise<Rebuil
     let completingSeconds: number | undefined;
     const deferred = bulk?.deferIndexes ? await dropIndexes(options.pool, Object.values(shadow)) : [];
     const first = (bulk ?? options).projectionFor(shadow);
-    const floor = await logEnd(options.bus, first.topics);
+    // Every topic either projection reads: the switch waits for the full one's too.
+    const topics = [...new Set([...first.topics, ...options.projectionFor(shadow).topics])];
+    const floor = await logEnd(options.bus, topics);
     const consumerFor = (projection: Projection) =>
       new ProjectionConsumer(options.pool, options.bus, projection, {
         groupId,
@@ -175,6 +177,8 @@ async function completeBulk(
     await client.query(`SELECT 1 FROM consumer_offsets WHERE group_id = $1 FOR UPDATE`, [groupId]);
     await bulk.complete(client, shadow);
     for (const definition of deferredIndexes) await client.query(definition);
+    // Planner statistics for the filled tables before they go live (autovacuum would come to them later).
+    await client.query(`ANALYZE ${Object.values(shadow).map(quote).join(', ')}`);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);

@@ -23,7 +23,7 @@ async function main(argv: string[], env: ImportCliEnvironment): Promise<number> 
     )
     .option(
       '--confirm-retirements <n>',
-      'full-replace: retire exactly n locations, when that is more than the service retires unasked (the number a refusal gave)',
+      'full-replace: confirm the n locations it is to retire, when that is more than the service retires unasked (the number a refusal gave)',
       wholeNumber,
     )
     .addOption(new Option('--format <format>', 'file format (default: by extension)').choices(['csv', 'ndjson']))

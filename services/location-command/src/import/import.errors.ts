@@ -42,12 +42,14 @@ export class RetirementsNotConfirmedError extends DomainError {
     confirmRetirements?: number;
     report: ImportReport;
   }) {
-    const share = details.inService === 0 ? 100 : Math.round((details.wouldRetire * 100) / details.inService);
+    const percent = (share: number) => `${Math.round(share * 1000) / 10} %`;
+    const share = details.inService === 0 ? 1 : details.wouldRetire / details.inService;
     super(
       details.confirmRetirements === undefined
-        ? `the file leaves out ${details.wouldRetire} of the ${details.inService} locations in service (${share} %), ` +
-            `more than the ${details.maxRetireShare * 100} % a full replace retires unasked: the rows were applied, ` +
-            `nothing was retired; send the file again with confirmRetirements=${details.wouldRetire} to retire them`
+        ? `the file leaves out ${details.wouldRetire} locations in service, ${percent(share)} of the ` +
+            `${details.inService} in service before the import, more than the ${percent(details.maxRetireShare)} a ` +
+            `full replace retires unasked: the rows were applied, nothing was retired; send the file again with ` +
+            `confirmRetirements=${details.wouldRetire} to retire them`
         : `confirmRetirements=${details.confirmRetirements} does not match the ${details.wouldRetire} locations in ` +
             `service the file leaves out now: the rows were applied, nothing was retired`,
       details,

@@ -3,7 +3,7 @@ import { CreateLocationHandler } from './commands/create-location/create-locatio
 import { ReplaceLocationHandler } from './commands/replace-location/replace-location.handler';
 import { UpdateLocationHandler } from './commands/update-location/update-location.handler';
 import { LocationController } from './http/location.controller';
-import { IdempotencyKeys } from './infrastructure/idempotency-keys';
+import { IdempotencyKeyRepository } from './infrastructure/idempotency-key.repository';
 import { GetLocationHandler } from './queries/get-location/get-location.handler';
 
 /** Single-location writes of the operator API. */
@@ -14,7 +14,7 @@ import { GetLocationHandler } from './queries/get-location/get-location.handler'
     ReplaceLocationHandler,
     UpdateLocationHandler,
     GetLocationHandler,
-    IdempotencyKeys,
+    IdempotencyKeyRepository,
   ],
 })
 export class LocationModule {}

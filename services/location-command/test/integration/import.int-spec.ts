@@ -285,14 +285,14 @@ describe('bulk import', () => {
             contentType: 'application/x-ndjson',
           });
 
-        // 3 of the 6 in service (the file's new location counted) is above the default 10 %: refused, rows applied.
+        // 3 of the 5 in service before the import is above the default 10 %: refused, the rows applied.
         const refused = await fullReplace();
         expect(refused.status).toBe(409);
         expect(refused.body.error).toMatchObject({
           code: 'CONFLICT',
           details: {
             wouldRetire: 3,
-            inService: 6,
+            inService: 5,
             maxRetireShare: 0.1,
             report: { rowsRead: 3, created: 1, unchanged: 1, rejected: 1, retired: 0 },
           },
@@ -328,6 +328,29 @@ describe('bulk import', () => {
 
         const again = await fullReplace();
         expect(again.body).toMatchObject({ created: 0, unchanged: 2, retired: 0 });
+      } finally {
+        await isolated.close();
+      }
+    }, 60_000);
+
+    it('counts the share against the locations in service before the import, not diluted by the file', async () => {
+      const isolated = await startLocationCommand({ IMPORT_BATCH_SIZE: '20' });
+      try {
+        const existing = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+        for (const id of existing)
+          await isolated.request('PUT', `/operator/locations/${id}`, { body: aLocationBody() });
+        // A wrong file: 40 new ids and none of the network's.
+        const file = ndjson(...Array.from({ length: 40 }, () => ({ id: randomUUID(), ...aLocationBody() })));
+        const reply = await isolated.request('POST', '/operator/imports?mode=full-replace', {
+          payload: file,
+          contentType: 'application/x-ndjson',
+        });
+        expect(reply.status).toBe(409);
+        expect(reply.body.error.details).toMatchObject({ wouldRetire: 4, inService: 4, report: { created: 40 } });
+        expect(reply.body.error.message).toContain('100 % of the 4 in service before the import, more than the 10 %');
+        for (const id of existing) {
+          expect((await isolated.storedEvents(id)).map((event) => event.event_type)).toEqual(['LOCATION_CREATED']);
+        }
       } finally {
         await isolated.close();
       }

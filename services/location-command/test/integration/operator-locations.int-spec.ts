@@ -88,6 +88,22 @@ describe('operator location API', () => {
       expect(corrected.status).toBe(201);
       expect(corrected.headers['idempotent-replayed']).toBeUndefined();
 
+      // A body that is not a JSON object is refused as without a key, never a 500.
+      for (const [payload, contentType] of [
+        [undefined, undefined],
+        ['id\n1', 'text/csv'],
+        ['[1]', 'application/json'],
+      ] as const) {
+        const reply = await service.request('POST', '/operator/locations', {
+          payload,
+          contentType,
+          headers: { 'idempotency-key': `odd-${randomUUID()}` },
+        });
+        expect(reply.body.error.code).toEqual(expect.any(String));
+        expect(reply.status).toBeGreaterThanOrEqual(400);
+        expect(reply.status).toBeLessThan(500);
+      }
+
       const malformed = await post(aLocationBody(), 'with space');
       expect(malformed.status).toBe(400);
       expect(malformed.body.error.details.issues).toEqual([

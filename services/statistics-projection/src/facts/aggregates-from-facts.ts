@@ -14,11 +14,12 @@ const SCOPE_ROWS = ROLLUP_SCOPES.map((scope) => {
 }).join(', ');
 
 /**
- * Derives every counters table and the rollups from the facts, in one statement (one pass over the facts; about 30 s
- * per million facts on the project's machine): what the projection keeps row by row, computed at once. A replay
- * fills only the facts until it has caught up with the log (LocationFactsProjection.factsOnly), then this, then goes
- * on with the full projection: maintaining twelve rollup rows per fact in every batch made a replay three times slower
- * (docs/benchmarks.md, Scale). The tables are emptied first, so running it again gives the same result.
+ * Derives every counters table and the rollups from the facts, in one statement (one pass over the facts; with the
+ * indexes built again, 38 s per million facts on the project's machine): what the projection keeps row by row,
+ * computed at once. A replay fills only the facts until it has caught up with the log
+ * (LocationFactsProjection.factsOnly), then this, then goes on with the full projection: maintaining twelve rollup
+ * rows per fact in every batch made a replay three times slower (docs/benchmarks.md, Scale). The tables are emptied
+ * first, so running it again gives the same result.
  *
  * The cells come from the same definitions as the projection's (COUNTER_TABLES, ROLLUP_SCOPE_KEYS; the day and the
  * month of updated_at in UTC as Postgres computes them), and the replay tests compare the result with a recount.

@@ -169,7 +169,7 @@ export interface RollupDelta {
 
 /**
  * The keys each scope keeps of a location (the others are ''): the scopes with the location group count only the
- * locations that have one. One definition for the projection's rows (rollupCellsOf) and the rebuild's (rollupsFromFacts).
+ * locations that have one. One definition for the projection's rows (rollupCellsOf) and the replay's (fillAggregatesFromFacts).
  */
 export const ROLLUP_SCOPE_KEYS: Record<RollupScope, { group: boolean; country: boolean; region: boolean }> = {
   all: { group: false, country: false, region: false },

@@ -85,6 +85,10 @@ describe('the counters and rollups derived from the facts (a replay after its fa
     await db.query(`TRUNCATE ${everyTable}`);
     await applyAll(LocationFactsProjection.factsOnly(LIVE_TABLES));
     expect((await db.query(`SELECT * FROM location_facts ORDER BY location_id`)).rows).toEqual(facts);
+    // Idempotent by version as every projection: every event again, and the creations after the updates, change nothing.
+    await applyAll(LocationFactsProjection.factsOnly(LIVE_TABLES));
+    await inTransaction(db, () => LocationFactsProjection.factsOnly(LIVE_TABLES).apply(db, events.slice(0, 10)));
+    expect((await db.query(`SELECT * FROM location_facts ORDER BY location_id`)).rows).toEqual(facts);
     expect(await aggregates()).toEqual({ counters: [], geoCounters: [], dayCounters: [], rollups: [] });
 
     await inTransaction(db, () => fillAggregatesFromFacts(db, LIVE_TABLES));

@@ -53,7 +53,7 @@ export class RequestExportHandler {
 
   async execute(command: RequestExport): Promise<{ reply: ExportAccepted; replayed: boolean }> {
     const now = this.clock.now();
-    assertIdempotencyKey(command.idempotencyKey);
+    if (command.idempotencyKey !== undefined) assertIdempotencyKey(command.idempotencyKey);
     const parsed = parseExportRequest(command.body, now);
     if (!parsed.ok) throw parsed.error;
     const selection = selectionOf(parsed.value);

@@ -46,11 +46,14 @@ function handlerWithFakes(failCommit?: Error, counted = { inService: 70, wouldRe
     },
   } as unknown as ImportBatchCommitter;
   const retirer = {
-    begin: () => Promise.resolve(log.push('begin')),
+    begin: () => {
+      log.push('begin');
+      return Promise.resolve(counted.inService);
+    },
     recordNamed: (_manager: EntityManager, ids: ReadonlySet<string>) => Promise.resolve(log.push(`named ${ids.size}`)),
-    countMissing: () => {
-      log.push('count missing');
-      return Promise.resolve(counted);
+    planRetirements: () => {
+      log.push('plan retirements');
+      return Promise.resolve(counted.wouldRetire);
     },
     retireMissing: (_runner: QueryRunner, correlationId: string | undefined) => {
       log.push(`retire missing for ${correlationId}`);
@@ -88,7 +91,7 @@ describe('ImportLocationsHandler', () => {
       'named 2',
       'commit 3',
       'named 1',
-      'count missing',
+      'plan retirements',
       'retire missing for r',
       'end',
       'release',
@@ -107,7 +110,7 @@ describe('ImportLocationsHandler', () => {
       code: 'CONFLICT',
       details: { wouldRetire: 8, inService: 70, maxRetireShare: 0.1, report: { rowsRead: 2, retired: 0 } },
     });
-    expect(log).toEqual(['connect', 'begin', 'commit 1+2', 'named 2', 'count missing', 'end', 'release']);
+    expect(log).toEqual(['connect', 'begin', 'commit 1+2', 'named 2', 'plan retirements', 'end', 'release']);
   });
 
   it('given a full replace above the share whose number is confirmed, when executed, then it retires them', async () => {

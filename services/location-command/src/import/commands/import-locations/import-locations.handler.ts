@@ -51,7 +51,7 @@ export class ImportLocationsHandler {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     try {
-      if (fullReplace) await this.retirer.begin(runner);
+      const inServiceBefore = fullReplace ? await this.retirer.begin(runner) : 0;
       const recordNamed: InBatchTransaction | undefined = fullReplace
         ? (transaction, batch) => this.retirer.recordNamed(transaction.manager, batch.ids)
         : undefined;
@@ -60,7 +60,7 @@ export class ImportLocationsHandler {
       if (report.build().rowsRead === 0)
         throw new ImportFileRejectedError(EMPTY_FILE.message, EMPTY_FILE_DETAILS(report));
       if (fullReplace) {
-        await this.checkRetirements(runner, command.confirmRetirements, report);
+        await this.checkRetirements(runner, inServiceBefore, command.confirmRetirements, report);
         report.addRetired(await this.retirer.retireMissing(runner, command.correlationId));
       }
       const result = report.build();
@@ -75,14 +75,16 @@ export class ImportLocationsHandler {
   /** Refuses to retire more than the configured share of the locations in service without a matching confirmation. */
   private async checkRetirements(
     runner: QueryRunner,
+    inService: number,
     confirmed: number | undefined,
     report: ImportReportBuilder,
   ): Promise<void> {
-    const counted = await this.retirer.countMissing(runner);
+    const wouldRetire = await this.retirer.planRetirements(runner);
     const maxShare = this.options.maxRetireShare;
-    if (decideRetirement({ ...counted, maxShare, confirmed }).retire) return;
+    if (decideRetirement({ wouldRetire, inService, maxShare, confirmed }).retire) return;
     throw new RetirementsNotConfirmedError({
-      ...counted,
+      wouldRetire,
+      inService,
       maxRetireShare: maxShare,
       ...(confirmed === undefined ? {} : { confirmRetirements: confirmed }),
       report: report.build(),

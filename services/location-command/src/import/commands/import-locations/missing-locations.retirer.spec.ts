@@ -65,7 +65,7 @@ describe('MissingLocationsRetirer', () => {
     const runner = {
       query: (sql: string, parameters?: unknown[]) => {
         statements.push({ sql: sql.trim(), parameters });
-        if (!sql.includes('FROM aggregate_state')) return Promise.resolve([]);
+        if (!sql.includes('FROM pg_temp.import_retire WHERE')) return Promise.resolve([]);
         const [after, limit] = parameters as [string, number];
         return Promise.resolve(
           unnamed
@@ -112,7 +112,7 @@ describe('MissingLocationsRetirer', () => {
       ['b2', 2],
       ['c3', 2],
     ]);
-    expect(statements[0]!.sql).toMatch(/NOT EXISTS \(SELECT 1 FROM pg_temp.import_seen/);
+    expect(statements[0]!.sql).toMatch(/FROM pg_temp.import_retire WHERE stream_id > \$1 ORDER BY stream_id/);
     expect(transactions).toEqual([
       { runner, loaded: ['a1', 'b2'], appended: ['a1', 'b2'] },
       { runner, loaded: ['c3'], appended: ['c3'] },
@@ -141,8 +141,10 @@ describe('MissingLocationsRetirer', () => {
 
     expect(statements.map((statement) => statement.sql)).toEqual([
       'CREATE TEMP TABLE IF NOT EXISTS import_seen (stream_id uuid PRIMARY KEY)',
-      'TRUNCATE pg_temp.import_seen',
-      'DROP TABLE IF EXISTS pg_temp.import_seen',
+      'CREATE TEMP TABLE IF NOT EXISTS import_retire (stream_id uuid PRIMARY KEY)',
+      'TRUNCATE pg_temp.import_seen, pg_temp.import_retire',
+      expect.stringMatching(/^SELECT count\(\*\)::int AS n FROM aggregate_state WHERE stream_type = 'location'/),
+      'DROP TABLE IF EXISTS pg_temp.import_seen, pg_temp.import_retire',
     ]);
     expect(inserts).toEqual([
       ['INSERT INTO pg_temp.import_seen SELECT unnest($1::uuid[]) ON CONFLICT DO NOTHING', [['a', 'b']]],

@@ -16,26 +16,25 @@ const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 const IN_SERVICE = `stream_type = 'location'
      AND (serviceability_status IS NULL OR serviceability_status NOT IN ('CANCELLED', 'RETIRED'))`;
 
-/** Locations in service after $1 in id order whose id the file did not name; at most $2. */
-const UNNAMED_IN_SERVICE = `
+/** The candidates to retire, taken when they are counted: the locations in service the file did not name. */
+const PLAN_RETIREMENTS = `
+  INSERT INTO pg_temp.import_retire
   SELECT stream_id FROM aggregate_state a
-   WHERE ${IN_SERVICE} AND stream_id > $1
-     AND NOT EXISTS (SELECT 1 FROM pg_temp.import_seen s WHERE s.stream_id = a.stream_id)
-   ORDER BY stream_id LIMIT $2`;
+   WHERE ${IN_SERVICE} AND NOT EXISTS (SELECT 1 FROM pg_temp.import_seen s WHERE s.stream_id = a.stream_id)`;
 
-/** The locations in service, and those of them the file did not name. */
-const COUNT_IN_SERVICE = `
-  SELECT count(*)::int AS in_service, count(*) FILTER (WHERE s.stream_id IS NULL)::int AS unnamed
-    FROM aggregate_state a LEFT JOIN pg_temp.import_seen s ON s.stream_id = a.stream_id
-   WHERE ${IN_SERVICE}`;
+/** Candidates after $1 in id order; at most $2. */
+const NEXT_CANDIDATES = `
+  SELECT stream_id FROM pg_temp.import_retire WHERE stream_id > $1 ORDER BY stream_id LIMIT $2`;
 
 /**
  * The last step of a full-replace import: retires every location still in service whose id the file did not name.
  *
  * The ids the file names (valid or not, so a mistyped row never retires its location) are recorded in a temporary
  * table of the import's connection, in the transaction of the batch that names them, so only committed batches
- * count. Use on one connection: `begin`, `recordNamed` per batch, `countMissing` and `retireMissing` once the whole
- * file was read, `end`.
+ * count. Once the whole file was read, `planRetirements` takes the locations in service it did not name as the
+ * candidates (and counts them, for the guard); `retireMissing` retires those and no others. Use on one connection:
+ * `begin` (which also counts the locations in service before the import), `recordNamed` per batch,
+ * `planRetirements`, `retireMissing`, `end`.
  */
 @Injectable()
 export class MissingLocationsRetirer {
@@ -47,10 +46,15 @@ export class MissingLocationsRetirer {
     private readonly metrics: ImportRowsMetrics,
   ) {}
 
-  /** Starts an empty record of named ids on the import's connection. */
-  async begin(runner: QueryRunner): Promise<void> {
+  /** Starts an empty record of named ids on the import's connection; the locations in service before the import. */
+  async begin(runner: QueryRunner): Promise<number> {
     await runner.query('CREATE TEMP TABLE IF NOT EXISTS import_seen (stream_id uuid PRIMARY KEY)');
-    await runner.query('TRUNCATE pg_temp.import_seen');
+    await runner.query('CREATE TEMP TABLE IF NOT EXISTS import_retire (stream_id uuid PRIMARY KEY)');
+    await runner.query('TRUNCATE pg_temp.import_seen, pg_temp.import_retire');
+    const rows = (await runner.query(`SELECT count(*)::int AS n FROM aggregate_state WHERE ${IN_SERVICE}`)) as {
+      n: number;
+    }[];
+    return rows[0]?.n ?? 0;
   }
 
   /** Records ids the file named, in the transaction of their batch. */
@@ -59,18 +63,23 @@ export class MissingLocationsRetirer {
     await manager.query('INSERT INTO pg_temp.import_seen SELECT unnest($1::uuid[]) ON CONFLICT DO NOTHING', [[...ids]]);
   }
 
-  /** How many locations are in service, and how many of them retireMissing would retire now. */
-  async countMissing(runner: QueryRunner): Promise<{ inService: number; wouldRetire: number }> {
-    const rows = (await runner.query(COUNT_IN_SERVICE)) as { in_service: number; unnamed: number }[];
-    return { inService: rows[0]?.in_service ?? 0, wouldRetire: rows[0]?.unnamed ?? 0 };
+  /** Takes the locations in service that were not named as the candidates of retireMissing; how many. */
+  async planRetirements(runner: QueryRunner): Promise<number> {
+    await runner.query('TRUNCATE pg_temp.import_retire');
+    await runner.query(PLAN_RETIREMENTS);
+    const rows = (await runner.query('SELECT count(*)::int AS n FROM pg_temp.import_retire')) as { n: number }[];
+    return rows[0]?.n ?? 0;
   }
 
-  /** Retires, in id order and one transaction per batch, every location in service that was not named; how many. */
+  /**
+   * Retires the candidates, in id order and one transaction per batch, each decided on its locked state (one that
+   * left service meanwhile gets nothing); how many.
+   */
   async retireMissing(runner: QueryRunner, correlationId: string | undefined): Promise<number> {
     let total = 0;
     let after = NIL_UUID;
     for (;;) {
-      const rows = (await runner.query(UNNAMED_IN_SERVICE, [after, this.options.batchSize])) as { stream_id: string }[];
+      const rows = (await runner.query(NEXT_CANDIDATES, [after, this.options.batchSize])) as { stream_id: string }[];
       const candidates = rows.map((row) => row.stream_id);
       const last = candidates[candidates.length - 1];
       if (last === undefined) return total;
@@ -86,7 +95,7 @@ export class MissingLocationsRetirer {
 
   /** Drops the record; safe to call after a failure, whatever state the connection is in. */
   async end(runner: QueryRunner): Promise<void> {
-    await runner.query('DROP TABLE IF EXISTS pg_temp.import_seen').catch(() => undefined);
+    await runner.query('DROP TABLE IF EXISTS pg_temp.import_seen, pg_temp.import_retire').catch(() => undefined);
   }
 
   private async retire(

@@ -12,7 +12,7 @@ import {
 import { Clock, IdGenerator } from '@lx/platform';
 import { DeciderCommandHandler } from '../../../event-store/decider-command.handler';
 import { LOCATION_DECIDER, type LocationWriteResult, locationWriteResultOf } from '../../domain/location.decider';
-import { type IdempotencyKeyOf, IdempotencyKeys } from '../../infrastructure/idempotency-keys';
+import { type IdempotencyKeyOf, IdempotencyKeyRepository } from '../../infrastructure/idempotency-key.repository';
 
 export interface CreateLocationCommand {
   body: unknown;
@@ -29,26 +29,29 @@ export type CreateLocationResult = LocationWriteResult & { replayed: boolean };
 /**
  * POST /operator/locations: a new location under a server-generated UUID.
  *
- * With an Idempotency-Key the key is claimed for the new id first (IdempotencyKeys), then the location is created
+ * With an Idempotency-Key the key is claimed for the new id first (IdempotencyKeyRepository), then the location is created
  * under that id. A request repeated with the key and the same body (canonical JSON, key order aside) answers the
  * location as the first reply did (its creation, version 1) and creates nothing; another body is 409 CONFLICT. A
  * repeat that finds the key claimed but nothing created (the first request still running, or cut off before it
  * wrote) creates it under the claimed id; of two that race, the loser's CreateLocation meets the winner's stream and
- * answers the replay. A refused request (a broken rule) gives its key back, so the corrected request may use it.
+ * answers the replay. The request that claimed the key gives it back when refused (a broken rule) and nothing was
+ * created under it, so the corrected request may use the key.
  */
 @Injectable()
 export class CreateLocationHandler {
   constructor(
     private readonly handler: DeciderCommandHandler,
     private readonly ids: IdGenerator,
-    private readonly keys: IdempotencyKeys,
+    private readonly keys: IdempotencyKeyRepository,
     private readonly clock: Clock,
   ) {}
 
   async execute(command: CreateLocationCommand): Promise<CreateLocationResult> {
-    assertIdempotencyKey(command.idempotencyKey);
-    if (command.idempotencyKey === undefined)
+    if (command.idempotencyKey !== undefined) assertIdempotencyKey(command.idempotencyKey);
+    // A body that is not a JSON object is refused by the rules (400) and can name no request to repeat.
+    if (command.idempotencyKey === undefined || !isJsonObject(command.body)) {
       return { ...(await this.create(this.ids.next(), command)), replayed: false };
+    }
 
     const key: IdempotencyKeyOf = { clientId: command.clientId, key: command.idempotencyKey };
     const requestHash = createHash('sha256').update(canonicalJson(command.body)).digest('hex');
@@ -98,4 +101,11 @@ export class CreateLocationHandler {
     });
     return locationWriteResultOf(outcome, locationId);
   }
+}
+
+/** A parsed JSON object (what Fastify's JSON parser makes of a body), not an array, a stream or nothing. */
+function isJsonObject(body: unknown): body is Record<string, unknown> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
+  const prototype: unknown = Object.getPrototypeOf(body);
+  return prototype === Object.prototype || prototype === null;
 }

@@ -27,7 +27,7 @@ const rowsOf = <T>(result: unknown): T[] => {
  * arrives while the first request still runs, or after it failed halfway, finds the id to create or to answer with).
  */
 @Injectable()
-export class IdempotencyKeys {
+export class IdempotencyKeyRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
@@ -58,10 +58,15 @@ export class IdempotencyKeys {
     }
   }
 
-  /** Gives up a claim whose request was refused, so that the key can name the corrected request. */
+  /**
+   * Gives up a claim whose request was refused, so that the key can name the corrected request; kept when the stream
+   * exists after all (a repeat of the request created it meanwhile), or the next repeat would create a second one.
+   */
   async release(key: IdempotencyKeyOf, streamId: string): Promise<void> {
     await this.dataSource.query(
-      `DELETE FROM idempotency_keys WHERE client_id = $1 AND idempotency_key = $2 AND stream_id = $3`,
+      `DELETE FROM idempotency_keys
+        WHERE client_id = $1 AND idempotency_key = $2 AND stream_id = $3
+          AND NOT EXISTS (SELECT 1 FROM aggregate_state WHERE stream_id = $3)`,
       [key.clientId, key.key, streamId],
     );
   }
