@@ -1,9 +1,10 @@
 import { Readable } from 'node:stream';
-import type { Pool, PoolClient } from 'pg';
+import { escapeLiteral, type Pool, type PoolClient } from 'pg';
 import type { ExportFormat } from '@lx/contracts';
 import { checkOut } from '@lx/platform';
 import { GROUP_ROW_COLUMNS, groupListItem, type GroupRow, groupSelection } from '../../read-model/group-rows';
 import { LIVE_TABLES } from '../../read-model/read-model-tables';
+import { BinaryCopyOut } from './binary-copy-out';
 
 /** What a snapshot streams besides the selected locations. */
 export interface SnapshotContent {
@@ -53,7 +54,14 @@ export function snapshotWhere(filter: SnapshotFilter): { where: string; values: 
   return { where: conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`, values };
 }
 
-const CURSOR = 'location_snapshot';
+/**
+ * The WHERE clause with its parameters written in as literals, for the COPY (which takes no parameters): the same
+ * text as the count's, so the two select the same rows. The values are a UUID and a date-time the query parser has
+ * checked, quoted with node-postgres' escapeLiteral besides.
+ */
+export function inlineParameters(where: string, values: readonly string[]): string {
+  return where.replace(/\$(\d+)/g, (_, index: string) => escapeLiteral(values[Number(index) - 1]!));
+}
 
 /** What a snapshot streams per location, by format, its line break included: stored text, nothing parsed. */
 const ROW_TEXT: Readonly<Record<ExportFormat, string>> = { json: `body::text || E'\\n'`, csv: 'csv' };
@@ -66,11 +74,11 @@ const ROW_TEXT: Readonly<Record<ExportFormat, string>> = { json: `body::text || 
  */
 const VERSIONED_JSON_ROW_TEXT = `left(body::text, -1) || ',"version":' || version || E'}\\n'`;
 
-/** One cursor of a snapshot and how its rows become the stream's text. */
-interface SnapshotPart {
-  cursor: string;
-  text(row: Record<string, unknown>): string;
-}
+/**
+ * One part of a snapshot: the locations, a COPY of their stored text; then, with groups, a cursor per group table and
+ * how its rows become the stream's text (few rows, built from columns).
+ */
+type SnapshotPart = { copy: string } | { cursor: string; text(row: Record<string, unknown>): string };
 
 /** The group parts of a snapshot, in stream order: location groups, then address groups. */
 const GROUP_PARTS = [
@@ -89,11 +97,14 @@ const versionedGroupLine = (row: Record<string, unknown>) =>
  * memory; with `groups`, the groups selected by modifiedSince follow the locations (see SnapshotFilter); with
  * `versions`, every line ends with its row's version, read in the same snapshot as the row.
  *
- * Raw node-postgres on a dedicated connection rather than TypeORM: the rows are read through server-side cursors
- * (DECLARE … FETCH n) inside a REPEATABLE READ, READ ONLY transaction, so the counts and every fetched row, groups
- * included, come from one snapshot however long the stream takes, and at most `fetchRows` rows are in memory. The
- * next FETCH runs only when the consumer of the stream asks for more (Readable back-pressure). The connection is
- * released when the stream ends, fails or is destroyed (the client went away).
+ * Raw node-postgres on a dedicated connection rather than TypeORM, inside a REPEATABLE READ, READ ONLY transaction, so
+ * the counts and every row, groups included, come from one snapshot however long the stream takes. The locations are
+ * a COPY of their stored text (BinaryCopyOut: their bytes as the server sends them, no per-row string or round trip;
+ * a cursor's FETCH of the same rows took about 2.5 times as long), read from the socket only while the consumer of
+ * the stream asks for more (Readable back-pressure: the socket is paused, the server waits on TCP). The groups follow
+ * through server-side cursors (DECLARE … FETCH n, at most `fetchRows` rows in memory; they are built from columns).
+ * The connection is released when the stream ends or fails, or destroyed with it when the stream is destroyed (the
+ * client went away) during the COPY; after it, the transaction is rolled back and the connection kept.
  */
 export async function openLocationSnapshot(
   pool: Pool,
@@ -112,12 +123,12 @@ export async function openLocationSnapshot(
       `SELECT count(*) AS total, now() AS taken_at FROM locations ${where}`,
       values,
     );
-    await client.query(
-      `DECLARE ${CURSOR} NO SCROLL CURSOR FOR SELECT ${versions ? VERSIONED_JSON_ROW_TEXT : ROW_TEXT[format]} AS text
-         FROM locations ${where} ORDER BY id`,
-      values,
-    );
-    const parts: SnapshotPart[] = [{ cursor: CURSOR, text: (row) => row['text'] as string }];
+    const parts: SnapshotPart[] = [
+      {
+        copy: `COPY (SELECT ${versions ? VERSIONED_JSON_ROW_TEXT : ROW_TEXT[format]} FROM locations
+          ${inlineParameters(where, values)} ORDER BY id) TO STDOUT (FORMAT binary)`,
+      },
+    ];
     const groupCounts: number[] = [];
     if (groups) {
       for (const { cursor, table } of GROUP_PARTS) {
@@ -154,6 +165,10 @@ class SnapshotStream extends Readable {
   private released = false;
   /** The part being read; the parts are read one after the other. */
   private part = 0;
+  /** The COPY being read, until it ends. */
+  private copy?: BinaryCopyOut;
+  /** A call of `next` is running (for as long as a COPY does): it pushes when it returns. */
+  private reading = false;
 
   constructor(
     private readonly client: PoolClient,
@@ -165,8 +180,13 @@ class SnapshotStream extends Readable {
   }
 
   override _read(): void {
+    // A COPY's rows come as its socket is read: read on.
+    this.copy?.resume();
+    if (this.reading) return;
+    this.reading = true;
     this.next().then(
       async (text) => {
+        this.reading = false;
         if (text === undefined) {
           await this.finish();
           this.push(null);
@@ -178,10 +198,24 @@ class SnapshotStream extends Readable {
     );
   }
 
-  /** The text of the next rows, moving on to the next part when one is exhausted; undefined after the last. */
+  /**
+   * The text of the next rows, moving on to the next part when one is exhausted; undefined after the last. A COPY part
+   * pushes its rows itself while it runs.
+   */
   private async next(): Promise<string | undefined> {
     for (; this.part < this.parts.length; this.part += 1) {
       const part = this.parts[this.part]!;
+      if ('copy' in part) {
+        const copy = new BinaryCopyOut(part.copy, this);
+        this.copy = copy;
+        try {
+          this.client.query(copy);
+          await copy.done;
+        } finally {
+          this.copy = undefined;
+        }
+        continue;
+      }
       const { rows } = await this.client.query<Record<string, unknown>>(`FETCH ${this.fetchRows} FROM ${part.cursor}`);
       if (rows.length > 0) return rows.map((row) => part.text(row)).join('');
     }
@@ -194,6 +228,14 @@ class SnapshotStream extends Readable {
       return;
     }
     this.released = true;
+    if (this.copy !== undefined) {
+      // The server streams a COPY to its end before it reads a ROLLBACK: the connection goes instead. Handed back
+      // with an error first, so the pool discards it and its end is not taken for a lost connection.
+      this.release(error ?? new Error('the snapshot was destroyed during its COPY'));
+      this.copy.abort();
+      callback(error);
+      return;
+    }
     this.client.query('ROLLBACK').then(
       () => {
         this.release();
