@@ -43,6 +43,20 @@ describe('ExportFileWriter', () => {
     expect(file.startsWith('{"exportTimestamp":"2024-03-01T10:00:00.000Z","totalCount":2,"locations":[{')).toBe(true);
   });
 
+  it('json: hands on the snapshot chunk itself, its LFs made commas, rather than a copy of it', async () => {
+    const chunk = Buffer.from(ndjson, 'utf8');
+    const out: Buffer[] = [];
+    const writer = new ExportFileWriter('json', header);
+    writer.on('data', (piece: Buffer) => out.push(piece));
+    await pipeline(Readable.from([chunk]), writer);
+    // The opening, then the chunk's bytes without the last LF: the same memory, not a new buffer.
+    expect(out[1]!.buffer).toBe(chunk.buffer);
+    expect(out[1]!.byteOffset).toBe(chunk.byteOffset);
+    expect(Buffer.concat(out).toString('utf8')).toBe(
+      `{"exportTimestamp":"2024-03-01T10:00:00.000Z","totalCount":2,"locations":[${locations.map((location) => JSON.stringify(location)).join(',')}]}`,
+    );
+  });
+
   describe('json with groups', () => {
     const locationGroups = [
       { id: '00000000-0000-4000-8000-00000000000a', name: 'Phase "1" – Zürich', type: 'OTHER' },

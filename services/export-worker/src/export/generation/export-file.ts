@@ -22,8 +22,6 @@ const JSON_ARRAYS = [
 ] as const;
 /** What closes one array and opens the next, by the index of the next. */
 const ARRAY_OPENERS = JSON_ARRAYS.map(({ key }) => Buffer.from(`],${JSON.stringify(key)}:[`));
-/** The most bytes the openers add within one chunk (all of them, should the group arrays be empty). */
-const OPENERS_BYTES = ARRAY_OPENERS.slice(1).reduce((sum, opener) => sum + opener.length, 0);
 
 /**
  * Turns the snapshot into the export file byte for byte, with constant memory and without decoding or parsing a
@@ -69,7 +67,12 @@ export class ExportFileWriter extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     if (chunk.length === 0) return callback();
     try {
-      callback(null, this.format === 'json' ? this.jsonElements(chunk) : this.csvRecords(chunk));
+      if (this.format === 'csv') {
+        callback(null, this.csvRecords(chunk));
+        return;
+      }
+      for (const piece of this.jsonElements(chunk)) this.push(piece);
+      callback();
     } catch (error) {
       callback(error instanceof Error ? error : new Error(String(error)));
     }
@@ -106,27 +109,32 @@ export class ExportFileWriter extends Transform {
   }
 
   /**
-   * NDJSON bytes as array elements: at most one byte longer than the chunk (a comma before its first line), plus the
-   * openings of the arrays that begin in it.
+   * NDJSON bytes as array elements, written into the chunk itself rather than a copy of it: the LF that ends a line
+   * becomes the comma before the next line of the same array (the counts say whether one follows), and is dropped
+   * after an array's last line, where the chunk is cut to let the next array's opening in. No buffer is allocated per
+   * chunk: every one would be garbage outside the V8 heap, and such garbage is collected only once tens of MB of it
+   * have piled up (docs/operations.md, *Memory*). The chunk is this stream's to change: a snapshot chunk is read
+   * once, by this writer alone.
    */
-  private jsonElements(chunk: Buffer): Buffer {
-    const out = Buffer.allocUnsafe(chunk.length + 1 + OPENERS_BYTES);
-    let length = 0;
+  private jsonElements(chunk: Uint8Array): Uint8Array[] {
+    const pieces: Uint8Array[] = [];
+    /** Where the bytes not yet handed on begin. */
+    let from = 0;
     let start = 0;
     while (start < chunk.length) {
       const end = chunk.indexOf(LF, start);
       const stop = end === -1 ? chunk.length : end;
       if (stop > start) {
-        if (this.atBoundary) {
-          // A line starts: past the arrays already full (the last one takes any extra line, refused at the end).
+        if (this.atBoundary && this.lines === this.arrayLines[this.array] && this.array < this.arrayLines.length - 1) {
+          // A line starts past a full array (the last one takes any extra line, refused at the end): the openings.
+          if (start > from) pieces.push(chunk.subarray(from, start));
+          from = start;
           while (this.lines === this.arrayLines[this.array] && this.array < this.arrayLines.length - 1) {
             this.array += 1;
             this.lines = 0;
-            length += ARRAY_OPENERS[this.array]!.copy(out, length);
+            pieces.push(ARRAY_OPENERS[this.array]!);
           }
-          if (this.lines > 0) out[length++] = COMMA;
         }
-        length += chunk.copy(out, length, start, stop);
         this.atBoundary = false;
       }
       if (end === -1) break;
@@ -134,9 +142,16 @@ export class ExportFileWriter extends Transform {
       this.lines += 1;
       if (this.array === 0) this.rows += 1;
       this.atBoundary = true;
+      if (this.lines < this.arrayLines[this.array]!) {
+        chunk[end] = COMMA;
+      } else {
+        if (end > from) pieces.push(chunk.subarray(from, end));
+        from = end + 1;
+      }
       start = end + 1;
     }
-    return out.subarray(0, length);
+    if (chunk.length > from) pieces.push(from === 0 ? chunk : chunk.subarray(from));
+    return pieces;
   }
 
   /** CSV records pass as they are; only their ends are counted (quote parity: a doubled quote toggles twice). */
