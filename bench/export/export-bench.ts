@@ -26,11 +26,14 @@
  * are started afresh for each size, so each size's peak is its own (VmHWM is a lifetime peak: measured in one pair
  * of processes, the large size's peak would include the small one's). Each export's totalCount must equal the row
  * count, and its file's size must follow from the baseline's bytes (the same rows, other framing: see
- * `expectedSize`), or the run fails. The services run with NODE_OPTIONS=--max-old-space-size=192
- * (BENCH_SERVICE_NODE_OPTIONS): without a heap cap V8 sizes the old space from the host's RAM and lets garbage pile up
- * far beyond what the service keeps alive; a deployment sets the cap to fit its memory limit. Loopback only; the
- * services' warnings go to log files in the temporary directory, and are summed up at the end. BENCH_KEEP=1 keeps the
- * schemas, the topics, the objects and the files.
+ * `expectedSize`), or the run fails. The services run with NODE_OPTIONS="--max-old-space-size=192
+ * --max-semi-space-size=1" (BENCH_SERVICE_NODE_OPTIONS), what the Helm chart runs export-worker and location-query
+ * with (helm/location-exchange/values.yaml): without a heap cap V8 sizes the old space from the host's RAM and lets
+ * garbage pile up far beyond what the service keeps alive; with V8's default young generation (up to 16 MB
+ * semi-spaces) the stream chunks of a long export die unseen until tens of MB of them (outside the V8 heap) force a
+ * full collection (docs/operations.md, *Memory*). The log shows each baseline's plan (see `baselinePlan`). Loopback
+ * only; the services' warnings go to log files in the temporary directory, and are summed up at the end. BENCH_KEEP=1
+ * keeps the schemas, the topics, the objects and the files.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -74,8 +77,9 @@ const ROWS = Number(process.env['BENCH_ROWS'] ?? 1_000_000);
 const SMALL_ROWS = Number(process.env['BENCH_SMALL_ROWS'] ?? Math.round(ROWS / 10));
 /** The one group in the read model: G, which the small exports select. */
 const GROUP_NAME = 'Benchmark group';
-/** The services' heap cap, as a deployment sets it to fit its memory limit (see the header). */
-const SERVICE_NODE_OPTIONS = process.env['BENCH_SERVICE_NODE_OPTIONS'] ?? '--max-old-space-size=192';
+/** The services' V8 settings, as the Helm chart sets them for export-worker and location-query (see the header). */
+const SERVICE_NODE_OPTIONS =
+  process.env['BENCH_SERVICE_NODE_OPTIONS'] ?? '--max-old-space-size=192 --max-semi-space-size=1';
 const POLL_MS = 200;
 /** Longest wait for one export to finish. */
 const EXPORT_TIMEOUT_MS = 30 * 60_000;
@@ -368,8 +372,23 @@ async function main(): Promise<void> {
       return result;
     };
 
+    /**
+     * The baseline's plan, its nodes on one line, for the log. The planner's own: for a full export a parallel
+     * sequential scan, each worker sorting its share by id (in temporary files beyond work_mem), and a merge of the
+     * sorted streams. Reading the primary key in order instead (`enable_sort = off`) took 1.5 to 2.5 times as long at
+     * 1,000,000 rows (random UUIDs: the index visits the heap in no order; docs/benchmarks.md), so the baseline is left
+     * to the planner, as location-query's snapshot COPY is.
+     */
+    const baselinePlan = async (selection: Selection, format: Format): Promise<string> => {
+      const { rows } = await db.query<{ 'QUERY PLAN': string }>(
+        `EXPLAIN SELECT ${BASELINE_COLUMN[format]} FROM locations ${selection.where} ORDER BY id`,
+      );
+      return rows.map((row) => row['QUERY PLAN'].trim().replace(/\s+\(cost=.*$/, '')).join(' / ');
+    };
+
     const baselineOnce = async (selection: Selection, format: Format): Promise<BaselineResult> => {
       log(`baseline: COPY of ${selection.label}, ${format} (${BASELINE_COLUMN[format]}), piped into an upload`);
+      log(`  plan: ${await baselinePlan(selection, format)}`);
       const started = performance.now();
       // psql writes the COPY's rows to its stdout as the server sends them; -q leaves out the closing "COPY n" tag.
       const psql = spawn(

@@ -80,6 +80,10 @@ start_service() {
     if [[ "$name" != auth && "$name" != webhook-dispatcher ]]; then unset WEBHOOK_SECRET_TRANSPORT_KEY; fi
     # RSP receivers of a local stack listen on this machine: the SSRF guard lets webhooks reach loopback here only.
     if [[ "$name" == webhook-dispatcher ]]; then export WEBHOOK_ALLOWED_ADDRESS_KINDS="${WEBHOOK_ALLOWED_ADDRESS_KINDS:-loopback}"; fi
+    # The streaming services' memory settings, as the Helm chart runs them (docs/operations.md, Memory).
+    if [[ "$name" == export-worker || "$name" == location-query ]]; then
+      export NODE_OPTIONS="${NODE_OPTIONS:---max-old-space-size=192 --max-semi-space-size=1}"
+    fi
     export HTTP_PORT=$port HTTP_HOST=127.0.0.1
     # Tokens are verified against this stack's auth service, wherever its port was moved.
     export AUTH_JWKS_URL="${AUTH_JWKS_URL:-http://127.0.0.1:$(port_of auth)/.well-known/jwks.json}"
