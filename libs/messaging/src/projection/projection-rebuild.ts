@@ -178,7 +178,7 @@ async function completeBulk(
     await bulk.complete(client, shadow);
     for (const definition of deferredIndexes) await client.query(definition);
     // Planner statistics for the filled tables before they go live (autovacuum would come to them later).
-    await client.query(`ANALYZE ${Object.values(shadow).map(quote).join(', ')}`);
+    await client.query(`ANALYZE ${Object.values(shadow).map(quoteIdentifier).join(', ')}`);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -215,14 +215,16 @@ async function acquireRebuildLock(client: PoolClient, liveGroupId: string): Prom
 /** Fresh shadow tables, and no offsets of earlier, abandoned rebuilds. */
 async function prepareTables(pool: Pool, tables: readonly string[], liveGroupId: string): Promise<void> {
   for (const table of tables) {
-    await pool.query(`DROP TABLE IF EXISTS ${quote(table + REBUILD_SUFFIX)}`);
-    await pool.query(`CREATE TABLE ${quote(table + REBUILD_SUFFIX)} (LIKE ${quote(table)} INCLUDING ALL)`);
+    await pool.query(`DROP TABLE IF EXISTS ${quoteIdentifier(table + REBUILD_SUFFIX)}`);
+    await pool.query(
+      `CREATE TABLE ${quoteIdentifier(table + REBUILD_SUFFIX)} (LIKE ${quoteIdentifier(table)} INCLUDING ALL)`,
+    );
   }
   await pool.query(`DELETE FROM consumer_offsets WHERE group_id LIKE $1`, [`${liveGroupId}.rebuild-%`]);
 }
 
 async function cleanUp(pool: Pool, tables: readonly string[], groupId: string): Promise<void> {
-  for (const table of tables) await pool.query(`DROP TABLE IF EXISTS ${quote(table + REBUILD_SUFFIX)}`);
+  for (const table of tables) await pool.query(`DROP TABLE IF EXISTS ${quoteIdentifier(table + REBUILD_SUFFIX)}`);
   await pool.query(`DELETE FROM consumer_offsets WHERE group_id = $1`, [groupId]);
 }
 
@@ -275,7 +277,7 @@ async function trySwitch(
     await client.query(`SELECT 1 FROM consumer_offsets WHERE group_id = ANY($1) FOR UPDATE`, [
       [options.liveGroupId, groupId],
     ]);
-    await client.query(`LOCK TABLE ${options.tables.map(quote).join(', ')} IN ACCESS EXCLUSIVE MODE`);
+    await client.query(`LOCK TABLE ${options.tables.map(quoteIdentifier).join(', ')} IN ACCESS EXCLUSIVE MODE`);
     const rebuilt = await storedPositions(client, groupId);
     const live = await storedPositions(client, options.liveGroupId);
     const progress = progressOf(rebuilt, targetsOf(floor, live));
@@ -316,10 +318,11 @@ async function replaceTable(client: PoolClient, live: string, rebuilt: string): 
     renames.push([index.name, liveIndexes[match]!.name]);
     liveIndexes.splice(match, 1);
   }
-  await client.query(`DROP TABLE ${quote(live)}`);
-  await client.query(`ALTER TABLE ${quote(rebuilt)} RENAME TO ${quote(live)}`);
+  await client.query(`DROP TABLE ${quoteIdentifier(live)}`);
+  await client.query(`ALTER TABLE ${quoteIdentifier(rebuilt)} RENAME TO ${quoteIdentifier(live)}`);
   // Renaming an index that backs a constraint (the primary key) renames the constraint too.
-  for (const [from, to] of renames) await client.query(`ALTER INDEX ${quote(from)} RENAME TO ${quote(to)}`);
+  for (const [from, to] of renames)
+    await client.query(`ALTER INDEX ${quoteIdentifier(from)} RENAME TO ${quoteIdentifier(to)}`);
 }
 
 async function indexesOf(client: PoolClient, table: string): Promise<{ name: string; shape: string }[]> {
@@ -334,6 +337,7 @@ async function indexesOf(client: PoolClient, table: string): Promise<{ name: str
   }));
 }
 
-function quote(identifier: string): string {
+/** A Postgres identifier quoted for SQL text (table names a rebuild or a projection is given). */
+export function quoteIdentifier(identifier: string): string {
   return `"${identifier.replace(/"/g, '""')}"`;
 }

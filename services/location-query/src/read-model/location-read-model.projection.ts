@@ -1,6 +1,12 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { type EventOf, type EventType, locationCsvRecord, TOPICS, type TopicName } from '@lx/contracts';
-import { latestPerAggregate, type ProjectedEvent, type Projection, type ProjectionTransaction } from '@lx/messaging';
+import {
+  latestPerAggregate,
+  type ProjectedEvent,
+  type Projection,
+  type ProjectionTransaction,
+  quoteIdentifier,
+} from '@lx/messaging';
 import { canonicalLocation } from './canonical-location';
 import { DigestDelta, digestColumns, type DigestRow, type NodeDeltas } from './digest-delta';
 import { LIVE_TABLES, READ_MODEL_TABLES, type ReadModelTables } from './read-model-tables';
@@ -27,7 +33,6 @@ const ADDRESS_GROUP_TYPES = new Set<EventType>([
   'ADDRESS_GROUP_DELETED',
 ]);
 
-const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 const aggregateId = (projected: ProjectedEvent) => (projected.event.data as { id: string }).id;
 
 /**
@@ -135,7 +140,7 @@ export class LocationReadModelProjection implements Projection {
         };
       })
       .sort(byId);
-    const table = quote(this.tables.locations);
+    const table = quoteIdentifier(this.tables.locations);
     const columns = `id uuid, version int, body json, csv text, location_group_id uuid, address_group_id uuid,
                      updated_at timestamptz`;
     // The batch travels as one JSON document (one parameter whatever its size; Postgres allows 65,535 per statement),
@@ -178,7 +183,7 @@ export class LocationReadModelProjection implements Projection {
     rows: readonly { id: string; version: number }[],
     nodes: NodeDeltas,
   ): Promise<void> {
-    const table = quote(this.tables.locations);
+    const table = quoteIdentifier(this.tables.locations);
     const inserted = await transaction.query<DigestRow>(
       `INSERT INTO ${table} AS l (id, version, body, csv, location_group_id, address_group_id, updated_at)
        SELECT id, version, body, csv, location_group_id, address_group_id, updated_at
@@ -238,7 +243,7 @@ export class LocationReadModelProjection implements Projection {
         };
       })
       .sort(byId);
-    const table = quote(this.tables[resource]);
+    const table = quoteIdentifier(this.tables[resource]);
     // changed_at is the event's timestamp (what modifiedSince compares with); deleted_at the deletion event's, and
     // null again should a newer event bring the group back. Both move with the row, so only a newer version sets them.
     const { rows: missed } = await transaction.query<{ id: string }>(
@@ -327,7 +332,7 @@ export class LocationReadModelProjection implements Projection {
       .map((name) => `SELECT (digest_key >> 20)::int AS node, count, hash FROM ${name}`)
       .join(' UNION ALL ')}),
        nodes AS (
-         INSERT INTO ${quote(this.tables.digestNodes)} AS d (resource, node, slot, count, hash)
+         INSERT INTO ${quoteIdentifier(this.tables.digestNodes)} AS d (resource, node, slot, count, hash)
          SELECT $${resource}::text, node, $${slot}::int, sum(count), bit_xor(hash) FROM delta GROUP BY node
          HAVING sum(count) <> 0 OR bit_xor(hash) <> 0 ORDER BY node
          ON CONFLICT (resource, node, slot) DO UPDATE SET count = d.count + EXCLUDED.count, hash = d.hash # EXCLUDED.hash
@@ -340,7 +345,7 @@ export class LocationReadModelProjection implements Projection {
     quotedTable: string,
     rows: readonly { id: string }[],
   ): Promise<Map<string, DigestRow & { version: number }>> {
-    const isGroup = quotedTable !== quote(this.tables.locations);
+    const isGroup = quotedTable !== quoteIdentifier(this.tables.locations);
     const { rows: locked } = await transaction.query<DigestRow & { version: number }>(
       `SELECT t.id::text, t.version, ${isGroup ? 't.deleted, ' : ''}${digestColumns('t')}
          FROM ${quotedTable} AS t WHERE t.id = ANY($1::uuid[]) ORDER BY t.id FOR UPDATE`,
@@ -354,7 +359,7 @@ export class LocationReadModelProjection implements Projection {
     for (const [resource, nodes] of digest.changes()) {
       if (nodes.length === 0) continue;
       await transaction.query(
-        `INSERT INTO ${quote(this.tables.digestNodes)} AS d (resource, node, slot, count, hash)
+        `INSERT INTO ${quoteIdentifier(this.tables.digestNodes)} AS d (resource, node, slot, count, hash)
          SELECT $1, node, $2, count, hash FROM unnest($3::int[], $4::bigint[], $5::bigint[]) AS u(node, count, hash)
           ORDER BY node
          ON CONFLICT (resource, node, slot) DO UPDATE SET count = d.count + EXCLUDED.count, hash = d.hash # EXCLUDED.hash`,

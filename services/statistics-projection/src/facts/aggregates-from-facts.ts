@@ -1,8 +1,6 @@
-import type { ProjectionTransaction } from '@lx/messaging';
+import { type ProjectionTransaction, quoteIdentifier } from '@lx/messaging';
 import { COUNTER_TABLES, ROLLUP_SCOPE_KEYS, ROLLUP_SCOPES } from './location-fact';
 import { COUNTED_COLUMNS, type StatisticsTables } from './statistics-tables';
-
-const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 
 const COUNTED = COUNTED_COLUMNS.join(', ');
 
@@ -29,11 +27,11 @@ export async function fillAggregatesFromFacts(
   tables: StatisticsTables,
 ): Promise<void> {
   const aggregates = [tables.counters, tables.geoCounters, tables.dayCounters, tables.rollups];
-  await transaction.query(`TRUNCATE ${aggregates.map(quote).join(', ')}`);
+  await transaction.query(`TRUNCATE ${aggregates.map(quoteIdentifier).join(', ')}`);
   const counters = (['counters', 'geoCounters', 'dayCounters'] as const).map((table, index) => {
     const columns = [...COUNTER_TABLES[table], COUNTED].join(', ');
     return `counted_${index} AS (
-      INSERT INTO ${quote(tables[table])} (${columns}, locations)
+      INSERT INTO ${quoteIdentifier(tables[table])} (${columns}, locations)
       SELECT ${columns}, sum(locations) FROM cells GROUP BY ${columns}
     )`;
   });
@@ -42,9 +40,9 @@ export async function fillAggregatesFromFacts(
       SELECT country, region, coalesce(location_group_id::text, '') AS location_group_id,
              (updated_at AT TIME ZONE 'UTC')::date AS day, coalesce(status, '') AS status, has_address,
              has_coordinates, location_group_id IS NOT NULL AS has_location_group, count(*) AS locations
-        FROM ${quote(tables.facts)} GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
+        FROM ${quoteIdentifier(tables.facts)} GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
     ), ${counters.join(', ')}
-    INSERT INTO ${quote(tables.rollups)} (scope, granularity, location_group_id, country, region, period, ${COUNTED}, locations)
+    INSERT INTO ${quoteIdentifier(tables.rollups)} (scope, granularity, location_group_id, country, region, period, ${COUNTED}, locations)
     SELECT s.scope, g.granularity, s.location_group_id, s.country, s.region,
            CASE g.granularity WHEN 'day' THEN c.day ELSE date_trunc('month', c.day)::date END,
            c.status, c.has_address, c.has_coordinates, c.has_location_group, sum(c.locations)

@@ -1,6 +1,12 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { type EventOf, type EventType, TOPICS, type TopicName } from '@lx/contracts';
-import { latestPerAggregate, type ProjectedEvent, type Projection, type ProjectionTransaction } from '@lx/messaging';
+import {
+  latestPerAggregate,
+  type ProjectedEvent,
+  type Projection,
+  type ProjectionTransaction,
+  quoteIdentifier,
+} from '@lx/messaging';
 import {
   cellIn,
   cellOf,
@@ -39,8 +45,6 @@ const KEPT = `set_config('lx.statistics', 'kept', true) = 'kept'`;
 
 /** The UTC day of updated_at, as text. */
 const DAY = `to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day`;
-
-const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 
 /**
  * Keeps one fact per location and the counters over them, in the caller's transaction.
@@ -82,7 +86,7 @@ export class LocationFactsProjection implements Projection {
     const incoming = latest.map((projected) => factOf((projected.event as LocationEvent).data, projected.version));
     const { rows } = await transaction.query<FactRow>(
       `SELECT location_id, version, status, has_address, has_coordinates, location_group_id, country, region, ${DAY}
-         FROM ${quote(this.tables.facts)} WHERE location_id = ANY($1::uuid[]) ORDER BY location_id FOR UPDATE`,
+         FROM ${quoteIdentifier(this.tables.facts)} WHERE location_id = ANY($1::uuid[]) ORDER BY location_id FOR UPDATE`,
       [incoming.map((fact) => fact.locationId)],
     );
     const stored = new Map(rows.map((row) => [row.location_id, row]));
@@ -154,7 +158,7 @@ export class LocationFactsProjection implements Projection {
     }));
     // One JSON parameter for the whole batch (Postgres allows 65,535 parameters per statement).
     const { rows: written } = await transaction.query<{ location_id: string; day: string; inserted: boolean }>(
-      `INSERT INTO ${quote(this.tables.facts)} AS f
+      `INSERT INTO ${quoteIdentifier(this.tables.facts)} AS f
          (location_id, version, status, has_address, has_coordinates, location_group_id, address_group_id,
           country, region, locality, postal_code, updated_at)
        SELECT location_id, version, status, has_address, has_coordinates, location_group_id, address_group_id,
@@ -220,7 +224,7 @@ export class LocationFactsProjection implements Projection {
     if (emptied.length > 0) {
       const columns = key.join(', ');
       await transaction.query(
-        `DELETE FROM ${quote(this.tables.rollups)}
+        `DELETE FROM ${quoteIdentifier(this.tables.rollups)}
           WHERE locations = 0 AND (${columns}) IN (SELECT ${columns} FROM json_to_recordset($1::json) AS d(${typed(key)}))`,
         [JSON.stringify(emptied)],
       );
@@ -257,7 +261,7 @@ async function addCounts(
 ): Promise<void> {
   const columns = key.join(', ');
   await transaction.query(
-    `INSERT INTO ${quote(table)} AS c (${columns}, locations)
+    `INSERT INTO ${quoteIdentifier(table)} AS c (${columns}, locations)
      SELECT ${columns}, locations
        FROM json_to_recordset($1::json) AS d(${typed(key)}, locations bigint)
      ON CONFLICT (${columns}) DO UPDATE SET locations = c.locations + EXCLUDED.locations`,

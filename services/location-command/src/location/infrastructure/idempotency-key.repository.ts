@@ -16,12 +16,6 @@ export interface KeyClaim {
   claimed: boolean;
 }
 
-/** TypeORM answers an INSERT … RETURNING on Postgres with the rows, an UPDATE … RETURNING with `[rows, affected]`. */
-const rowsOf = <T>(result: unknown): T[] => {
-  const [first] = result as unknown[];
-  return (Array.isArray(first) ? first : result) as T[];
-};
-
 /**
  * The idempotency_keys table: a key is claimed for a new stream id before the stream is written (so a retry that
  * arrives while the first request still runs, or after it failed halfway, finds the id to create or to answer with).
@@ -37,16 +31,15 @@ export class IdempotencyKeyRepository {
    */
   async claim(key: IdempotencyKeyOf, requestHash: string, streamId: string, now: Date, since: Date): Promise<KeyClaim> {
     for (;;) {
-      const claimed = rowsOf<{ stream_id: string }>(
-        await this.dataSource.query(
-          `INSERT INTO idempotency_keys AS k (client_id, idempotency_key, request_hash, stream_id, created_at)
+      // An INSERT … RETURNING: TypeORM answers with the rows (none when the conflict's WHERE kept the row).
+      const claimed = await this.dataSource.query<{ stream_id: string }[]>(
+        `INSERT INTO idempotency_keys AS k (client_id, idempotency_key, request_hash, stream_id, created_at)
            VALUES ($1, $2, $3, $4, $5)
            ON CONFLICT (client_id, idempotency_key) DO UPDATE
              SET request_hash = EXCLUDED.request_hash, stream_id = EXCLUDED.stream_id, created_at = EXCLUDED.created_at
              WHERE k.created_at <= $6
            RETURNING stream_id`,
-          [key.clientId, key.key, requestHash, streamId, now, since],
-        ),
+        [key.clientId, key.key, requestHash, streamId, now, since],
       );
       if (claimed.length > 0) return { streamId, requestHash, claimed: true };
       const [held] = await this.dataSource.query<{ stream_id: string; request_hash: string }[]>(
