@@ -60,12 +60,12 @@ import { createPrivateTopics } from '../../libs/testing/src/kafka-topics';
 import { startTestTokenIssuer, type TestTokenIssuer } from '../../libs/testing/src/token-issuer';
 import {
   copyInto,
+  copyReadModel,
   copyValue,
   loadAverage,
   log,
   positionAtLogEnd,
   processMemoryMb,
-  READ_MODEL_COLUMNS,
   readModelRows,
   run,
   type Server,
@@ -262,10 +262,9 @@ async function main(): Promise<void> {
       ['id', 'version', 'name', 'type', 'deleted'],
       [[group, 1, GROUP_NAME, 'OTHER', false].map(copyValue).join('\t')],
     );
-    await copyInto(
+    await copyReadModel(
       databaseUrl,
-      `${schemas.query}.locations`,
-      READ_MODEL_COLUMNS,
+      schemas.query,
       readModelRows(ROWS, {
         groups: Array.from({ length: 500 }, () => randomUUID()),
         mdus: Array.from({ length: 20_000 }, () => randomUUID()),

@@ -127,10 +127,20 @@ export async function copyInto(
   table: string,
   columns: string[],
   rows: Iterable<string>,
+  sessionSettings: readonly string[] = [],
 ): Promise<void> {
+  const settings = sessionSettings.flatMap((statement) => ['-c', statement]);
   const psql = spawn(
     process.env['PSQL'] ?? 'psql',
-    [databaseUrl, '-v', 'ON_ERROR_STOP=1', '-q', '-c', `\\copy ${table} (${columns.join(', ')}) FROM STDIN`],
+    [
+      databaseUrl,
+      '-v',
+      'ON_ERROR_STOP=1',
+      '-q',
+      ...settings,
+      '-c',
+      `\\copy ${table} (${columns.join(', ')}) FROM STDIN`,
+    ],
     {
       stdio: ['pipe', 'ignore', 'inherit'],
     },
@@ -147,6 +157,30 @@ export async function copyInto(
   psql.stdin.end(buffer);
   const [code] = (await exited) as [number];
   if (code !== 0) throw new Error(`psql \\copy into ${table} exited with ${code}`);
+}
+
+/**
+ * COPY `rows` (READ_MODEL_COLUMNS lines) into `<schema>.locations` of location-query as its projection writes them:
+ * the session marks the digest as kept (`lx.digest`), so the row trigger for the previous release's writers
+ * (AddReadModelDigest1797292800000) stays out of the load; then the digest's nodes are computed once from the rows,
+ * as that migration's backfill does, so the digest stays exact. Through the trigger, a 10,000,000-row COPY spent
+ * over 20 minutes after its last row: each row upserts its node's row in the one transaction, whose chain of row
+ * versions grows with the load, so each upsert costs more than the last (docs/benchmarks.md, Scale).
+ */
+export async function copyReadModel(databaseUrl: string, schema: string, rows: Iterable<string>): Promise<void> {
+  await copyInto(databaseUrl, `${schema}.locations`, READ_MODEL_COLUMNS, rows, ["SET lx.digest = 'kept'"]);
+  const db = new Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
+  await db.connect();
+  try {
+    await db.query('BEGIN');
+    await db.query(`DELETE FROM digest_nodes WHERE resource = 'locations'`);
+    await db.query(`
+      INSERT INTO digest_nodes (resource, node, slot, count, hash)
+      SELECT 'locations', digest_key >> 20, 0, count(*), bit_xor(digest_hash) FROM locations GROUP BY 2`);
+    await db.query('COMMIT');
+  } finally {
+    await db.end();
+  }
 }
 
 /** A value in COPY text format: backslash, tab, newline and carriage return escaped; null as \N. */

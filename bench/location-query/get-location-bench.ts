@@ -26,13 +26,12 @@ import { loadInfraEnv, REGISTER_SWC, REPO_ROOT, requireEnv } from '../../libs/te
 import { createPrivateTopics } from '../../libs/testing/src/kafka-topics';
 import { startTestTokenIssuer } from '../../libs/testing/src/token-issuer';
 import {
-  copyInto,
+  copyReadModel,
   loadAverage,
   log,
   measure,
   type Measurement,
   positionAtLogEnd,
-  READ_MODEL_COLUMNS,
   readModelRows,
   run,
   type Server,
@@ -84,12 +83,7 @@ async function main(): Promise<void> {
     const ids: string[] = [];
     const groups = Array.from({ length: 500 }, () => randomUUID());
     const mdus = Array.from({ length: 20_000 }, () => randomUUID());
-    await copyInto(
-      databaseUrl,
-      `${schema}.locations`,
-      READ_MODEL_COLUMNS,
-      readModelRows(ROWS, { groups, mdus, sample: ids }),
-    );
+    await copyReadModel(databaseUrl, schema, readModelRows(ROWS, { groups, mdus, sample: ids }));
     await db.query('VACUUM ANALYZE locations');
     log(`loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
 

@@ -6,8 +6,7 @@
  *
  * Setup (not timed): location-query runs from dist/ as in production, on a fresh schema and topics of the run's own
  * (positioned at their end: it reads no history); BENCH_ROWS realistic locations are written into its read model with
- * COPY (as the other read-side benchmarks do); the read model's trigger for writers that do not keep the digest fills
- * its stored nodes meanwhile.
+ * COPY (as the other read-side benchmarks do, `copyReadModel`: the digest's stored nodes computed once from the rows).
  * The mirror is lx-sync's PostgreSQL store (its tables in a schema of the same database, found by search_path) filled
  * from the read model in SQL with the same (id, version, body) and the digest columns lx-sync writes; then BENCH_DRIFTED
  * rows are made to drift: a third deleted, a third given another version, a third added. A stand-in for the public
@@ -42,11 +41,10 @@ import { loadInfraEnv, REPO_ROOT, requireEnv } from '../../libs/testing/src/infr
 import { createPrivateTopics } from '../../libs/testing/src/kafka-topics';
 import { startTestTokenIssuer, type TestTokenIssuer } from '../../libs/testing/src/token-issuer';
 import {
-  copyInto,
+  copyReadModel,
   loadAverage,
   log,
   positionAtLogEnd,
-  READ_MODEL_COLUMNS,
   readModelRows,
   run,
   type Server,
@@ -162,15 +160,13 @@ async function main(): Promise<void> {
     const ends = (await Promise.all(readModelTopics.map((topic) => bus.partitionBounds(topic)))).flat();
     const queryDb = new Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
     await queryDb.connect();
-    // The read model's trigger for writers that do not keep the digest (docs/digest.md) fills its nodes meanwhile.
     log(`loading ${thousands(ROWS)} locations with COPY`);
     const loadStarted = performance.now();
     try {
       await positionAtLogEnd(queryDb, group, ends);
-      await copyInto(
+      await copyReadModel(
         databaseUrl,
-        `${schema}.locations`,
-        READ_MODEL_COLUMNS,
+        schema,
         readModelRows(ROWS, {
           groups: Array.from({ length: 500 }, () => randomUUID()),
           mdus: Array.from({ length: 20_000 }, () => randomUUID()),
