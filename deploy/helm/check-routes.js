@@ -101,9 +101,11 @@ function readNginxLocations(text) {
       routes.push({ path: proxied[2], match: proxied[1] === undefined ? 'prefix' : 'exact', service });
     } else if (
       !/^location\s+(=\s*)?\/\S*\s*\{\s*return\s+404\s*;\s*\}$/.test(trimmed) &&
-      !/^location\s+@/.test(trimmed)
+      !/^location\s+@/.test(trimmed) &&
+      // The ingress's own error replies (error_page targets, `internal`: no request reaches them from outside).
+      !/^location\s+=\s*\/\.lx-edge\/\d{3}\s*\{$/.test(trimmed)
     ) {
-      // Neither a route, nor a 404, nor a named location: a form this check does not understand.
+      // Neither a route, nor a 404, nor a named location or error reply: a form this check does not understand.
       problems.push(`${at}: cannot read this location line: ${trimmed}`);
     }
   }

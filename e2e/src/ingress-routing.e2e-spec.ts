@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { API_CONTENT_SECURITY_POLICY, DOCUMENTATION_CONTENT_SECURITY_POLICY } from '@lx/contracts';
 import { requireEnv, waitFor } from '@lx/testing';
 import { type Service } from './support/services';
 
@@ -111,5 +112,50 @@ describe('the ingress at BASE_URL', () => {
     const anonymous = await fetch(`${baseUrl}/no-such-thing`);
     expect(anonymous.headers.get('x-request-id')).toMatch(/^[0-9a-f]{32}$/);
     await anonymous.arrayBuffer();
+  });
+});
+
+describe('the errors the ingress answers itself, and the security headers, at BASE_URL', () => {
+  const baseUrl = requireEnv('BASE_URL');
+
+  /** The API's error shape with the headers every reply carries, whoever answered. */
+  async function expectEdgeError(response: Response, status: number, code: string) {
+    expect(response.status).toBe(status);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f]{32}$/);
+    expectSecurityHeaders(response, API_CONTENT_SECURITY_POLICY);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe(code);
+  }
+
+  function expectSecurityHeaders(response: Response, policy: string) {
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('content-security-policy')).toBe(policy);
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+  }
+
+  it('answers an encoded ../ that climbs above the root 400 INVALID_REQUEST, not an HTML page', async () => {
+    await expectEdgeError(await fetch(`${baseUrl}/locations/..%2F..%2F..%2Fetc%2Fpasswd`), 400, 'INVALID_REQUEST');
+  });
+
+  it('answers a request line over 8 KB 414 URI_TOO_LONG', async () => {
+    await expectEdgeError(await fetch(`${baseUrl}/locations/${'x'.repeat(10_000)}`), 414, 'URI_TOO_LONG');
+  });
+
+  it('answers a header over 8 KB 400 INVALID_REQUEST', async () => {
+    const response = await fetch(`${baseUrl}/locations/${id}`, { headers: { 'x-padding': 'y'.repeat(10_000) } });
+    await expectEdgeError(response, 400, 'INVALID_REQUEST');
+  });
+
+  it("puts the API's security headers on the services' replies and on its own, and Swagger UI's policy on /docs", async () => {
+    for (const path of [`/locations/${id}`, '/openapi.json', '/no-such-thing']) {
+      const response = await fetch(`${baseUrl}${path}`);
+      await response.arrayBuffer();
+      expectSecurityHeaders(response, API_CONTENT_SECURITY_POLICY);
+    }
+    const docs = await fetch(`${baseUrl}/docs`);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain('swagger-ui-bundle.js');
+    expectSecurityHeaders(docs, DOCUMENTATION_CONTENT_SECURITY_POLICY);
   });
 });

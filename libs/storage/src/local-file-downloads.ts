@@ -3,7 +3,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import { type ErrorCode, errorBody, httpStatusOf } from '@lx/contracts';
+import { API_SECURITY_HEADERS, type ErrorCode, errorBody, httpStatusOf } from '@lx/contracts';
 import { contentDisposition } from './content-disposition';
 import { type LocalFileObjectStore, objectKeyProblem } from './local-file-object-store';
 
@@ -35,6 +35,7 @@ function answerError(
 ): void {
   const body = JSON.stringify(errorBody(code, message, extra.details));
   res.writeHead(httpStatusOf(code), {
+    ...API_SECURITY_HEADERS,
     ...extra.headers,
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),
@@ -90,7 +91,9 @@ async function serve(
     // Size and content from one open file: a put replacing the object meanwhile renames a new file over the name.
     const file = await handle.stat();
     if (!file.isFile()) return answerError(req, res, 'RESOURCE_NOT_FOUND', 'The file of this download does not exist');
+    // The API's security headers: a file is never sniffed into HTML, rendered in a frame or given a script to run.
     res.writeHead(200, {
+      ...API_SECURITY_HEADERS,
       'Content-Type': grant.contentType,
       'Content-Length': file.size,
       'Content-Disposition': contentDisposition(grant.filename),

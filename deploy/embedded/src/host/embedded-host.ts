@@ -2,13 +2,14 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Pool } from 'pg';
 import { PostgresEventLog } from '@lx/messaging';
 import { Logger } from '@nestjs/common';
 import type { LevelWithSilent } from 'pino';
+import { API_SECURITY_HEADERS } from '@lx/contracts';
 import { createLogger, createServiceApp, freePort, PinoNestLogger } from '@lx/platform';
 import { AppModule as AuthModule, loadAuthConfig } from '@lx/service/auth';
 import { AppModule as ExportWorkerModule, loadExportWorkerConfig } from '@lx/service/export-worker';
@@ -22,7 +23,7 @@ import { createWebhookDispatcherApp, loadWebhookDispatcherConfig } from '@lx/ser
 import { LocalFileObjectStore, localFileDownloads } from '@lx/storage';
 import { DataFolder, type EmbeddedSecrets } from './data-folder';
 import { startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres';
-import { loadIngressRoutes, serviceFor } from './ingress-routes';
+import { edgeRefusal, loadIngressRoutes, normalisedPath, serviceFor } from './ingress-routes';
 
 export interface EmbeddedOptions {
   repoRoot: string;
@@ -69,7 +70,10 @@ function requestIdOf(request: IncomingMessage): string {
   return typeof incoming === 'string' && incoming !== '' ? incoming : randomBytes(16).toString('hex');
 }
 
-/** The error replies nginx answers with in the stack, for the same situations: its body and its X-Request-Id. */
+/**
+ * The error replies nginx answers with in the stack, for the same situations: its body, its X-Request-Id and the API's
+ * security headers.
+ */
 function answer(
   request: IncomingMessage,
   response: ServerResponse,
@@ -78,8 +82,36 @@ function answer(
   message: string,
   headers = {},
 ): void {
-  response.writeHead(status, { 'content-type': 'application/json', 'x-request-id': requestIdOf(request), ...headers });
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'x-request-id': requestIdOf(request),
+    ...API_SECURITY_HEADERS,
+    ...headers,
+  });
   response.end(`${JSON.stringify({ error: { code, message } })}\n`);
+}
+
+/**
+ * nginx's room for a request line and its headers (`large_client_header_buffers 4 8k`): what fits reaches the
+ * handler, which refuses as nginx does (edgeRefusal); a request larger still, or one Node cannot parse at all, is
+ * answered 400 by onClientError (nginx would say 414 for a request line over 32 KB: not told apart here).
+ */
+const MAX_HEADER_BYTES = 4 * 8192;
+
+/** A request Node's parser refused: nginx's 400 in the API's error shape, then the connection closes. */
+function onClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  // A client that went away (Node's documented case): nothing to answer.
+  if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+  const message = 'The request is malformed or its headers are too large';
+  const body = `${JSON.stringify({ error: { code: 'INVALID_REQUEST', message } })}\n`;
+  const headers = Object.entries({
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    'x-request-id': randomBytes(16).toString('hex'),
+    connection: 'close',
+    ...API_SECURITY_HEADERS,
+  }).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.end(`HTTP/1.1 400 Bad Request\r\n${headers.join('')}\r\n${body}`);
 }
 
 function listen(server: Server, port: number, host: string): Promise<number> {
@@ -133,8 +165,11 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<RunningEm
     const routes = loadIngressRoutes(options.repoRoot);
     const apps = new Map<string, NestFastifyApplication>();
     const mounts = new Map<string, (request: IncomingMessage, response: ServerResponse) => void>();
-    const ingress = createServer((request, response) => {
-      const path = (request.url ?? '/').split('?')[0]!;
+    const ingress = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (request, response) => {
+      const refused = edgeRefusal(request.method ?? 'GET', request.url ?? '/', request.rawHeaders);
+      if (refused) return answer(request, response, refused.status, refused.code, refused.message);
+      // The path as nginx matches it (edgeRefusal has refused those it cannot read); the app gets the URL as sent.
+      const path = normalisedPath((request.url ?? '/').split('?')[0]!)!;
       if (request.method === 'TRACE') {
         return answer(request, response, 405, 'METHOD_NOT_ALLOWED', 'This method is not allowed');
       }
@@ -149,6 +184,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<RunningEm
       }
       app.getHttpAdapter().getInstance().routing(request, response);
     });
+    ingress.on('clientError', onClientError);
     const publicPort = await listen(ingress, options.port, '127.0.0.1').catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'EADDRINUSE') throw error;
       throw new PortTakenError(options.port);

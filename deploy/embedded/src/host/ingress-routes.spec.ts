@@ -1,5 +1,5 @@
 import { REPO_ROOT } from '@lx/testing';
-import { type IngressRoute, loadIngressRoutes, serviceFor } from './ingress-routes';
+import { edgeRefusal, type IngressRoute, loadIngressRoutes, normalisedPath, serviceFor } from './ingress-routes';
 
 describe('serviceFor (nginx location matching over the route table)', () => {
   const routes: IngressRoute[] = [
@@ -35,5 +35,53 @@ describe('serviceFor (nginx location matching over the route table)', () => {
     expect(serviceFor(table, '/internal/locations/snapshot')).toBeUndefined();
     expect(serviceFor(table, '/admin/keys')).toBeUndefined();
     expect(serviceFor(table, '/health/ready')).toBeUndefined();
+  });
+});
+
+describe('normalisedPath (the path nginx matches its locations against)', () => {
+  it.each([
+    ['/locations/abc', '/locations/abc'],
+    ['/locations/%2E%2E/internal/snapshot', '/internal/snapshot'],
+    ['/locations%2Fexports', '/locations/exports'],
+    ['//locations///x', '/locations/x'],
+    ['/oauth/./token', '/oauth/token'],
+    ['/oauth/token/..', '/oauth/'],
+    ['/oauth/', '/oauth/'],
+    ['/', '/'],
+    ['/a/%FF', '/a/\u00ff'],
+  ])('reads %s as %s', (raw, path) => {
+    expect(normalisedPath(raw)).toBe(path);
+  });
+
+  it.each(['/..', '/locations/..%2F..%2Fetc%2Fpasswd', '/a/../../b', '/a/%zz', '/a/%2'])(
+    'refuses %s, as nginx does with 400',
+    (raw) => {
+      expect(normalisedPath(raw)).toBeUndefined();
+    },
+  );
+});
+
+describe('edgeRefusal (what nginx answers itself)', () => {
+  it('lets an ordinary request through', () => {
+    expect(edgeRefusal('GET', '/locations/x?limit=10', ['Host', 'example', 'Accept', '*/*'])).toBeUndefined();
+  });
+
+  // The thresholds are nginx's, measured against the local ingress (nginx 1.22, default buffers).
+  it('answers 414 URI_TOO_LONG for a request line over 8 KB, as nginx with its default buffers', () => {
+    const url = (length: number) => `/locations/${'x'.repeat(length - '/locations/'.length)}`;
+    expect(edgeRefusal('GET', url(8177), [])).toBeUndefined();
+    expect(edgeRefusal('GET', url(8178), [])).toMatchObject({
+      status: 414,
+      code: 'URI_TOO_LONG',
+    });
+  });
+
+  it('answers 400 INVALID_REQUEST for a header line over 8 KB and for a path above the root', () => {
+    expect(edgeRefusal('GET', '/locations', ['X-Big', 'y'.repeat(8184)])).toMatchObject({
+      status: 400,
+      code: 'INVALID_REQUEST',
+    });
+    expect(edgeRefusal('GET', '/locations', ['X-Big', 'y'.repeat(8183)])).toBeUndefined();
+    expect(edgeRefusal('GET', '/locations/..%2F..%2Fetc%2Fpasswd', [])).toMatchObject({ status: 400 });
   });
 });

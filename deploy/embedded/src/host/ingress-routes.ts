@@ -27,3 +27,63 @@ export function serviceFor(routes: readonly IngressRoute[], path: string): strin
   }
   return best?.service;
 }
+
+/**
+ * nginx's default `large_client_header_buffers 4 8k`: a request line longer than one buffer is 414, a header line
+ * longer than one is 400 (its code 494, sent as 400).
+ */
+const LARGE_HEADER_BUFFER_BYTES = 8192;
+
+/** A request the ingress answers itself, as nginx does in the stack, before any route is chosen. */
+export interface EdgeRefusal {
+  status: 400 | 414;
+  code: 'INVALID_REQUEST' | 'URI_TOO_LONG';
+  message: string;
+}
+
+/**
+ * The path nginx matches its locations against: percent-decoded (%2F included) with `.` and `..` segments resolved and
+ * repeated slashes merged; undefined where nginx refuses the request (400): a `..` above the root or a malformed
+ * percent-escape. Only the choice of route uses it; the service receives the request line as sent, as nginx's
+ * `proxy_pass` without a URI part forwards it.
+ */
+export function normalisedPath(rawPath: string): string | undefined {
+  // Byte by byte, as nginx decodes: any byte is fine, a `%` without two hexadecimal digits is not.
+  if (/%(?![0-9A-Fa-f]{2})/.test(rawPath)) return undefined;
+  const decoded = rawPath.replace(/%([0-9A-Fa-f]{2})/g, (_escape, hex: string) =>
+    String.fromCharCode(parseInt(hex, 16)),
+  );
+  const segments: string[] = [];
+  for (const segment of decoded.split('/').slice(1)) {
+    if (segment === '..') {
+      if (segments.length === 0) return undefined;
+      segments.pop();
+    } else if (segment !== '.' && segment !== '') {
+      segments.push(segment);
+    }
+  }
+  const trailing = decoded.length > 1 && /\/\.{0,2}$/.test(decoded) ? '/' : '';
+  return `/${segments.join('/')}${segments.length > 0 ? trailing : ''}`;
+}
+
+/**
+ * What nginx answers itself for a request line and headers (`rawHeaders`: Node's alternating names and values),
+ * undefined when the request goes on to its route. Its own error body, as deploy/local/nginx/ingress.conf.template
+ * gives it.
+ */
+export function edgeRefusal(method: string, url: string, rawHeaders: readonly string[]): EdgeRefusal | undefined {
+  // "GET <url> HTTP/1.1\r\n" must fit one buffer (nginx 1.22 measured: a GET of a 8,177-byte URL passes, 8,178 is 414).
+  if (method.length + url.length + 12 > LARGE_HEADER_BUFFER_BYTES) {
+    return { status: 414, code: 'URI_TOO_LONG', message: 'The request URI is longer than the ingress accepts' };
+  }
+  for (let n = 0; n + 1 < rawHeaders.length; n += 2) {
+    // "<name>: <value>\r\n" must fit one buffer too (measured: X-Big with a value of 8,183 bytes passes, 8,184 is 400).
+    if (rawHeaders[n]!.length + rawHeaders[n + 1]!.length + 4 > LARGE_HEADER_BUFFER_BYTES) return malformed();
+  }
+  if (normalisedPath(url.split('?')[0]!) === undefined) return malformed();
+  return undefined;
+}
+
+function malformed(): EdgeRefusal {
+  return { status: 400, code: 'INVALID_REQUEST', message: 'The request is malformed or its headers are too large' };
+}

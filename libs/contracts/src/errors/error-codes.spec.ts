@@ -37,6 +37,7 @@ describe('ERROR_CODES', () => {
     ['CHANGE_CURSOR_EXPIRED', 410],
     ['PRECONDITION_FAILED', 412],
     ['PAYLOAD_TOO_LARGE', 413],
+    ['URI_TOO_LONG', 414],
     ['UNSUPPORTED_MEDIA_TYPE', 415],
     ['RATE_LIMIT_EXCEEDED', 429],
   ])('given the HTTP-edge code %s, when looked up, then its status is %d', (code, status) => {

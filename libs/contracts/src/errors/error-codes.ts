@@ -51,6 +51,7 @@ export const ERROR_CODES = {
   },
   PRECONDITION_FAILED: { httpStatus: 412, description: 'If-Match does not match the current ETag' },
   PAYLOAD_TOO_LARGE: { httpStatus: 413, description: 'The request body is larger than allowed' },
+  URI_TOO_LONG: { httpStatus: 414, description: 'The request line is longer than the ingress accepts' },
   UNSUPPORTED_MEDIA_TYPE: { httpStatus: 415, description: 'The Content-Type is not one the endpoint accepts' },
   RATE_LIMIT_EXCEEDED: { httpStatus: 429, description: 'Too many requests in the quota window; see Retry-After' },
   INTERNAL_ERROR: { httpStatus: 500, description: 'Unexpected failure; details.errorId points to the server log' },

@@ -5,6 +5,7 @@ import {
   canonicalExportRequest,
   exportFilename,
   exportNotificationOf,
+  exportFailureMessage,
   exportRetryDelaySeconds,
   exportStatusReplyOf,
   type ExportFile,
@@ -346,6 +347,19 @@ describe('canonicalExportRequest', () => {
     expect(canonicalExportRequest('json', { modifiedSince: '2024-02-01T00:00:00Z' })).toBe(
       canonicalExportRequest('json', { modifiedSince: '2024-02-01T00:00:00.000Z' }),
     );
+  });
+});
+
+describe('exportFailureMessage', () => {
+  it('tells the RSP what it can do and which id to quote, without any internal cause', () => {
+    expect(exportFailureMessage(requestId, 3)).toBe(
+      'The export could not be generated after 3 attempts; the request itself was valid. Request the export again ' +
+        `later; if it keeps failing, contact the operator and quote export id ${requestId}.`,
+    );
+  });
+
+  it('counts one attempt in the singular', () => {
+    expect(exportFailureMessage(requestId, 1)).toContain('after 1 attempt;');
   });
 });
 

@@ -1,8 +1,9 @@
-import { Body, Controller, Get, Module, Post } from '@nestjs/common';
+import { Body, Controller, Get, Header, Module, Post } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { InjectOptions } from 'fastify';
 import { ResourceNotFoundError } from '@lx/domain';
 import { MetricsModule } from '../metrics/metrics';
+import { API_SECURITY_HEADERS } from '@lx/contracts';
 import { createServiceApp } from './service-app';
 
 @Controller('things')
@@ -15,6 +16,12 @@ class ThingsController {
   @Get('missing')
   missing() {
     throw new ResourceNotFoundError('location', '6f1c1e9e-0000-4000-8000-000000000001');
+  }
+
+  @Get('page')
+  @Header('content-security-policy', "default-src 'self'")
+  page() {
+    return 'a page with a policy of its own';
   }
 
   @Get('boom')
@@ -47,6 +54,33 @@ describe('a service app built by createServiceApp', () => {
     const response = await inject({ method: 'POST', url: '/things', payload: { a: 1 } });
     expect(response.statusCode).toBe(201);
     expect(response.json()).toEqual({ received: { a: 1 } });
+  });
+
+  it.each([
+    ['a success', { method: 'POST', url: '/things', payload: { a: 1 } }, 201],
+    ['a typed error', { method: 'GET', url: '/things/missing' }, 404],
+    ['an unexpected error', { method: 'GET', url: '/things/boom' }, 500],
+    ['an unknown route', { method: 'GET', url: '/nowhere' }, 404],
+    [
+      'a body parse error',
+      { method: 'POST', url: '/things', headers: { 'content-type': 'application/json' }, payload: '{' },
+      400,
+    ],
+  ] as const)('puts the security headers on %s', async (_name, request, status) => {
+    const response = await inject(request);
+    expect(response.statusCode).toBe(status);
+    expect(response.headers).toMatchObject({
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+      'x-frame-options': 'DENY',
+      'referrer-policy': 'no-referrer',
+    });
+  });
+
+  it("keeps a route's own Content-Security-Policy and adds the other security headers", async () => {
+    const response = await inject({ method: 'GET', url: '/things/page' });
+    expect(response.headers['content-security-policy']).toBe("default-src 'self'");
+    expect(response.headers['x-content-type-options']).toBe(API_SECURITY_HEADERS['x-content-type-options']);
   });
 
   it('turns malformed JSON into 400 INVALID_REQUEST', async () => {

@@ -7,6 +7,7 @@ import { ErrorResponseFilter } from '../errors/error-response.filter';
 import { createLogger, PinoNestLogger } from '../logging/logger';
 import { MetricsRegistry } from '../metrics/metrics';
 import { answerMethodNotAllowed } from './method-not-allowed';
+import { addSecurityHeaders } from './security-headers';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -20,7 +21,7 @@ function requestId(request: { headers: Record<string, string | string[] | undefi
  * Builds a service's NestJS application on Fastify with the project's conventions: JSON logs (one
  * line per request from Fastify, with `reqId`) and a request id taken from X-Request-Id or
  * generated, echoed back; the spec's error body for every failure including body-parse errors and
- * unknown routes; request-duration metrics.
+ * unknown routes; the security headers on every reply (security-headers.ts); request-duration metrics.
  */
 export async function createServiceApp(
   service: string,
@@ -40,6 +41,7 @@ export async function createServiceApp(
 
   const fastify = app.getHttpAdapter().getInstance();
   answerMethodNotAllowed(fastify);
+  addSecurityHeaders(fastify);
   const metrics = app.get(MetricsRegistry);
   fastify.addHook('onSend', async (request, reply) => {
     void reply.header(REQUEST_ID_HEADER, request.id);

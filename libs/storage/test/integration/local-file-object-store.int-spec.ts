@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { API_SECURITY_HEADERS } from '@lx/contracts';
 import { LocalFileObjectStore, localFileDownloads } from '../../src';
 import { bytes, describeObjectStoreContract, download } from './object-store-contract';
 
@@ -170,6 +171,15 @@ describe('LocalFileObjectStore: what only the embedded adapter does', () => {
       expect(response.headers.get('content-length')).toBe('5');
       expect(response.headers.get('content-disposition')).toBe(`attachment; filename="f.csv"; filename*=UTF-8''f.csv`);
       expect(response.body).toBe('');
+    });
+
+    it('serves a file and a refusal with the API security headers (never sniffed, framed or given a script)', async () => {
+      const url = (await sign(key)).url;
+      for (const response of [await download(url), await download(url.replace('signature=', 'signature=A'))]) {
+        expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+        expect(response.headers.get('content-security-policy')).toBe(API_SECURITY_HEADERS['content-security-policy']);
+        expect(response.headers.get('x-frame-options')).toBe('DENY');
+      }
     });
 
     it.each([

@@ -422,7 +422,10 @@ describe('exports', () => {
       const done = await service.settled(requestId, 'rsp-fail');
       expect(done.status).toBe('FAILED');
       expect(done.error.code).toBe('EXPORT_GENERATION_FAILED');
+      // What the RSP can act on, and the id to quote; the cause (the snapshot's path, status and reply) is not shown.
       expect(done.error.message).toContain('after 2 attempts');
+      expect(done.error.message).toContain(`quote export id ${requestId}`);
+      expect(done.error.message.replace(requestId, '')).not.toMatch(/snapshot|500|internal|http/i);
       const [event] = await service.events.waitFor(1, [requestId]);
       expect(event!.event).toMatchObject({
         type: 'EXPORT_FAILED',

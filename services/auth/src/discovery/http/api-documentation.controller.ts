@@ -2,7 +2,12 @@ import { Controller, Get, Header, Inject, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { OPENAPI_PATHS, openApiDocument, type OpenApiDocument } from '@lx/contracts';
+import {
+  DOCUMENTATION_CONTENT_SECURITY_POLICY,
+  OPENAPI_PATHS,
+  openApiDocument,
+  type OpenApiDocument,
+} from '@lx/contracts';
 import { AUTH_CONFIG, type AuthConfig } from '../../config/auth.config';
 
 /** The files of the rendering at /docs/<name>: Swagger UI from its npm package, and the script that starts it. */
@@ -81,6 +86,8 @@ export class ApiDocumentationController {
   @Get(OPENAPI_PATHS.docs)
   @Header('cache-control', CACHE_CONTROL)
   @Header('content-type', 'text/html; charset=utf-8')
+  // Swagger UI's own policy; every other reply has the API's, which would stop it loading its files.
+  @Header('content-security-policy', DOCUMENTATION_CONTENT_SECURITY_POLICY)
   page(): string {
     return PAGE;
   }

@@ -1,7 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { pipeline } from 'node:stream/promises';
 import { EXPORT_CONTENT_TYPES } from '@lx/contracts';
-import { type ExportFile, exportFilename, type ExportRequest, exportRetryDelaySeconds } from '@lx/domain';
+import {
+  type ExportFile,
+  exportFailureMessage,
+  exportFilename,
+  type ExportRequest,
+  exportRetryDelaySeconds,
+} from '@lx/domain';
 import { Clock } from '@lx/platform';
 import { ObjectStore } from '@lx/storage';
 import { EXPORT_WORKER_CONFIG, type ExportWorkerConfig } from '../../config/export-worker.config';
@@ -169,7 +175,8 @@ export class GenerateExportHandler {
 
   private async failFinally(claim: ClaimedExport, reason: string): Promise<AttemptOutcome> {
     const { request, attempt } = claim;
-    const message = `The export could not be generated after ${Math.min(attempt, this.config.jobs.maxAttempts)} attempts: ${reason}`;
+    // The RSP reads what it can act on; the cause (peer URLs, statuses) stays in the log line below.
+    const message = exportFailureMessage(request.id, Math.min(attempt, this.config.jobs.maxAttempts));
     const failed: ExportRequest = {
       ...request,
       status: 'FAILED',
