@@ -77,6 +77,7 @@ describe('toErrorResponse', () => {
     [new PreconditionFailedException('Stale version'), 'PRECONDITION_FAILED'],
     [new PayloadTooLargeException('Request body is too large'), 'PAYLOAD_TOO_LARGE'],
     [new UnsupportedMediaTypeException('Unsupported Media Type: text/plain'), 'UNSUPPORTED_MEDIA_TYPE'],
+    [new HttpException('URI Too Long', 414), 'URI_TOO_LONG'],
     [new HttpException('Too many requests', 429), 'RATE_LIMIT_EXCEEDED'],
     [new HttpException('The object store is down', 503), 'SERVICE_UNAVAILABLE'],
     [new InternalServerErrorException('Broken'), 'INTERNAL_ERROR'],
