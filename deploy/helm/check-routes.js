@@ -90,7 +90,8 @@ function readRoutesFile() {
 function readNginxLocations(text) {
   const source = `${show(NGINX_FILE)} location lines`;
   const routes = [];
-  for (const [index, line] of text.split('\n').entries()) {
+  const lines = text.split('\n');
+  for (const [index, line] of lines.entries()) {
     const trimmed = line.trim();
     if (!trimmed.startsWith('location ')) continue;
     const at = `${show(NGINX_FILE)}:${index + 1}`;
@@ -99,13 +100,12 @@ function readNginxLocations(text) {
       const service = proxied[3].replace(/_/g, '-');
       if (!SERVICES.includes(service)) problems.push(`${at}: upstream ${proxied[3]} is no service`);
       routes.push({ path: proxied[2], match: proxied[1] === undefined ? 'prefix' : 'exact', service });
-    } else if (
-      !/^location\s+(=\s*)?\/\S*\s*\{\s*return\s+404\s*;\s*\}$/.test(trimmed) &&
-      !/^location\s+@/.test(trimmed) &&
-      // The ingress's own error replies (error_page targets, `internal`: no request reaches them from outside).
-      !/^location\s+=\s*\/\.lx-edge\/\d{3}\s*\{$/.test(trimmed)
-    ) {
-      // Neither a route, nor a 404, nor a named location or error reply: a form this check does not understand.
+    } else if (/^location\s+=\s*\/\.lx-edge\/error\s*\{$/.test(trimmed)) {
+      // The ingress's own error replies (the error_page target): internal, so that no request from outside reaches it.
+      if (lines[index + 1]?.trim() !== 'internal;')
+        problems.push(`${at}: the error location must be \`internal;\` first`);
+    } else if (!/^location\s+(=\s*)?\/\S*\s*\{\s*return\s+404\s*;\s*\}$/.test(trimmed)) {
+      // Neither a route, nor a 404, nor the error replies: a form this check does not understand.
       problems.push(`${at}: cannot read this location line: ${trimmed}`);
     }
   }

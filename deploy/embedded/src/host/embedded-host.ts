@@ -9,7 +9,7 @@ import { Client, Pool } from 'pg';
 import { PostgresEventLog } from '@lx/messaging';
 import { Logger } from '@nestjs/common';
 import type { LevelWithSilent } from 'pino';
-import { API_SECURITY_HEADERS } from '@lx/contracts';
+import { API_SECURITY_HEADERS, type ErrorCode, errorBody } from '@lx/contracts';
 import { createLogger, createServiceApp, freePort, PinoNestLogger } from '@lx/platform';
 import { AppModule as AuthModule, loadAuthConfig } from '@lx/service/auth';
 import { AppModule as ExportWorkerModule, loadExportWorkerConfig } from '@lx/service/export-worker';
@@ -23,7 +23,7 @@ import { createWebhookDispatcherApp, loadWebhookDispatcherConfig } from '@lx/ser
 import { LocalFileObjectStore, localFileDownloads } from '@lx/storage';
 import { DataFolder, type EmbeddedSecrets } from './data-folder';
 import { startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres';
-import { edgeRefusal, loadIngressRoutes, normalisedPath, serviceFor } from './ingress-routes';
+import { edgeRefusal, loadIngressRoutes, MALFORMED_REQUEST, normalisedPath, serviceFor } from './ingress-routes';
 
 export interface EmbeddedOptions {
   repoRoot: string;
@@ -78,7 +78,7 @@ function answer(
   request: IncomingMessage,
   response: ServerResponse,
   status: number,
-  code: string,
+  code: ErrorCode,
   message: string,
   headers = {},
 ): void {
@@ -88,7 +88,7 @@ function answer(
     ...API_SECURITY_HEADERS,
     ...headers,
   });
-  response.end(`${JSON.stringify({ error: { code, message } })}\n`);
+  response.end(`${JSON.stringify(errorBody(code, message))}\n`);
 }
 
 /**
@@ -98,12 +98,18 @@ function answer(
  */
 const MAX_HEADER_BYTES = 4 * 8192;
 
-/** A request Node's parser refused: nginx's 400 in the API's error shape, then the connection closes. */
+/**
+ * A request Node's parser refused: nginx's 400 in the API's error shape, then the connection closes. Nothing is written
+ * where a reply could not be read whole: a client that went away, a request that timed out (nginx closes those without
+ * a reply), or a connection still sending the reply of an earlier request (a bad pipelined request; Node's own handler
+ * holds back there too).
+ */
 function onClientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  // A client that went away (Node's documented case): nothing to answer.
-  if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
-  const message = 'The request is malformed or its headers are too large';
-  const body = `${JSON.stringify({ error: { code: 'INVALID_REQUEST', message } })}\n`;
+  const replying = (socket as Socket & { _httpMessage?: unknown })._httpMessage;
+  if (error.code === 'ECONNRESET' || error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || !socket.writable || replying) {
+    return void socket.destroy();
+  }
+  const body = `${JSON.stringify(errorBody(MALFORMED_REQUEST.code, MALFORMED_REQUEST.message))}\n`;
   const headers = Object.entries({
     'content-type': 'application/json',
     'content-length': String(Buffer.byteLength(body)),
@@ -167,7 +173,10 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<RunningEm
     const mounts = new Map<string, (request: IncomingMessage, response: ServerResponse) => void>();
     const ingress = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (request, response) => {
       const refused = edgeRefusal(request.method ?? 'GET', request.url ?? '/', request.rawHeaders);
-      if (refused) return answer(request, response, refused.status, refused.code, refused.message);
+      // nginx closes the connection after these, as after any request it could not read.
+      if (refused) {
+        return answer(request, response, refused.status, refused.code, refused.message, { connection: 'close' });
+      }
       // The path as nginx matches it (edgeRefusal has refused those it cannot read); the app gets the URL as sent.
       const path = normalisedPath((request.url ?? '/').split('?')[0]!)!;
       if (request.method === 'TRACE') {

@@ -84,6 +84,13 @@ export function edgeRefusal(method: string, url: string, rawHeaders: readonly st
   return undefined;
 }
 
+/** nginx's 400 for a request it cannot read, as the local ingress words it. */
+export const MALFORMED_REQUEST: EdgeRefusal = {
+  status: 400,
+  code: 'INVALID_REQUEST',
+  message: 'The request is malformed or its headers are too large',
+};
+
 function malformed(): EdgeRefusal {
-  return { status: 400, code: 'INVALID_REQUEST', message: 'The request is malformed or its headers are too large' };
+  return MALFORMED_REQUEST;
 }

@@ -354,7 +354,8 @@ describe('exportFailureMessage', () => {
   it('tells the RSP what it can do and which id to quote, without any internal cause', () => {
     expect(exportFailureMessage(requestId, 3)).toBe(
       'The export could not be generated after 3 attempts; the request itself was valid. Request the export again ' +
-        `later; if it keeps failing, contact the operator and quote export id ${requestId}.`,
+        'later with a new Idempotency-Key (or none: the same key replays this export); if it keeps failing, contact ' +
+        `the operator and quote export id ${requestId}.`,
     );
   });
 

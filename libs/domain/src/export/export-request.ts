@@ -115,12 +115,13 @@ export function exportRetryDelaySeconds(attempt: number, baseSeconds: number): n
  * The `error.message` of a FAILED export, which its RSP reads in the status reply and the EXPORT_FAILED webhook: what
  * it can do, never the internal cause (peer URLs, statuses, storage errors), which stays in the operator's logs under
  * the export id. A generation failure is never the request's fault (a bad request is refused when it is made), so the
- * RSP's move is to ask again later and to quote the id if it keeps failing.
+ * RSP's move is to ask again later, under a new Idempotency-Key, and to quote the id if it keeps failing.
  */
 export function exportFailureMessage(exportId: string, attempts: number): string {
   return (
     `The export could not be generated after ${attempts} attempt${attempts === 1 ? '' : 's'}; the request itself was ` +
-    `valid. Request the export again later; if it keeps failing, contact the operator and quote export id ${exportId}.`
+    'valid. Request the export again later with a new Idempotency-Key (or none: the same key replays this export); ' +
+    `if it keeps failing, contact the operator and quote export id ${exportId}.`
   );
 }
 

@@ -24,6 +24,11 @@ class ThingsController {
     return 'a page with a policy of its own';
   }
 
+  @Get('by-id/:id')
+  byId() {
+    return { found: true };
+  }
+
   @Get('boom')
   boom() {
     throw new Error('connection to db://admin:hunter2@db failed');
@@ -75,6 +80,31 @@ describe('a service app built by createServiceApp', () => {
       'x-frame-options': 'DENY',
       'referrer-policy': 'no-referrer',
     });
+  });
+
+  it.each([
+    ['a path parameter over 100 characters', `/things/by-id/${'x'.repeat(101)}`, 414, 'URI_TOO_LONG'],
+    ['a URL that does not decode', '/things/by-id/%C0', 400, 'INVALID_REQUEST'],
+  ])(
+    "answers %s, which Fastify's router refuses itself, in the error shape with the headers",
+    async (_case, url, status, code) => {
+      const response = await inject({ method: 'GET', url, headers: { 'x-request-id': 'edge.1' } });
+      expect(response.statusCode).toBe(status);
+      expect(response.json()).toEqual({ error: { code, message: expect.any(String) } });
+      expect(response.headers['x-request-id']).toBe('edge.1');
+      expect(response.headers).toMatchObject(API_SECURITY_HEADERS);
+      // A parameter of 100 characters is still routed.
+      expect((await inject({ method: 'GET', url: `/things/by-id/${'x'.repeat(100)}` })).statusCode).toBe(200);
+    },
+  );
+
+  it('puts the security headers on a 405 and a 413 too', async () => {
+    const notAllowed = await inject({ method: 'DELETE', url: '/things' });
+    expect(notAllowed.statusCode).toBe(405);
+    expect(notAllowed.headers).toMatchObject(API_SECURITY_HEADERS);
+    const tooLarge = await inject({ method: 'POST', url: '/things', payload: { text: 'x'.repeat(2048) } });
+    expect(tooLarge.statusCode).toBe(413);
+    expect(tooLarge.headers).toMatchObject(API_SECURITY_HEADERS);
   });
 
   it("keeps a route's own Content-Security-Policy and adds the other security headers", async () => {

@@ -1,7 +1,9 @@
 import type { DynamicModule, INestApplicationContext, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import { API_SECURITY_HEADERS, errorBody } from '@lx/contracts';
 import { ConfigError, type HttpConfig } from '../config/config';
 import { ErrorResponseFilter } from '../errors/error-response.filter';
 import { createLogger, PinoNestLogger } from '../logging/logger';
@@ -15,6 +17,23 @@ const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 function requestId(request: { headers: Record<string, string | string[] | undefined> }): string {
   const incoming = request.headers[REQUEST_ID_HEADER];
   return typeof incoming === 'string' && VALID_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
+/**
+ * The replies of Fastify's router itself, which no hook or filter sees: a path parameter over `maxParamLength` (100
+ * characters; no id of the API comes near) is 414 `URI_TOO_LONG`, a URL that does not decode (`%C0`) 400
+ * `INVALID_REQUEST`, each in the error shape with the request id and the security headers, as every other reply.
+ */
+function answerFrameworkError(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply): void {
+  const [status, body] =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? [414, errorBody('URI_TOO_LONG', 'A path segment is longer than the API accepts')]
+      : [400, errorBody('INVALID_REQUEST', 'The URL is not valid')];
+  void reply
+    .code(status)
+    .headers({ ...API_SECURITY_HEADERS, [REQUEST_ID_HEADER]: request.id })
+    .type('application/json; charset=utf-8')
+    .send(body);
 }
 
 /**
@@ -33,6 +52,7 @@ export async function createServiceApp(
     loggerInstance: pino,
     bodyLimit: http.bodyLimitBytes,
     genReqId: requestId,
+    frameworkErrors: answerFrameworkError,
   });
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
     logger: new PinoNestLogger(pino),

@@ -18,7 +18,8 @@ const ASSETS: Record<string, { type: string; file?: string; text?: string }> = {
   // A file rather than an inline script, so a Content-Security-Policy without 'unsafe-inline' holds.
   'init.js': {
     type: 'text/javascript; charset=utf-8',
-    text: `window.ui = SwaggerUIBundle({ url: '${OPENAPI_PATHS.document}', dom_id: '#swagger-ui', deepLinking: true });\n`,
+    // validatorUrl null: no badge fetched from validator.swagger.io (the page's policy allows its own origin only).
+    text: `window.ui = SwaggerUIBundle({ url: '${OPENAPI_PATHS.document}', dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null });\n`,
   },
 };
 

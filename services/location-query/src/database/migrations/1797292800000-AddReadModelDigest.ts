@@ -35,6 +35,21 @@ const DIGEST_HASH = `('x' || left(encode(sha256((id::text || ':' || version)::by
  * statements), which the trigger leaves alone. A replay's rebuilt tables do not copy it (nor need it); a later
  * release drops it where it is left (IF EXISTS).
  */
+/**
+ * The digest's nodes computed from the rows, in slot 0 (into an empty digest_nodes): the backfill below, and the
+ * benchmarks' bulk loads (bench/location-query/bench-support.ts, copyReadModel).
+ */
+export const DIGEST_NODES_BACKFILL = `
+  INSERT INTO digest_nodes (resource, node, slot, count, hash)
+  SELECT 'locations', digest_key >> 20, 0, count(*), bit_xor(digest_hash) FROM locations GROUP BY 2
+  UNION ALL
+  SELECT 'locationGroups', digest_key >> 20, 0, count(*), bit_xor(digest_hash)
+    FROM location_groups WHERE NOT deleted GROUP BY 2
+  UNION ALL
+  SELECT 'addressGroups', digest_key >> 20, 0, count(*), bit_xor(digest_hash)
+    FROM address_groups WHERE NOT deleted GROUP BY 2
+`;
+
 export class AddReadModelDigest1797292800000 implements MigrationInterface {
   name = 'AddReadModelDigest1797292800000';
 
@@ -69,16 +84,7 @@ export class AddReadModelDigest1797292800000 implements MigrationInterface {
         CONSTRAINT digest_nodes_node_check CHECK (node BETWEEN 0 AND 4095)
       )
     `);
-    await queryRunner.query(`
-      INSERT INTO digest_nodes (resource, node, slot, count, hash)
-      SELECT 'locations', digest_key >> 20, 0, count(*), bit_xor(digest_hash) FROM locations GROUP BY 2
-      UNION ALL
-      SELECT 'locationGroups', digest_key >> 20, 0, count(*), bit_xor(digest_hash)
-        FROM location_groups WHERE NOT deleted GROUP BY 2
-      UNION ALL
-      SELECT 'addressGroups', digest_key >> 20, 0, count(*), bit_xor(digest_hash)
-        FROM address_groups WHERE NOT deleted GROUP BY 2
-    `);
+    await queryRunner.query(DIGEST_NODES_BACKFILL);
     // TG_ARGV[0] is the resource; a group counts while it lives. OLD.deleted is only read for group tables (PL/pgSQL
     // prepares each statement when it first runs, so the locations' branch never meets it). The function keeps the
     // migration's search_path (the service's schema), so a writer whose session looks elsewhere (psql, a COPY into
