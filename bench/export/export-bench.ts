@@ -1,8 +1,8 @@
 /**
- * Full JSON and CSV exports of export-worker at 100,000 and at 1,000,000 locations, each beside a baseline of its own
- * format measured in the same run just before it: Postgres `COPY (SELECT <column> …) TO STDOUT` of the column that
- * holds the format's bytes (the JSON bodies, `body`, for json; the CSV records, `csv`, for csv), of the same rows in
- * the same order, piped as it is produced into an upload to MinIO through the service's own adapter
+ * Full JSON and CSV exports of export-worker at 100,000 and at 1,000,000 locations (and the CSV file for spreadsheets,
+ * `spreadsheetSafe`), each beside a baseline of its own format measured in the same run just before it: Postgres
+ * `COPY (SELECT <column> …) TO STDOUT` of the column that holds the format's bytes (the JSON bodies, `body`, for json;
+ * the CSV records, `csv`, for csv), of the same rows in the same order, piped as it is produced into an upload to MinIO through the service's own adapter
  * (`MinioObjectStore.put` of libs/storage: the same client settings, 8 MiB parts, two part buffers, one part sent
  * while the next fills). COPY and upload overlap as the export's read and upload do: no file in between.
  *
@@ -26,7 +26,7 @@
  * are started afresh for each size, so each size's peak is its own (VmHWM is a lifetime peak: measured in one pair
  * of processes, the large size's peak would include the small one's). Each export's totalCount must equal the row
  * count, and its file's size must follow from the baseline's bytes (the same rows, other framing: see
- * `expectedSize`), or the run fails. The services run with NODE_OPTIONS="--max-old-space-size=192
+ * `expectedSize`; a spreadsheet-safe file at least that size), or the run fails. The services run with NODE_OPTIONS="--max-old-space-size=192
  * --max-semi-space-size=1" (BENCH_SERVICE_NODE_OPTIONS), what the Helm chart runs export-worker and location-query
  * with (helm/location-exchange/values.yaml): without a heap cap V8 sizes the old space from the host's RAM and lets
  * garbage pile up far beyond what the service keeps alive; with V8's default young generation (up to 16 MB
@@ -85,8 +85,16 @@ const POLL_MS = 200;
 const EXPORT_TIMEOUT_MS = 30 * 60_000;
 const PSQL = process.env['PSQL'] ?? 'psql';
 const SERVICE_CLIENT_ID = 'bench-export-worker';
-const FORMATS = ['json', 'csv'] as const;
-type Format = (typeof FORMATS)[number];
+type Format = 'json' | 'csv';
+/**
+ * What is exported of each selection, each after a baseline of its format: the two formats, and the CSV file for
+ * spreadsheets (`spreadsheetSafe`: formula cells defused as the records stream), against the CSV baseline too.
+ */
+const VARIANTS: readonly { format: Format; spreadsheetSafe?: true }[] = [
+  { format: 'json' },
+  { format: 'csv' },
+  { format: 'csv', spreadsheetSafe: true },
+];
 /**
  * What the baseline copies per format: the read model's column that holds the format's bytes, as the snapshot stream
  * reads it (location-query's location-snapshot.stream.ts). In COPY's text format a json row comes out as the snapshot
@@ -141,6 +149,9 @@ interface Selection {
 interface ExportResult {
   selection: Selection;
   format: Format;
+  spreadsheetSafe?: true;
+  /** The baseline measured just before it. */
+  baseline: BaselineResult;
   seconds: number;
   sizeBytes: number;
   exportTimestamp: string;
@@ -307,8 +318,13 @@ async function main(): Promise<void> {
     const token = await issuer.token({ clientId, scopes: ['locations:read'] });
     const headers = { authorization: `Bearer ${token}` };
 
-    const exportOnce = async (selection: Selection, format: ExportResult['format']): Promise<ExportResult> => {
-      log(`export: ${selection.label}, ${format}`);
+    const exportOnce = async (
+      selection: Selection,
+      format: Format,
+      baseline: BaselineResult,
+      spreadsheetSafe?: true,
+    ): Promise<ExportResult> => {
+      log(`export: ${selection.label}, ${format}${spreadsheetSafe ? ' (spreadsheetSafe)' : ''}`);
       const { worker, pids } = measured;
       const sampled = { worker: 0, query: 0, heap: 0, external: 0 };
       const sample = async () => {
@@ -322,7 +338,11 @@ async function main(): Promise<void> {
       const response = await fetch(`${worker.url}/locations/exports`, {
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json' },
-        body: JSON.stringify({ format, ...(selection.filters ? { filters: selection.filters } : {}) }),
+        body: JSON.stringify({
+          format,
+          ...(selection.filters ? { filters: selection.filters } : {}),
+          ...(spreadsheetSafe ? { spreadsheetSafe } : {}),
+        }),
       });
       const accepted = (await response.json()) as { requestId?: string };
       if (response.status !== 202 || accepted.requestId === undefined) {
@@ -351,6 +371,8 @@ async function main(): Promise<void> {
       const result: ExportResult = {
         selection,
         format,
+        ...(spreadsheetSafe ? { spreadsheetSafe } : {}),
+        baseline,
         seconds,
         sizeBytes: status.sizeBytes,
         exportTimestamp: status.exportTimestamp,
@@ -453,7 +475,6 @@ async function main(): Promise<void> {
     ];
     const loadBefore = await loadAverage();
     const exports: ExportResult[] = [];
-    const baselines: BaselineResult[] = [];
     /** Peak RSS of the fresh processes before each size's exports, by row count. */
     const atStart = new Map<number, { worker: number; query: number }>();
     for (const [index, selection] of selections.entries()) {
@@ -465,22 +486,20 @@ async function main(): Promise<void> {
         measured = await startMeasured();
       }
       atStart.set(selection.rows, measured.atStart);
-      for (const format of FORMATS) {
+      for (const { format, spreadsheetSafe } of VARIANTS) {
         // Each export right after its own baseline, so the two see about the same load on a shared machine.
         const baseline = await baselineOnce(selection, format);
-        baselines.push(baseline);
-        const result = await exportOnce(selection, format);
+        const result = await exportOnce(selection, format, baseline, spreadsheetSafe);
         exports.push(result);
         const expected = expectedSize(baseline, result.exportTimestamp);
-        if (result.sizeBytes !== expected) {
+        // A defused file is the exact one with an apostrophe before each formula cell: never smaller.
+        if (spreadsheetSafe ? result.sizeBytes < expected : result.sizeBytes !== expected) {
           throw new Error(`the ${format} export has ${result.sizeBytes} bytes, the baseline's rows make ${expected}`);
         }
       }
     }
     const loadAfter = await loadAverage();
 
-    const baselineOf = (result: ExportResult) =>
-      baselines.find((baseline) => baseline.selection === result.selection && baseline.format === result.format)!;
     process.stdout.write(
       `\nExports of export-worker, ${thousands(ROWS)} locations in the read model; services from dist/ with ` +
         `NODE_OPTIONS=${SERVICE_NODE_OPTIONS || '(none)'}, LOG_LEVEL=${base['LOG_LEVEL']}; ` +
@@ -503,11 +522,11 @@ async function main(): Promise<void> {
           'location-query peak RSS MB',
         ],
         exports.map((result) => {
-          const baseline = baselineOf(result);
+          const { baseline } = result;
           const ratio = baseline.seconds / result.seconds;
           return [
             result.selection.label,
-            result.format,
+            `${result.format}${result.spreadsheetSafe ? ' spreadsheetSafe' : ''}`,
             fixed(result.seconds),
             thousands(result.selection.rows / result.seconds),
             fixed(mb(result.sizeBytes)),

@@ -28,3 +28,4 @@ export * from './random/seeded-random';
 export * from './http/free-port';
 export * from './database/schema-owner';
 export * from './database/tls';
+export * from './schedule/interval-round';

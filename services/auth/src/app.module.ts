@@ -45,7 +45,7 @@ export class AppModule {
         }),
         DatabaseModule.forRoot({ config: config.database, entities: ENTITIES, migrations: MIGRATIONS }),
         MessagingModule.forRoot(config.kafka, adapters.eventBus),
-        OutboxModule.forRoot(),
+        OutboxModule.forRoot(config.outbox),
         HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck]),
         ClientsModule,
         KeysModule,

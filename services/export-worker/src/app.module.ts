@@ -26,7 +26,7 @@ export class AppModule {
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
         MessagingModule.forRoot(config.kafka, adapters.eventBus),
         StorageModule.forRoot(config.storage, adapters.objectStore),
-        OutboxModule.forRoot(),
+        OutboxModule.forRoot(config.outbox),
         HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck, ObjectStoreReadinessCheck]),
         ExportModule.register(config),
       ],

@@ -30,7 +30,7 @@ export class AppModule {
         AuthenticationModule.forRoot({ config: config.auth }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
         MessagingModule.forRoot(config.kafka, adapters.eventBus),
-        OutboxModule.forRoot(),
+        OutboxModule.forRoot(config.outbox),
         DeliveryModule.register(config),
         ProjectionModule.register({
           name: 'notifications',

@@ -97,6 +97,8 @@ function answer(
  * answered 400 by onClientError (nginx would say 414 for a request line over 32 KB: not told apart here).
  */
 const MAX_HEADER_BYTES = 4 * 8192;
+/** The longest time to receive a request: location-command's default deadline (HTTP_REQUEST_TIMEOUT_MS), four hours. */
+const INGRESS_REQUEST_TIMEOUT_MS = 14_400_000;
 
 /**
  * A request Node's parser refused: nginx's 400 in the API's error shape, then the connection closes. Nothing is written
@@ -171,28 +173,34 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<RunningEm
     const routes = loadIngressRoutes(options.repoRoot);
     const apps = new Map<string, NestFastifyApplication>();
     const mounts = new Map<string, (request: IncomingMessage, response: ServerResponse) => void>();
-    const ingress = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (request, response) => {
-      const refused = edgeRefusal(request.method ?? 'GET', request.url ?? '/', request.rawHeaders);
-      // nginx closes the connection after these, as after any request it could not read.
-      if (refused) {
-        return answer(request, response, refused.status, refused.code, refused.message, { connection: 'close' });
-      }
-      // The path as nginx matches it (edgeRefusal has refused those it cannot read); the app gets the URL as sent.
-      const path = normalisedPath((request.url ?? '/').split('?')[0]!)!;
-      if (request.method === 'TRACE') {
-        return answer(request, response, 405, 'METHOD_NOT_ALLOWED', 'This method is not allowed');
-      }
-      for (const [prefix, handler] of mounts) if (path.startsWith(prefix)) return handler(request, response);
-      const service = serviceFor(routes, path);
-      if (service === undefined) return answer(request, response, 404, 'RESOURCE_NOT_FOUND', 'No route for this path');
-      const app = apps.get(service);
-      if (app === undefined) {
-        return answer(request, response, 503, 'SERVICE_UNAVAILABLE', 'The service for this path is not available', {
-          'retry-after': '5',
-        });
-      }
-      app.getHttpAdapter().getInstance().routing(request, response);
-    });
+    // The services' apps are mounted on this one server, so its deadline is theirs: location-command's (an import's
+    // body is read as the import runs), with Node's minute for the headers.
+    const ingress = createServer(
+      { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: INGRESS_REQUEST_TIMEOUT_MS, headersTimeout: 60_000 },
+      (request, response) => {
+        const refused = edgeRefusal(request.method ?? 'GET', request.url ?? '/', request.rawHeaders);
+        // nginx closes the connection after these, as after any request it could not read.
+        if (refused) {
+          return answer(request, response, refused.status, refused.code, refused.message, { connection: 'close' });
+        }
+        // The path as nginx matches it (edgeRefusal has refused those it cannot read); the app gets the URL as sent.
+        const path = normalisedPath((request.url ?? '/').split('?')[0]!)!;
+        if (request.method === 'TRACE') {
+          return answer(request, response, 405, 'METHOD_NOT_ALLOWED', 'This method is not allowed');
+        }
+        for (const [prefix, handler] of mounts) if (path.startsWith(prefix)) return handler(request, response);
+        const service = serviceFor(routes, path);
+        if (service === undefined)
+          return answer(request, response, 404, 'RESOURCE_NOT_FOUND', 'No route for this path');
+        const app = apps.get(service);
+        if (app === undefined) {
+          return answer(request, response, 503, 'SERVICE_UNAVAILABLE', 'The service for this path is not available', {
+            'retry-after': '5',
+          });
+        }
+        app.getHttpAdapter().getInstance().routing(request, response);
+      },
+    );
     ingress.on('clientError', onClientError);
     const publicPort = await listen(ingress, options.port, '127.0.0.1').catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'EADDRINUSE') throw error;

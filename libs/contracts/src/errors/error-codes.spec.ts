@@ -34,6 +34,7 @@ describe('ERROR_CODES', () => {
   });
 
   it.each<[ErrorCode, number]>([
+    ['REQUEST_TIMEOUT', 408],
     ['CHANGE_CURSOR_EXPIRED', 410],
     ['PRECONDITION_FAILED', 412],
     ['PAYLOAD_TOO_LARGE', 413],

@@ -40,6 +40,10 @@ export const ERROR_CODES = {
     description: 'Nothing exists at this id; details name resourceType and resourceId',
   },
   METHOD_NOT_ALLOWED: { httpStatus: 405, description: 'The path does not support this HTTP method' },
+  REQUEST_TIMEOUT: {
+    httpStatus: 408,
+    description: 'The request was not received whole in time (HTTP_REQUEST_TIMEOUT_MS); send it again',
+  },
   CONFLICT: {
     httpStatus: 409,
     description: 'The request conflicts with the current state, e.g. a reused Idempotency-Key',

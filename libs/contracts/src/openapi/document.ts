@@ -135,12 +135,13 @@ function errorResponses(codes: readonly ErrorCode[]) {
 
 /**
  * Codes every operation can answer: 414 (a request line over the ingress's limit, or a path segment over the
- * services'), 500 and 503; with a bearer token also 401 and, for a missing scope, 403.
+ * services'), 500 and 503; with a bearer token also 401 and, for a missing scope, 403; with a body 413, 415 and 408
+ * (the body not received within the service's deadline).
  */
 function commonErrors(operation: ApiOperation): ErrorCode[] {
   const auth: ErrorCode[] = operation.scope === null ? [] : ['UNAUTHORIZED', 'FORBIDDEN'];
   const body: ErrorCode[] =
-    requestBodies(operation).length === 0 ? [] : ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
+    requestBodies(operation).length === 0 ? [] : ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'REQUEST_TIMEOUT'];
   return [...auth, ...body, 'URI_TOO_LONG', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
 }
 

@@ -826,7 +826,9 @@ export const API_OPERATIONS: ApiOperation[] = [
       'live group of a full export, and the groups changed after modifiedSince of an incremental one, deleted ones ' +
       'as tombstones with `deletedAt`. filters.locationGroupId selects locations only. CSV files hold no groups. ' +
       'With includeVersions (json only) every location and group item ends with its `version` (the ETag of ' +
-      'GET /locations/{id}, the event.version of webhooks and the change feed), from the same snapshot as the row.',
+      'GET /locations/{id}, the event.version of webhooks and the change feed), from the same snapshot as the row. ' +
+      'With spreadsheetSafe (csv only) formula cells get a leading apostrophe: a file to open in a spreadsheet, not ' +
+      'to load into a copy.',
     scope: 'locations:read',
     request: {
       headers: idempotencyKey,

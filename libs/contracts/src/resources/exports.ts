@@ -35,9 +35,24 @@ const includeVersionsSchema = z
   );
 
 /**
+ * `spreadsheetSafe` of an export request (csv only; default false): the file is meant to be opened in a spreadsheet
+ * rather than loaded into a copy, so every cell a spreadsheet would run as a formula is defused (see
+ * SPREADSHEET_TRIGGERS in location-csv.ts and docs/exports.md). The default file stays the exact copy.
+ */
+const spreadsheetSafeSchema = z
+  .boolean()
+  .describe(
+    'csv only (default false): a file for spreadsheets rather than for a copy. Every cell that begins with =, +, -, ' +
+      "@, a tab or a carriage return and is not a number gets a leading apostrophe ('), so a spreadsheet shows it as " +
+      'text instead of running it as a formula (OWASP "CSV injection"). Such a file is no longer an exact copy of ' +
+      'the locations: load copies from the default file. With format json: 400.',
+  );
+
+/**
  * Body of POST /locations/exports; without modifiedSince the export is full, with it only locations modified after it.
  * `filters.locationGroupId` (from the spec's usage sketch of location groups) exports only the members of one group.
  * `includeVersions` (json only) adds each row's version to the file; the domain refuses it with csv.
+ * `spreadsheetSafe` (csv only) defuses formula cells; the domain refuses it with json.
  */
 export const exportRequestBodySchema = z
   .object({
@@ -45,6 +60,7 @@ export const exportRequestBodySchema = z
     modifiedSince: utcDateTimeSchema.optional(),
     filters: z.object({ locationGroupId: uuidSchema.optional() }).strict().optional(),
     includeVersions: includeVersionsSchema.optional(),
+    spreadsheetSafe: spreadsheetSafeSchema.optional(),
   })
   .strict();
 /** Body of POST /locations/exports. */
@@ -99,6 +115,8 @@ const requestFields = {
   filters: z.object({ locationGroupId: uuidSchema.optional() }).strict().optional(),
   /** Present (true) only when the request asked for versions. */
   includeVersions: z.boolean().optional(),
+  /** Present (true) only when the request asked for a spreadsheet-safe csv file. */
+  spreadsheetSafe: z.boolean().optional(),
   createdAt: utcDateTimeSchema,
 };
 

@@ -9,6 +9,8 @@ import {
   LOCATION_CSV_COLUMNS,
   locationCsvRecord,
   locationToCsvRow,
+  SPREADSHEET_TRIGGERS,
+  spreadsheetSafeRecords,
 } from './location-csv';
 
 const { id: _id, createdAt: _createdAt, updatedAt: _updatedAt, ...sampleInput } = sampleLocation;
@@ -234,5 +236,73 @@ describe('csvRecord', () => {
   it('given a record, when parsed back by csv-parse, then every cell is the same', () => {
     const cells = ['a "b", c', 'x\r\ny', '', '{"k":[1,"v"]}'];
     expect(parse(csvRecord(cells))).toEqual([cells]);
+  });
+});
+
+describe('spreadsheetSafeRecords', () => {
+  /** The cells a spreadsheet (csv-parse, as a spreadsheet reads an RFC 4180 file) sees in the defused records. */
+  const cellsOf = (records: string): string[][] => parse(records, { relaxQuotes: false });
+
+  it("given the triggers, when listed, then they are OWASP's formula starters", () => {
+    expect([...SPREADSHEET_TRIGGERS].sort()).toEqual(['\t', '\r', '+', '-', '=', '@'].sort());
+  });
+
+  it.each([
+    ['=HYPERLINK("http://x","y")', `'=HYPERLINK("http://x","y")`],
+    ['+61 2 9999 0000', `'+61 2 9999 0000`],
+    ["-2+3+cmd|' /C calc'!A0", `'-2+3+cmd|' /C calc'!A0`],
+    ['@SUM(A1:A2)', `'@SUM(A1:A2)`],
+    ['\t=1+1', `'\t=1+1`],
+    ['\r=1+1', `'\r=1+1`],
+    ['-', `'-`],
+  ])('given a cell %j, when defused, then a spreadsheet reads it with a leading apostrophe', (cell, seen) => {
+    const record = csvRecord(['a', cell, 'b']);
+    expect(cellsOf(spreadsheetSafeRecords(record))).toEqual([['a', seen, 'b']]);
+  });
+
+  it.each(['-33.8688', '+151.2093', '-1e-5', '-.5', '42', 'plain', 'a=b', ' =1', '', '""quoted'])(
+    'given a cell %j that no spreadsheet runs, when defused, then it is written as it was',
+    (cell) => {
+      const record = csvRecord(['id', cell, '{"a":"=x"}']);
+      expect(spreadsheetSafeRecords(record)).toBe(record);
+    },
+  );
+
+  it('given several records with quoted line breaks, when defused, then every record and cell is kept in place', () => {
+    const rows = [
+      ['1', '=a\r\nb', '-0.5'],
+      ['2', 'x', '@y,z'],
+      ['3', '"=q"', ''],
+    ];
+    const text = rows.map((row) => csvRecord(row)).join('');
+    expect(cellsOf(spreadsheetSafeRecords(text))).toEqual([
+      ['1', "'=a\r\nb", '-0.5'],
+      ['2', 'x', "'@y,z"],
+      ['3', '"=q"', ''],
+    ]);
+  });
+
+  it('given a location record, when defused, then its negative coordinates stay numbers and its notes are defused', () => {
+    const record = locationCsvRecord({
+      ...sampleLocation,
+      notes: '=1+1',
+      coordinates: { latitude: -33.5, longitude: 151 },
+    });
+    const [cells] = cellsOf(spreadsheetSafeRecords(record));
+    const at = (name: string) => cells![LOCATION_CSV_COLUMNS.indexOf(name)];
+    expect([at('notes'), at('coordinates.latitude'), at('coordinates.longitude')]).toEqual(["'=1+1", '-33.5', '151']);
+  });
+
+  it.each([
+    ['a record without its line break', 'a,b'],
+    ['a record cut after a comma', 'a,'],
+    ['a quoted cell never closed', '"a,b\r\n'],
+    ['a quote inside a bare cell', 'a"b\r\n'],
+  ])('given %s, when defused, then it is refused', (_, text) => {
+    expect(() => spreadsheetSafeRecords(text)).toThrow('the text does not end with a whole CSV record');
+  });
+
+  it('given no text, when defused, then there is none', () => {
+    expect(spreadsheetSafeRecords('')).toBe('');
   });
 });

@@ -83,6 +83,47 @@ export function locationCsvRecord(location: Location): string {
   return csvRecord(locationToCsvRow(location));
 }
 
+/**
+ * The first characters with which a spreadsheet reads a cell as a formula (OWASP "CSV injection"): `=`, `+`, `-`, `@`,
+ * tab and carriage return.
+ */
+export const SPREADSHEET_TRIGGERS: ReadonlySet<string> = new Set(['=', '+', '-', '@', '\t', '\r']);
+
+/** One cell of a record as written (quoted or not), then what ends it: a comma or the CRLF. */
+const RAW_CELL = /("(?:[^"]|"")*"|[^",\r\n]*)(,|\r\n)/y;
+
+/**
+ * One raw cell, defused for spreadsheets: a cell whose text begins with a formula trigger and is not a number gets a
+ * leading apostrophe, which a spreadsheet shows as text and does not run; inside the quotes of a quoted cell. Numbers
+ * (a negative coordinate) are left alone: a spreadsheet reads them as numbers, never as formulas.
+ */
+function spreadsheetSafeCell(raw: string): string {
+  const quoted = raw.charAt(0) === '"';
+  const first = quoted ? raw.charAt(1) : raw.charAt(0);
+  if (!SPREADSHEET_TRIGGERS.has(first) || (!quoted && NUMBER.test(raw))) return raw;
+  return quoted ? `"'${raw.slice(1)}` : `'${raw}`;
+}
+
+const NOT_WHOLE_RECORDS = 'the text does not end with a whole CSV record';
+
+/**
+ * Whole CRLF-terminated RFC 4180 records (as csvRecord writes them) with every cell defused for spreadsheets (see
+ * spreadsheetSafeCell): the file of an export requested with `spreadsheetSafe`. Throws on text that is not such
+ * records, or ends inside one.
+ */
+export function spreadsheetSafeRecords(records: string): string {
+  const cells = new RegExp(RAW_CELL);
+  let safe = '';
+  while (cells.lastIndex < records.length) {
+    const match = cells.exec(records);
+    if (match === null) throw new Error(NOT_WHOLE_RECORDS);
+    safe += spreadsheetSafeCell(match[1]!) + match[2]!;
+  }
+  // The last cell ended with a comma: its record is cut short.
+  if (safe.endsWith(',')) throw new Error(NOT_WHOLE_RECORDS);
+  return safe;
+}
+
 /** A CSV row decoded into the parts an import needs; the input is still to be validated by `@lx/domain`. */
 export interface LocationCsvRecord {
   /** The `id` cell, `undefined` when empty. */

@@ -5,11 +5,13 @@ import {
   canonicalExportRequest,
   exportFilename,
   exportNotificationOf,
+  exportObjectKey,
   exportFailureMessage,
   exportRetryDelaySeconds,
   exportStatusReplyOf,
   type ExportFile,
   type ExportRequest,
+  fileOptionsOf,
   parseExportRequest,
   selectionOf,
 } from './export-request';
@@ -211,6 +213,37 @@ describe('parseExportRequest', () => {
     expect(value(parseExportRequest(body, now))).toStrictEqual(body);
   });
 
+  it.each([
+    [
+      { format: 'json', spreadsheetSafe: true },
+      'csvOnly',
+      'spreadsheetSafe needs format csv: it defuses the cells of a CSV file opened in a spreadsheet',
+    ],
+    [{ format: 'csv', spreadsheetSafe: 'true' }, 'type', 'spreadsheetSafe must be a boolean'],
+  ])('given %j, when parsed, then VALIDATION_ERROR names spreadsheetSafe', (body, rule, message) => {
+    const error = failure(parseExportRequest(body, now));
+    expect(error.code).toBe('VALIDATION_ERROR');
+    expect(error.details.issues).toStrictEqual([{ field: 'spreadsheetSafe', rule, message }]);
+  });
+
+  it.each([
+    { format: 'csv', spreadsheetSafe: true },
+    { format: 'csv', spreadsheetSafe: false },
+    { format: 'json', spreadsheetSafe: false },
+  ])('given %j, when parsed, then it is accepted as asked', (body) => {
+    expect(value(parseExportRequest(body, now))).toStrictEqual(body);
+  });
+
+  it.each([
+    [{ format: 'csv' }, {}],
+    [{ format: 'csv', spreadsheetSafe: false }, {}],
+    [{ format: 'csv', spreadsheetSafe: true }, { spreadsheetSafe: true }],
+    [{ format: 'json', includeVersions: false }, {}],
+    [{ format: 'json', includeVersions: true }, { includeVersions: true }],
+  ] as const)('given %j, when its file options are taken, then only the true ones are kept', (body, options) => {
+    expect(fileOptionsOf(body)).toStrictEqual(options);
+  });
+
   it('given includeVersions with csv and a bad format, when parsed, then the format decides the code', () => {
     const error = failure(parseExportRequest({ format: 'xml', includeVersions: 1 }, now));
     expect(error.code).toBe('INVALID_FORMAT');
@@ -336,10 +369,19 @@ describe('canonicalExportRequest', () => {
   });
 
   it('given includeVersions, when made canonical, then only true changes the string, the old one kept without it', () => {
-    expect(canonicalExportRequest('json', {}, false)).toBe('["json",null,null]');
-    expect(canonicalExportRequest('json', {}, true)).toBe('["json",null,null,{"includeVersions":true}]');
-    expect(canonicalExportRequest('json', { locationGroupId: groupId }, true)).not.toBe(
+    expect(canonicalExportRequest('json', {}, { includeVersions: false })).toBe('["json",null,null]');
+    expect(canonicalExportRequest('json', {}, { includeVersions: true })).toBe(
+      '["json",null,null,{"includeVersions":true}]',
+    );
+    expect(canonicalExportRequest('json', { locationGroupId: groupId }, { includeVersions: true })).not.toBe(
       canonicalExportRequest('json', { locationGroupId: groupId }),
+    );
+  });
+
+  it('given spreadsheetSafe, when made canonical, then only true changes the string, the old one kept without it', () => {
+    expect(canonicalExportRequest('csv', {}, { spreadsheetSafe: false })).toBe('["csv",null,null]');
+    expect(canonicalExportRequest('csv', {}, { spreadsheetSafe: true })).toBe(
+      '["csv",null,null,{"spreadsheetSafe":true}]',
     );
   });
 
@@ -491,6 +533,20 @@ describe('exportStatusReplyOf', () => {
     expect(exportStatusReplyOf(request({ progress: { written: 0 } }))).not.toHaveProperty('includeVersions');
   });
 
+  it.each([
+    ['PENDING', { progress: { written: 3 } }],
+    ['COMPLETED', { file }],
+    ['FAILED', { error: failedError }],
+  ] as const)('given a %s csv request with spreadsheetSafe, when replied, then the flag is echoed', (status, extra) => {
+    const reply = exportStatusReplyOf(request({ status, ...extra, format: 'csv', spreadsheetSafe: true }));
+    expect(reply).toMatchObject({ status, spreadsheetSafe: true });
+    expect(exportStatusReplySchema.safeParse(reply).success).toBe(true);
+  });
+
+  it('given a request without spreadsheetSafe, when replied, then the flag is not echoed', () => {
+    expect(exportStatusReplyOf(request({ progress: { written: 0 } }))).not.toHaveProperty('spreadsheetSafe');
+  });
+
   it('given only modifiedSince, when replied, then there are no filters', () => {
     const reply = exportStatusReplyOf(request({ modifiedSince: '2024-02-01T00:00:00Z' }));
     expect(reply.modifiedSince).toBe('2024-02-01T00:00:00Z');
@@ -578,5 +634,15 @@ describe('exportFilename', () => {
     ['csv', `locations-export-${requestId}.csv`],
   ] as const)('given a %s export, when named, then the file is %s', (format, name) => {
     expect(exportFilename({ id: requestId, format })).toBe(name);
+  });
+});
+
+describe('exportObjectKey', () => {
+  it("given a request and an attempt, when keyed, then each attempt has its object under the request's own prefix", () => {
+    const request = { id: '00000000-0000-4000-8000-0000000000aa', clientId: 'rsp-one', format: 'csv' as const };
+    expect(exportObjectKey(request, 1)).toBe('exports/rsp-one/00000000-0000-4000-8000-0000000000aa/attempt-1.csv');
+    expect(exportObjectKey({ ...request, format: 'json' }, 3)).toBe(
+      'exports/rsp-one/00000000-0000-4000-8000-0000000000aa/attempt-3.json',
+    );
   });
 });

@@ -38,6 +38,8 @@ export interface ExportRequest extends ExportSelection {
   format: ExportFormat;
   /** json only: each location and group of the file ends with its version. Absent when not asked for. */
   includeVersions?: true;
+  /** csv only: every formula cell of the file is defused for spreadsheets. Absent when not asked for. */
+  spreadsheetSafe?: true;
   createdAt: string;
   status: 'PENDING' | 'COMPLETED' | 'FAILED';
   attempts: number;
@@ -56,13 +58,17 @@ function codeOf(issues: readonly ValidationIssue[]): ValidationErrorCode {
 /**
  * Validates the body of POST /locations/exports at `now`: a missing or unknown format is INVALID_FORMAT; a
  * modifiedSince that is not a UTC `Z` date-time, or lies in the future, INVALID_DATE_RANGE; unknown fields, a
- * malformed filters.locationGroupId and an includeVersions that is not a boolean, or is true with format csv (a CSV
- * record has no column for it), VALIDATION_ERROR. Every problem is named in details.issues.
+ * malformed filters.locationGroupId, an includeVersions that is not a boolean or is true with format csv (a CSV
+ * record has no column for it), and a spreadsheetSafe that is not a boolean or is true with format json (a JSON file
+ * is not opened as a spreadsheet), VALIDATION_ERROR. Every problem is named in details.issues.
  */
 export function parseExportRequest(body: unknown, now: Date): Result<ExportRequestBody, ValidationFailedError> {
   const checked = validate(exportRequestBodySchema, body ?? {});
   const issues = checked.ok ? [] : [...checked.issues];
-  const fields = body as { modifiedSince?: unknown; format?: unknown; includeVersions?: unknown } | null | undefined;
+  const fields = body as
+    | { modifiedSince?: unknown; format?: unknown; includeVersions?: unknown; spreadsheetSafe?: unknown }
+    | null
+    | undefined;
   const since = fields?.modifiedSince;
   const valid = typeof since === 'string' && !issues.some((issue) => issue.field === 'modifiedSince');
   if (valid && Date.parse(since) > now.getTime()) {
@@ -73,6 +79,13 @@ export function parseExportRequest(body: unknown, now: Date): Result<ExportReque
       field: 'includeVersions',
       rule: 'jsonOnly',
       message: 'includeVersions needs format json: a CSV record has no column for the version',
+    });
+  }
+  if (fields?.spreadsheetSafe === true && fields.format === 'json') {
+    issues.push({
+      field: 'spreadsheetSafe',
+      rule: 'csvOnly',
+      message: 'spreadsheetSafe needs format csv: it defuses the cells of a CSV file opened in a spreadsheet',
     });
   }
   if (!checked.ok || issues.length > 0) return { ok: false, error: new ValidationFailedError(issues, codeOf(issues)) };
@@ -89,20 +102,35 @@ export function selectionOf(body: ExportRequestBody): ExportSelection {
   };
 }
 
+/** How an export's file is written besides what it selects; each flag is off unless true. */
+export interface ExportFileOptions {
+  includeVersions?: boolean;
+  spreadsheetSafe?: boolean;
+}
+
+/** The file options of a valid body, each present only when true (as ExportRequest keeps them). */
+export function fileOptionsOf(body: ExportRequestBody): Pick<ExportRequest, 'includeVersions' | 'spreadsheetSafe'> {
+  return {
+    ...(body.includeVersions === true ? { includeVersions: true as const } : {}),
+    ...(body.spreadsheetSafe === true ? { spreadsheetSafe: true as const } : {}),
+  };
+}
+
 /**
  * One string per distinct request, for Idempotency-Key: the same key with another body is a conflict. Fields in a
  * fixed order, the time as one instant (…00Z and …00.000Z alike), the group id lower-cased, so the formatting of the
- * JSON body does not matter. includeVersions is appended only when true, so a request without it keeps the string
- * (and the stored hash) it had before the flag existed, and `false` equals leaving it out.
+ * JSON body does not matter. Each file option is appended only when true, so a request without it keeps the string
+ * (and the stored hash) it had before the option existed, and `false` equals leaving it out.
  */
 export function canonicalExportRequest(
   format: ExportFormat,
   selection: ExportSelection,
-  includeVersions = false,
+  options: ExportFileOptions = {},
 ): string {
   const since = selection.modifiedSince === undefined ? null : new Date(selection.modifiedSince).toISOString();
   const fields: unknown[] = [format, since, selection.locationGroupId?.toLowerCase() ?? null];
-  if (includeVersions) fields.push({ includeVersions: true });
+  if (options.includeVersions === true) fields.push({ includeVersions: true });
+  if (options.spreadsheetSafe === true) fields.push({ spreadsheetSafe: true });
   return JSON.stringify(fields);
 }
 
@@ -134,6 +162,7 @@ export function exportStatusReplyOf(request: ExportRequest): ExportStatusReply {
     ...(request.modifiedSince === undefined ? {} : { modifiedSince: request.modifiedSince }),
     ...(request.locationGroupId === undefined ? {} : { filters: { locationGroupId: request.locationGroupId } }),
     ...(request.includeVersions === true ? { includeVersions: true as const } : {}),
+    ...(request.spreadsheetSafe === true ? { spreadsheetSafe: true as const } : {}),
   };
   if (request.status === 'COMPLETED' && request.file !== undefined) {
     const { exportUrl, downloadExpiresAt, exportTimestamp, totalCount, sha256, sizeBytes } = request.file;
@@ -169,4 +198,13 @@ export function exportNotificationOf(request: ExportRequest): ExportNotification
 /** File name offered for download: the request id and the format's extension. */
 export function exportFilename(request: Pick<ExportRequest, 'id' | 'format'>): string {
   return `locations-export-${request.id}.${request.format}`;
+}
+
+/**
+ * Where an attempt of an export writes its file in the bucket: one object per attempt, under the request's own
+ * prefix, so a late attempt never overwrites a completed file. Attempts count from 1; a request's objects are those of
+ * attempts 1 to its attempt count, which is how retention finds every one without listing the bucket.
+ */
+export function exportObjectKey(request: Pick<ExportRequest, 'id' | 'clientId' | 'format'>, attempt: number): string {
+  return `exports/${request.clientId}/${request.id}/attempt-${attempt}.${request.format}`;
 }

@@ -1,23 +1,35 @@
 import { type DynamicModule, Global, Module, type Type } from '@nestjs/common';
 import { Outbox } from './outbox';
 import { OUTBOX_RELAY_OPTIONS, OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
+import {
+  OUTBOX_RETENTION_OPTIONS,
+  type OutboxRetentionOptions,
+  OutboxRetentionSchedule,
+} from './outbox-retention.schedule';
 import { RelaySource } from './relay-source';
 import { RELAY_THREAD_OPTIONS, RelayThread, type RelayThreadOptions } from './relay-thread';
 
 const DEFAULT_RELAY_OPTIONS: OutboxRelayOptions = { batchSize: 500, pollIntervalMs: 50 };
 
 /**
- * The transactional outbox of a service: `Outbox.append` inside the write transaction, and a relay
- * that publishes committed rows to the event bus. Needs DatabaseModule and MessagingModule.
+ * The transactional outbox of a service: `Outbox.append` inside the write transaction, a relay that publishes
+ * committed rows to the event bus, and the retention that deletes published rows after `retentionSeconds`. Needs
+ * DatabaseModule and MessagingModule.
  */
 @Global()
 @Module({})
 export class OutboxModule {
-  static forRoot(options: Partial<OutboxRelayOptions> = {}): DynamicModule {
+  static forRoot(retention: OutboxRetentionOptions, options: Partial<OutboxRelayOptions> = {}): DynamicModule {
     return {
       module: OutboxModule,
-      providers: [Outbox, { provide: RelaySource, useExisting: Outbox }, ...relayProviders(options)],
-      exports: [Outbox],
+      providers: [
+        Outbox,
+        { provide: RelaySource, useExisting: Outbox },
+        ...relayProviders(options),
+        { provide: OUTBOX_RETENTION_OPTIONS, useValue: retention },
+        OutboxRetentionSchedule,
+      ],
+      exports: [Outbox, OutboxRetentionSchedule],
     };
   }
 

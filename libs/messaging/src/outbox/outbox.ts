@@ -96,6 +96,22 @@ export class Outbox extends RelaySource {
     return { messages, end: rows.map((row) => row.position) };
   }
 
+  /**
+   * Deletes up to `limit` rows published before `before`, oldest first; an unpublished row is never deleted. Returns how
+   * many went. The relay needs none of them again: the unpublished rows are its whole progress.
+   */
+  async purgePublished(executor: OutboxExecutor, before: Date, limit: number): Promise<number> {
+    const rows = (await executor.query(
+      `WITH gone AS (
+         DELETE FROM outbox WHERE position IN (
+           SELECT position FROM outbox WHERE published_at < $1 ORDER BY position LIMIT $2)
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM gone`,
+      [before, limit],
+    )) as { n: number }[];
+    return rows[0]?.n ?? 0;
+  }
+
   async confirm(runner: QueryRunner, batch: RelayBatch): Promise<void> {
     await runner.query(`UPDATE outbox SET published_at = clock_timestamp() WHERE position = ANY($1::bigint[])`, [
       batch.end,

@@ -11,6 +11,7 @@ import {
   MessagingModule,
   Outbox,
   OutboxModule,
+  OutboxRetentionSchedule,
 } from '../../src';
 import { requireEnv, testKafka, uniqueSuffix, waitFor } from '@lx/testing';
 
@@ -37,7 +38,7 @@ describe('transactional outbox with its relay, on real Postgres and Kafka', () =
         MetricsModule,
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: [CreateOutbox1700000000000] }),
         MessagingModule.forRoot(config.kafka),
-        OutboxModule.forRoot({ batchSize: 50 }),
+        OutboxModule.forRoot({ retentionSeconds: 3600 }, { batchSize: 50 }),
       ],
     })
     class ServiceModule {}
@@ -149,6 +150,52 @@ describe('transactional outbox with its relay, on real Postgres and Kafka', () =
     ).toEqual(Array.from({ length: 41 }, (_, i) => i));
     expect(await unpublished(second)).toBe(0);
   }, 60_000);
+
+  it('retention deletes the rows published longer ago than its period, never an unpublished or a recent one', async () => {
+    const [service] = contexts as [INestApplicationContext];
+    const db = service.get(DataSource);
+    const published = async () =>
+      (await db.query<{ n: number }[]>('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NOT NULL'))[0]!.n;
+    const recent = await published();
+    expect(recent).toBeGreaterThan(0);
+    const old = (key: string, publishedAt: string) =>
+      db.query(
+        `INSERT INTO outbox (topic, message_key, value, created_at, published_at)
+           VALUES ($1, $2, '{}', now() - interval '3 hours', $3::timestamptz)`,
+        [topic, key, publishedAt],
+      );
+    await old('old-1', new Date(Date.now() - 2 * 3600_000).toISOString());
+    await old('old-2', new Date(Date.now() - 2 * 3600_000).toISOString());
+
+    // The statement itself, with an old unpublished row that only this transaction sees (the relay would publish a
+    // committed one at once): every row published before the cut goes, the unpublished one stays whatever its age.
+    const outbox = service.get(Outbox);
+    await db
+      .transaction(async (manager) => {
+        await manager.query(
+          `INSERT INTO outbox (topic, message_key, value, created_at)
+             VALUES ($1, 'waiting', '{}', now() - interval '9 days')`,
+          [topic],
+        );
+        expect(await outbox.purgePublished(manager, new Date(Date.now() + 86_400_000), 100_000)).toBe(recent + 2);
+        const left = await manager.query<{ n: number }[]>(
+          'SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL',
+        );
+        expect(left[0]!.n).toBe(1);
+        throw new Error('rolled back on purpose');
+      })
+      .catch((error: Error) => {
+        if (error.message !== 'rolled back on purpose') throw error;
+      });
+
+    // The schedule's round, with the service's one hour of retention: the two old rows go, the recent ones stay (its
+    // own once-a-minute round may have taken them first: the rows left are what counts).
+    expect(await service.get(OutboxRetentionSchedule).execute()).toBeLessThanOrEqual(2);
+    const keys = await db.query<{ message_key: string }[]>('SELECT message_key FROM outbox');
+    expect(keys.map((row) => row.message_key)).not.toEqual(expect.arrayContaining(['old-1']));
+    expect(keys.map((row) => row.message_key)).not.toEqual(expect.arrayContaining(['old-2']));
+    expect(await published()).toBe(recent);
+  });
 });
 
 describe('the outbox as a relay source, read ahead of its confirmations, on real Postgres', () => {

@@ -100,6 +100,7 @@ describe('authentication before routing, against a JWKS', () => {
       host: '127.0.0.1',
       port: 1,
       bodyLimitBytes: 1024,
+      requestTimeoutMs: 300_000,
       logLevel: 'silent',
     });
     await app.init();

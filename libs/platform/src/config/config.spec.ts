@@ -18,6 +18,8 @@ import {
   kafkaEnvRules,
   loadConfig,
   httpUrlEnv,
+  outboxConfig,
+  outboxEnv,
   serviceClientConfig,
   serviceClientEnv,
   storageConfig,
@@ -50,7 +52,7 @@ describe('loadConfig', () => {
   it('given a complete environment, returns grouped settings with defaults applied, frozen', () => {
     const config = loadConfig('svc', schema, valid);
     expect(config).toEqual({
-      http: { host: '0.0.0.0', port: 3999, bodyLimitBytes: 1_048_576, logLevel: 'info' },
+      http: { host: '0.0.0.0', port: 3999, bodyLimitBytes: 1_048_576, requestTimeoutMs: 300_000, logLevel: 'info' },
       database: { url: valid.DATABASE_URL, schema: 'svc', poolSize: 10, migrateOnBoot: true },
       kafka: {
         brokers: ['k1:9092', 'k2:9092'],
@@ -251,6 +253,48 @@ describe('TLS to PostgreSQL and the administrator login (DATABASE_SSL_MODE, DATA
     expect(loadConfig('svc', schema, valid).database).not.toHaveProperty('adminUrl');
     expect(problemsOf({ ...valid, DATABASE_ADMIN_URL: 'http://db' })).toEqual([
       'DATABASE_ADMIN_URL: must be a postgres: or postgresql: URL',
+    ]);
+  });
+});
+
+describe('outbox retention (OUTBOX_RETENTION_SECONDS)', () => {
+  const outboxSchema = z.object(outboxEnv).transform(outboxConfig);
+
+  it('given nothing, then published rows are kept 7 days', () => {
+    expect(loadConfig('svc', outboxSchema, {})).toEqual({ retentionSeconds: 604_800 });
+  });
+
+  it.each(['60', '3600', String(3650 * 86_400)])('given %p, then it is the retention', (value) => {
+    expect(loadConfig('svc', outboxSchema, { OUTBOX_RETENTION_SECONDS: value })).toEqual({
+      retentionSeconds: Number(value),
+    });
+  });
+
+  it.each(['59', String(3650 * 86_400 + 1), '90.5', 'a week'])('given %p, then the variable is named', (value) => {
+    expect(problemsOf({ OUTBOX_RETENTION_SECONDS: value }, outboxSchema)).toEqual([
+      expect.stringMatching(/^OUTBOX_RETENTION_SECONDS: /),
+    ]);
+  });
+});
+
+describe('request deadline (HTTP_REQUEST_TIMEOUT_MS)', () => {
+  const valid = { DATABASE_URL: 'postgresql://u:secret@db:5432/app', KAFKA_BROKERS: 'k1:9092' };
+  const deadline = (env: NodeJS.ProcessEnv, of: z.ZodTypeAny = schema) =>
+    (loadConfig('svc', of, { ...valid, ...env }) as { http: { requestTimeoutMs: number } }).http.requestTimeoutMs;
+
+  it("given nothing, then Node's own default of 5 minutes, or the service's own default", () => {
+    expect(deadline({})).toBe(300_000);
+    const longer = z.object(httpEnv(3999, 3_600_000)).transform((env) => ({ http: httpConfig(env) }));
+    expect(deadline({}, longer)).toBe(3_600_000);
+  });
+
+  it.each(['1000', '60000', '86400000'])('given %p, then it is the deadline', (value) => {
+    expect(deadline({ HTTP_REQUEST_TIMEOUT_MS: value })).toBe(Number(value));
+  });
+
+  it.each(['999', '86400001', '0', 'soon'])('given %p, then the variable is named', (value) => {
+    expect(problemsOf({ ...valid, HTTP_REQUEST_TIMEOUT_MS: value })).toEqual([
+      expect.stringMatching(/^HTTP_REQUEST_TIMEOUT_MS: /),
     ]);
   });
 });

@@ -59,11 +59,18 @@ const url = (protocols: readonly string[]) =>
     });
 const boolean = z.enum(['true', 'false']).transform((value) => value === 'true');
 
-/** HTTP listener settings shared by every service; each service has its own default port. */
-export const httpEnv = (defaultPort: number) => ({
+/** The longest time a service takes to receive a whole request (headers and body) by default: Node's own default. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
+
+/**
+ * HTTP listener settings shared by every service; each service has its own default port, and may have its own default
+ * request deadline (location-command reads an import's body as the import runs, so it allows longer).
+ */
+export const httpEnv = (defaultPort: number, defaultRequestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS) => ({
   HTTP_HOST: z.string().min(1).default('0.0.0.0'),
   HTTP_PORT: port.default(defaultPort),
   HTTP_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(defaultRequestTimeoutMs),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -239,6 +246,16 @@ export const consumerGroupEnv = (defaultGroup: string) =>
     .max(CONSUMER_GROUP_MAX_LENGTH, `must be at most ${CONSUMER_GROUP_MAX_LENGTH} characters`)
     .default(defaultGroup);
 
+/** How long a service's transactional outbox keeps a row after it was published (OutboxModule's retention). */
+export const outboxEnv = {
+  OUTBOX_RETENTION_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(3650 * 86_400)
+    .default(7 * 86_400),
+};
+
 /** Object storage (MinIO / S3) settings. */
 export const storageEnv = {
   MINIO_ENDPOINT_URL: url(['http:', 'https:']),
@@ -328,6 +345,8 @@ export interface HttpConfig {
   host: string;
   port: number;
   bodyLimitBytes: number;
+  /** The longest time to receive a whole request, headers and body; then 408 REQUEST_TIMEOUT and the connection closes. */
+  requestTimeoutMs: number;
   logLevel: HttpEnv['LOG_LEVEL'];
 }
 export interface DatabaseConfig {
@@ -357,6 +376,11 @@ export interface KafkaConfig {
   /** KAFKA_SASL_*: the principal the service authenticates as; undefined without SASL. */
   sasl?: { mechanism: 'scram-sha-512' | 'scram-sha-256' | 'plain'; username: string; password: string };
 }
+export interface OutboxConfig {
+  /** Seconds a published outbox row is kept (for diagnosis) before retention deletes it. */
+  retentionSeconds: number;
+}
+
 export interface StorageConfig {
   endpointUrl: string;
   publicEndpointUrl: string;
@@ -388,6 +412,7 @@ export const httpConfig = (env: HttpEnv): HttpConfig => ({
   host: env.HTTP_HOST,
   port: env.HTTP_PORT,
   bodyLimitBytes: env.HTTP_BODY_LIMIT_BYTES,
+  requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
   logLevel: env.LOG_LEVEL,
 });
 /** `schema` is the service's own schema name; DATABASE_SCHEMA overrides it (tests isolate themselves that way). */
@@ -421,6 +446,10 @@ export const kafkaConfig = (env: Env<typeof kafkaEnv>, clientId: string): KafkaC
     },
   }),
 });
+export const outboxConfig = (env: Env<typeof outboxEnv>): OutboxConfig => ({
+  retentionSeconds: env.OUTBOX_RETENTION_SECONDS,
+});
+
 export const storageConfig = (env: Env<typeof storageEnv>): StorageConfig => ({
   endpointUrl: env.MINIO_ENDPOINT_URL,
   publicEndpointUrl: env.MINIO_PUBLIC_ENDPOINT_URL ?? env.MINIO_ENDPOINT_URL,

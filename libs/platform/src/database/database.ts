@@ -7,6 +7,7 @@ import { pgPoolOf } from './pg-pool';
 import { provisionSchemaOwner } from './schema-owner';
 import { tlsOptionsOf } from './tls';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
+import { DATABASE_CONFIG, DatabaseTableMetrics } from './table-metrics';
 
 export interface DatabaseOptions {
   config: Readonly<DatabaseConfig>;
@@ -75,8 +76,6 @@ export async function runMigrations(
   }
 }
 
-const DATABASE_CONFIG = Symbol('DATABASE_CONFIG');
-
 /** Injection token of the node-postgres pool behind the service's data source (see pgPoolOf). */
 export const PG_POOL = Symbol('PG_POOL');
 
@@ -107,7 +106,7 @@ class MigrateOnBoot implements OnModuleInit {
 
 /**
  * The service's TypeORM data source on its own schema, its node-postgres pool (PG_POOL), migrations at boot (unless
- * disabled), readiness check.
+ * disabled), readiness check, and its tables' sizes as metrics (DatabaseTableMetrics).
  */
 @Global()
 @Module({})
@@ -125,6 +124,7 @@ export class DatabaseModule {
         },
         DatabaseReadinessCheck,
         MigrateOnBoot,
+        DatabaseTableMetrics,
       ],
       exports: [PG_POOL, DatabaseReadinessCheck],
     };

@@ -1,9 +1,12 @@
 import { Body, Controller, Get, Header, Module, Post } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { InjectOptions } from 'fastify';
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { ResourceNotFoundError } from '@lx/domain';
 import { MetricsModule } from '../metrics/metrics';
 import { API_SECURITY_HEADERS } from '@lx/contracts';
+import type { HttpConfig } from '../config/config';
 import { createServiceApp } from './service-app';
 
 @Controller('things')
@@ -38,17 +41,20 @@ class ThingsController {
 @Module({ imports: [MetricsModule], controllers: [ThingsController] })
 class TestModule {}
 
+const HTTP = {
+  host: '127.0.0.1',
+  port: 1,
+  bodyLimitBytes: 1024,
+  requestTimeoutMs: 300_000,
+  logLevel: 'silent',
+} as const satisfies HttpConfig;
+
 describe('a service app built by createServiceApp', () => {
   let app: NestFastifyApplication;
   const inject = (options: InjectOptions) => app.getHttpAdapter().getInstance().inject(options);
 
   beforeAll(async () => {
-    app = await createServiceApp('test', TestModule, {
-      host: '127.0.0.1',
-      port: 1,
-      bodyLimitBytes: 1024,
-      logLevel: 'silent',
-    });
+    app = await createServiceApp('test', TestModule, HTTP);
     await app.init();
     await app.getHttpAdapter().getInstance().ready();
   });
@@ -190,5 +196,74 @@ describe('a service app built by createServiceApp', () => {
 
     const missing = await inject({ method: 'GET', url: '/things/missing' });
     expect(missing.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('a service app refusing requests Node answers itself (over a real socket on loopback)', () => {
+  let app: NestFastifyApplication;
+  let port: number;
+
+  beforeAll(async () => {
+    app = await createServiceApp('test', TestModule, { ...HTTP, port: 0, requestTimeoutMs: 1_000 });
+    await app.listen(0, '127.0.0.1');
+    port = (app.getHttpServer().address() as AddressInfo).port;
+  });
+
+  afterAll(() => app.close());
+
+  /** Writes `bytes` (and nothing more), then reads until the server closes; with the milliseconds that took. */
+  const exchange = (bytes: string) =>
+    new Promise<{ reply: string; ms: number }>((resolve, reject) => {
+      const started = Date.now();
+      const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
+      let reply = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => (reply += chunk));
+      socket.on('error', reject).on('close', () => resolve({ reply, ms: Date.now() - started }));
+    });
+  const parsed = (reply: string) => {
+    const [head, body] = reply.split('\r\n\r\n') as [string, string];
+    const [statusLine, ...lines] = head.split('\r\n');
+    const headers = Object.fromEntries(lines.map((line) => line.split(': ') as [string, string]));
+    return { statusLine, headers, body: JSON.parse(body) as unknown };
+  };
+
+  it('given a body that does not arrive within the deadline, then 408 REQUEST_TIMEOUT in the error shape', async () => {
+    const { reply, ms } = await exchange(
+      'POST /things HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{"a":',
+    );
+    const { statusLine, headers, body } = parsed(reply);
+    expect(statusLine).toBe('HTTP/1.1 408 Request Timeout');
+    expect(body).toEqual({
+      error: { code: 'REQUEST_TIMEOUT', message: 'The request was not received in time; send it again' },
+    });
+    expect(headers).toMatchObject({
+      ...API_SECURITY_HEADERS,
+      'content-type': 'application/json; charset=utf-8',
+      connection: 'close',
+    });
+    expect(headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    // The deadline (1 s), checked every tenth of it: answered at about 1 s, not at Node's default check (30 s).
+    expect(ms).toBeGreaterThanOrEqual(900);
+    expect(ms).toBeLessThan(5_000);
+  });
+
+  it.each([
+    [
+      'headers larger than Node accepts',
+      `GET /things/page HTTP/1.1\r\nHost: a\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`,
+    ],
+    ['bytes that are not HTTP', 'HELLO\r\n\r\n'],
+  ])('given %s, then 400 INVALID_REQUEST in the error shape', async (_, bytes) => {
+    const { statusLine, headers, body } = parsed((await exchange(bytes)).reply);
+    expect(statusLine).toBe('HTTP/1.1 400 Bad Request');
+    expect(body).toEqual({ error: { code: 'INVALID_REQUEST', message: expect.any(String) } });
+    expect(headers).toMatchObject(API_SECURITY_HEADERS);
+  });
+
+  it('given a request within the deadline, then it is answered as usual', async () => {
+    const { reply } = await exchange(
+      'POST /things HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 7\r\nConnection: close\r\n\r\n{"a":1}',
+    );
+    expect(reply.startsWith('HTTP/1.1 201 ')).toBe(true);
   });
 });

@@ -3,7 +3,9 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { API_SECURITY_HEADERS, errorBody } from '@lx/contracts';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { API_SECURITY_HEADERS, type ErrorBody, errorBody } from '@lx/contracts';
 import { ConfigError, type HttpConfig } from '../config/config';
 import { ErrorResponseFilter } from '../errors/error-response.filter';
 import { createLogger, PinoNestLogger } from '../logging/logger';
@@ -36,11 +38,50 @@ function answerFrameworkError(error: Error & { code?: string }, request: Fastify
     .send(body);
 }
 
+/** The reply to a request Node refused before Fastify saw it, by the error Node raised. */
+function clientErrorReply(code: string | undefined): [number, ErrorBody] {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return [408, errorBody('REQUEST_TIMEOUT', 'The request was not received in time; send it again')];
+  }
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    return [400, errorBody('INVALID_REQUEST', 'The request headers are larger than the service accepts')];
+  }
+  return [400, errorBody('INVALID_REQUEST', 'The request is not valid HTTP')];
+}
+
+/**
+ * Answers a request that Node refused before Fastify saw it (no route, hook or filter runs for it): not received whole
+ * within HTTP_REQUEST_TIMEOUT_MS, or its headers within a minute (Node's headersTimeout): 408 REQUEST_TIMEOUT; headers
+ * larger than Node accepts, or bytes that are not HTTP: 400 INVALID_REQUEST. In the API's error shape with a request
+ * id and the security headers, as every other reply, instead of Fastify's own body; then the connection closes (where
+ * the refused request ends is unknown). A connection already reset gets nothing.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, body] = clientErrorReply(error.code);
+  const text = JSON.stringify(body);
+  // Never into a reply already under way on this connection (as Node's own handler): then it is only closed.
+  const replying = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+  if (socket.writable && replying !== true) {
+    const headers = {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(text)),
+      ...API_SECURITY_HEADERS,
+      [REQUEST_ID_HEADER]: randomUUID(),
+      connection: 'close',
+    };
+    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head.join('')}\r\n${text}`);
+  }
+  socket.destroy();
+}
+
 /**
  * Builds a service's NestJS application on Fastify with the project's conventions: JSON logs (one
  * line per request from Fastify, with `reqId`) and a request id taken from X-Request-Id or
- * generated, echoed back; the spec's error body for every failure including body-parse errors and
- * unknown routes; the security headers on every reply (security-headers.ts); request-duration metrics.
+ * generated, echoed back; the spec's error body for every failure including body-parse errors,
+ * unknown routes and requests Node refuses itself; a deadline for receiving a request
+ * (HTTP_REQUEST_TIMEOUT_MS); the security headers on every reply (security-headers.ts); request-duration metrics.
  */
 export async function createServiceApp(
   service: string,
@@ -53,6 +94,15 @@ export async function createServiceApp(
     bodyLimit: http.bodyLimitBytes,
     genReqId: requestId,
     frameworkErrors: answerFrameworkError,
+    requestTimeout: http.requestTimeoutMs,
+    clientErrorHandler: answerClientError,
+    // Given to Node's server when it is created: set afterwards, as Fastify does with requestTimeout, a request whose
+    // body stopped arriving was never refused (tried on Node 20). Node checks the deadlines every
+    // connectionsCheckingInterval (default 30 s): here a tenth of the deadline, from a quarter second to 30 s.
+    http: {
+      requestTimeout: http.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.round(http.requestTimeoutMs / 10))),
+    },
   });
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
     logger: new PinoNestLogger(pino),

@@ -12,6 +12,8 @@ import {
   kafkaEnv,
   kafkaEnvRules,
   loadConfig,
+  outboxConfig,
+  outboxEnv,
 } from '@lx/platform';
 
 const tokensEnv = {
@@ -39,7 +41,7 @@ const bootstrapClient = (clientId: string | undefined, clientSecret: string | un
   clientId !== undefined && clientSecret !== undefined ? { clientId, clientSecret } : undefined;
 
 const schema = z
-  .object({ ...httpEnv(3001), ...databaseEnv, ...authEnv, ...kafkaEnv, ...tokensEnv })
+  .object({ ...httpEnv(3001), ...databaseEnv, ...authEnv, ...kafkaEnv, ...outboxEnv, ...tokensEnv })
   .superRefine((env, ctx) => {
     // One key, one purpose: the transport key is shared with the webhook dispatcher, the at-rest key is not.
     const transportKey = Buffer.from(env.WEBHOOK_SECRET_TRANSPORT_KEY, 'base64');
@@ -67,6 +69,7 @@ const schema = z
     auth: authConfig(env),
     database: databaseConfig(env, 'auth'),
     kafka: kafkaConfig(env, 'auth'),
+    outbox: outboxConfig(env),
     tokens: {
       ttlSeconds: env.TOKEN_TTL_SECONDS,
       signingAlgorithm: env.TOKEN_SIGNING_ALGORITHM,

@@ -99,6 +99,7 @@ describe('a token from auth at another service', () => {
       host: '127.0.0.1',
       port: 1,
       bodyLimitBytes: 1024,
+      requestTimeoutMs: 300_000,
       logLevel: 'warn',
     });
     await resource.init();

@@ -37,6 +37,7 @@ describeServiceSmoke({
       'file_expires_at timestamp with time zone',
       'file_deleted_at timestamp with time zone',
       'include_versions boolean not null',
+      'spreadsheet_safe boolean not null',
     ],
     export_rate_windows: [
       'client_id text not null',

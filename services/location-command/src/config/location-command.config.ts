@@ -27,8 +27,15 @@ const writeSideEnv = {
   WATERMARK_PUBLISH_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(30_000),
 };
 
+/**
+ * location-command's request deadline: an import's body is read as the import runs (back-pressure), so receiving it
+ * takes as long as importing it. bench:import measured 3,900 to 11,300 rows/s on 2 cores (docs/benchmarks.md): four
+ * hours hold about 50 million rows at the slowest.
+ */
+const IMPORT_REQUEST_TIMEOUT_MS = 14_400_000;
+
 const schema = z
-  .object({ ...httpEnv(3002), ...databaseEnv, ...authEnv, ...kafkaEnv, ...writeSideEnv })
+  .object({ ...httpEnv(3002, IMPORT_REQUEST_TIMEOUT_MS), ...databaseEnv, ...authEnv, ...kafkaEnv, ...writeSideEnv })
   .superRefine(kafkaEnvRules)
   .superRefine(databaseEnvRules)
   .transform((env) => ({

@@ -5,6 +5,7 @@ import { UpdateLocationHandler } from './commands/update-location/update-locatio
 import { LocationController } from './http/location.controller';
 import { IdempotencyKeyRepository } from './infrastructure/idempotency-key.repository';
 import { GetLocationHandler } from './queries/get-location/get-location.handler';
+import { PurgeIdempotencyKeysSchedule } from './retention/purge-idempotency-keys.schedule';
 
 /** Single-location writes of the operator API. */
 @Module({
@@ -15,6 +16,7 @@ import { GetLocationHandler } from './queries/get-location/get-location.handler'
     UpdateLocationHandler,
     GetLocationHandler,
     IdempotencyKeyRepository,
+    PurgeIdempotencyKeysSchedule,
   ],
 })
 export class LocationModule {}

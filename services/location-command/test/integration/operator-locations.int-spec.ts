@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { eventSchema, validate } from '@lx/contracts';
 import { canonicalJson } from '@lx/domain';
 import { waitFor } from '@lx/testing';
+import { PurgeIdempotencyKeysSchedule } from '../../src/location/retention/purge-idempotency-keys.schedule';
 import { aLocationBody, type LocationCommandHarness, startLocationCommand } from '../support/location-command-harness';
 
 /** The operator's location write API against real Postgres and Kafka, through the real authentication. */
@@ -144,6 +145,32 @@ describe('operator location API', () => {
       expect(repeat.body.id).toBe(claimedId);
       expect(repeat.headers['idempotent-replayed']).toBeUndefined();
       expect(await created(claimedId)).toBe(1);
+    });
+
+    it('retention deletes the keys older than the window, and a repeat after it creates anew as it would have', async () => {
+      const old = `purged-${randomUUID()}`;
+      const fresh = `kept-${randomUUID()}`;
+      const first = await post(aLocationBody(), old);
+      const keptBody = aLocationBody();
+      const kept = await post(keptBody, fresh);
+      expect([first.status, kept.status]).toEqual([201, 201]);
+      await service.db.query(
+        `UPDATE idempotency_keys SET created_at = created_at - interval '25 hours 1 second' WHERE idempotency_key = $1`,
+        [old],
+      );
+      // The round (its own once-a-minute round may have run first: the keys left are what counts).
+      await service.app.get(PurgeIdempotencyKeysSchedule).execute();
+      const { rows } = await service.db.query(
+        'SELECT idempotency_key FROM idempotency_keys WHERE idempotency_key = ANY($1::text[])',
+        [[old, fresh]],
+      );
+      expect(rows).toEqual([{ idempotency_key: fresh }]);
+      const again = await post(aLocationBody(), old);
+      expect(again.status).toBe(201);
+      expect(again.body.id).not.toBe(first.body.id);
+      const replayed = await post(keptBody, fresh);
+      expect(replayed.headers['idempotent-replayed']).toBe('true');
+      expect(replayed.body.id).toBe(kept.body.id);
     });
   });
 

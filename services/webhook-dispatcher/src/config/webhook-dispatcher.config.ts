@@ -16,6 +16,8 @@ import {
   kafkaEnv,
   kafkaEnvRules,
   loadConfig,
+  outboxConfig,
+  outboxEnv,
 } from '@lx/platform';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
@@ -78,7 +80,7 @@ const webhookEnv = {
 };
 
 const schema = z
-  .object({ ...httpEnv(3006), ...databaseEnv, ...authEnv, ...kafkaEnv, ...webhookEnv })
+  .object({ ...httpEnv(3006), ...databaseEnv, ...authEnv, ...kafkaEnv, ...outboxEnv, ...webhookEnv })
   .superRefine(kafkaEnvRules)
   .superRefine(databaseEnvRules)
   .transform((env) => ({
@@ -86,6 +88,7 @@ const schema = z
     auth: authConfig(env),
     database: databaseConfig(env, 'webhook_dispatcher'),
     kafka: kafkaConfig(env, 'webhook-dispatcher'),
+    outbox: outboxConfig(env),
     /** Text, not a Buffer: the frozen configuration cannot hold typed arrays. */
     secretTransportKeyBase64: env.WEBHOOK_SECRET_TRANSPORT_KEY,
     intake: {

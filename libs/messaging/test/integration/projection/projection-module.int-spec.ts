@@ -106,6 +106,7 @@ describe('ProjectionModule: several projections in one service', () => {
       host: '127.0.0.1',
       port: 0,
       bodyLimitBytes: 1024,
+      requestTimeoutMs: 300_000,
       logLevel: 'silent',
     });
     await app.init();

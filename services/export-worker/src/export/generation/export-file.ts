@@ -41,8 +41,8 @@ export class ExportFileWriter extends Transform {
   rows = 0;
   /** The bytes so far end a location (true before the first byte). */
   private atBoundary = true;
-  /** CSV: inside a quoted cell. */
-  private inQuotes = false;
+  /** CSV: where the records end. */
+  private readonly csvEnds = new CsvRecordEnds();
   /** JSON: the lines each array takes, in JSON_ARRAYS order. */
   private readonly arrayLines: readonly number[];
   /** JSON: the array being filled, and how many lines it holds so far. */
@@ -154,24 +154,41 @@ export class ExportFileWriter extends Transform {
     return pieces;
   }
 
-  /** CSV records pass as they are; only their ends are counted (quote parity: a doubled quote toggles twice). */
+  /** CSV records pass as they are; only their ends are counted. */
   private csvRecords(chunk: Buffer): Buffer {
+    this.rows += this.csvEnds.scan(chunk).records;
+    this.atBoundary = !this.csvEnds.inQuotes && chunk[chunk.length - 1] === LF;
+    return chunk;
+  }
+}
+
+/**
+ * Finds where CSV records end in a stream of chunks: at a LF outside quotes (a quoted cell may hold line breaks; RFC
+ * 4180), by quote parity carried from chunk to chunk (a doubled quote toggles twice).
+ */
+export class CsvRecordEnds {
+  /** The bytes so far end inside a quoted cell. */
+  inQuotes = false;
+
+  /** How many records end in `chunk`, and the index of the LF that ends the last of them (-1 when none). */
+  scan(chunk: Uint8Array): { records: number; lastEnd: number } {
+    let records = 0;
+    let lastEnd = -1;
     let quote = chunk.indexOf(QUOTE);
     let lf = chunk.indexOf(LF);
     for (;;) {
       if (!this.inQuotes && lf !== -1 && (quote === -1 || lf < quote)) {
-        this.rows += 1;
+        records += 1;
+        lastEnd = lf;
         lf = chunk.indexOf(LF, lf + 1);
       } else if (quote !== -1) {
         this.inQuotes = !this.inQuotes;
         if (lf !== -1 && lf < quote) lf = chunk.indexOf(LF, quote + 1);
         quote = chunk.indexOf(QUOTE, quote + 1);
       } else {
-        break;
+        return { records, lastEnd };
       }
     }
-    this.atBoundary = !this.inQuotes && chunk[chunk.length - 1] === LF;
-    return chunk;
   }
 }
 

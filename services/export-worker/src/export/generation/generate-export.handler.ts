@@ -5,6 +5,7 @@ import {
   type ExportFile,
   exportFailureMessage,
   exportFilename,
+  exportObjectKey,
   type ExportRequest,
   exportRetryDelaySeconds,
 } from '@lx/domain';
@@ -16,6 +17,7 @@ import { ExportMetrics } from '../infrastructure/export-metrics';
 import { type ClaimedExport, ExportRequestRepository } from '../infrastructure/export-request.repository';
 import { LocationSource } from '../infrastructure/location-source';
 import { Digest, ExportFileWriter } from './export-file';
+import { SpreadsheetSafeCsv } from './spreadsheet-safe-csv';
 
 /** How one claimed attempt ended. */
 export type AttemptOutcome = 'completed' | 'failed' | 'retried' | 'interrupted' | 'lost';
@@ -28,11 +30,13 @@ export class AttemptAborted extends Error {
 }
 
 /**
- * Generates one claimed export: fence a watermark, stream the snapshot (a json one with its groups) through the file
- * writer into object storage (multipart, constant memory), sign the download link, then mark the request COMPLETED
- * and append EXPORT_COMPLETED in one transaction. A failed attempt is retried after a growing delay; the last allowed attempt marks it FAILED
- * with EXPORT_GENERATION_FAILED and its event. Every change is conditional on the lease, so an attempt that lost its
- * lease changes nothing; each attempt writes its own object, so a late one never overwrites a completed file.
+ * Generates one claimed export: fence a watermark, stream the snapshot (a json one with its groups; a spreadsheet-safe
+ * csv one through SpreadsheetSafeCsv) through the file writer into object storage (multipart, constant memory), sign
+ * the download link, then mark the request COMPLETED and append EXPORT_COMPLETED in one transaction. A failed attempt
+ * is retried after a growing delay; the last allowed attempt marks it FAILED with EXPORT_GENERATION_FAILED and its
+ * event. Every change is conditional on the lease, so an attempt that lost its lease changes nothing; each attempt
+ * writes its own object, so a late one never overwrites a completed file. A request that ends (COMPLETED or FAILED)
+ * removes the objects its other attempts may have left.
  */
 @Injectable()
 export class GenerateExportHandler {
@@ -55,10 +59,11 @@ export class GenerateExportHandler {
       return this.failFinally(claim, `generation was interrupted ${attempt - 1} times`);
     }
     const started = process.hrtime.bigint();
-    const objectKey = `exports/${request.clientId}/${request.id}/attempt-${attempt}.${request.format}`;
+    const objectKey = exportObjectKey(request, attempt);
     let stored = false;
+    let file: ExportFile;
     try {
-      const file = await this.generate(claim, objectKey, signal, () => (stored = true));
+      file = await this.generate(claim, objectKey, signal, () => (stored = true));
       const completed: ExportRequest = { ...request, status: 'COMPLETED', file };
       const done = await this.requests.transaction(async (manager) => {
         if (!(await this.requests.complete(manager, claim, file))) return false;
@@ -66,15 +71,17 @@ export class GenerateExportHandler {
         return true;
       });
       if (!done) throw new AttemptAborted('lease-lost');
-      this.metrics.outcome(request.format, 'completed');
-      this.metrics.rows.inc({ format: request.format }, file.totalCount);
-      this.metrics.duration.observe({ format: request.format }, Number(process.hrtime.bigint() - started) / 1e9);
-      this.logger.log({ msg: 'Export completed', requestId: request.id, rows: file.totalCount, bytes: file.sizeBytes });
-      return 'completed';
     } catch (error) {
       if (stored) await this.store.remove(objectKey).catch(() => undefined);
       return this.afterFailure(claim, error);
     }
+    // Committed: the file is the request's now, and nothing below removes it.
+    await this.removeAttempts(request, attempt - 1);
+    this.metrics.outcome(request.format, 'completed');
+    this.metrics.rows.inc({ format: request.format }, file.totalCount);
+    this.metrics.duration.observe({ format: request.format }, Number(process.hrtime.bigint() - started) / 1e9);
+    this.logger.log({ msg: 'Export completed', requestId: request.id, rows: file.totalCount, bytes: file.sizeBytes });
+    return 'completed';
   }
 
   private async generate(
@@ -102,7 +109,8 @@ export class GenerateExportHandler {
       upload.catch((error: unknown) =>
         snapshot.stream.destroy(error instanceof Error ? error : new Error(String(error))),
       );
-      const [, { size }] = await Promise.all([pipeline(snapshot.stream, writer, digest), upload]);
+      const cells = request.spreadsheetSafe === true ? [new SpreadsheetSafeCsv()] : [];
+      const [, { size }] = await Promise.all([pipeline([snapshot.stream, ...cells, writer, digest]), upload]);
       onStored();
       const now = this.clock.now();
       const fileExpiresAt = new Date(now.getTime() + this.config.files.retentionSeconds * 1000);
@@ -173,6 +181,23 @@ export class GenerateExportHandler {
     return 'retried';
   }
 
+  /**
+   * Removes the objects that attempts 1 to `last` may have left (one whose replica died after its upload and before
+   * completing): best effort, since retention removes them later anyway (PurgeExpiredExportsSchedule).
+   */
+  private async removeAttempts(request: ExportRequest, last: number): Promise<void> {
+    for (let attempt = 1; attempt <= last; attempt += 1) {
+      await this.store.remove(exportObjectKey(request, attempt)).catch((error: unknown) =>
+        this.logger.warn({
+          msg: "Could not remove an earlier attempt's object",
+          requestId: request.id,
+          attempt,
+          err: String(error),
+        }),
+      );
+    }
+  }
+
   private async failFinally(claim: ClaimedExport, reason: string): Promise<AttemptOutcome> {
     const { request, attempt } = claim;
     // The RSP reads what it can act on; the cause (peer URLs, statuses) stays in the log line below.
@@ -188,6 +213,7 @@ export class GenerateExportHandler {
       return true;
     });
     if (!done) return 'lost';
+    await this.removeAttempts(request, attempt);
     this.metrics.outcome(request.format, 'failed');
     this.logger.error({ msg: 'Export failed', requestId: request.id, attempt, reason });
     return 'failed';

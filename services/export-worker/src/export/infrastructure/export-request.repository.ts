@@ -11,6 +11,7 @@ interface ExportRequestRow {
   modified_since: Date | null;
   location_group_id: string | null;
   include_versions: boolean;
+  spreadsheet_safe: boolean;
   status: ExportStatus;
   attempts: number;
   object_key: string | null;
@@ -36,9 +37,20 @@ export interface NewExportRequest extends ExportSelection {
   clientId: string;
   format: ExportFormat;
   includeVersions: boolean;
+  spreadsheetSafe: boolean;
   createdAt: Date;
   idempotencyKey?: string;
   requestHash: string;
+}
+
+/** A finished request whose objects retention deletes: its file, and those of attempts 1 to `attempts`. */
+export interface ExpiredExport {
+  id: string;
+  clientId: string;
+  format: ExportFormat;
+  attempts: number;
+  /** A COMPLETED request's file. */
+  objectKey?: string;
 }
 
 /** A request claimed for generation: the request and the attempt this replica now runs. */
@@ -72,6 +84,7 @@ function requestOf(row: ExportRequestRow): ExportRequest {
   if (row.modified_since !== null) request.modifiedSince = iso(row.modified_since);
   if (row.location_group_id !== null) request.locationGroupId = row.location_group_id;
   if (row.include_versions) request.includeVersions = true;
+  if (row.spreadsheet_safe) request.spreadsheetSafe = true;
   if (row.status === 'COMPLETED') request.file = fileOf(row);
   if (row.status === 'FAILED') {
     request.error = { code: 'EXPORT_GENERATION_FAILED', message: row.error_message ?? 'the export failed' };
@@ -183,9 +196,9 @@ export class ExportRequestRepository {
 
   async insert(manager: EntityManager, request: NewExportRequest): Promise<void> {
     await manager.query(
-      `INSERT INTO export_requests (id, client_id, format, modified_since, location_group_id, include_versions, status,
-         attempts, idempotency_key, request_hash, next_attempt_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $9, 'PENDING', 0, $6, $7, $8, $8, $8)`,
+      `INSERT INTO export_requests (id, client_id, format, modified_since, location_group_id, include_versions,
+         spreadsheet_safe, status, attempts, idempotency_key, request_hash, next_attempt_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $9, $10, 'PENDING', 0, $6, $7, $8, $8, $8)`,
       [
         request.id,
         request.clientId,
@@ -196,6 +209,7 @@ export class ExportRequestRepository {
         request.requestHash,
         request.createdAt,
         request.includeVersions,
+        request.spreadsheetSafe,
       ],
     );
   }
@@ -310,17 +324,35 @@ export class ExportRequestRepository {
     );
   }
 
-  /** COMPLETED exports whose file outlived its retention and is still stored. */
-  async expiredFiles(now: Date, limit: number): Promise<{ id: string; objectKey: string }[]> {
-    const rows: { id: string; object_key: string }[] = await this.dataSource.query(
-      `SELECT id, object_key FROM export_requests
-        WHERE status = 'COMPLETED' AND file_deleted_at IS NULL AND file_expires_at <= $1
-        ORDER BY file_expires_at LIMIT $2`,
-      [now, limit],
-    );
-    return rows.map((row) => ({ id: row.id, objectKey: row.object_key }));
+  /**
+   * Finished requests whose objects are due for deletion: COMPLETED ones whose file's retention is over, and FAILED
+   * ones that failed longer than `retentionSeconds` ago (their attempts' objects are normally removed when they fail;
+   * this catches a replica that died first). With the attempts made, whose objects retention removes.
+   */
+  async expiredFiles(now: Date, retentionSeconds: number, limit: number): Promise<ExpiredExport[]> {
+    const columns = 'id, client_id, format, attempts, object_key';
+    const rows: Pick<ExportRequestRow, 'id' | 'client_id' | 'format' | 'attempts' | 'object_key'>[] =
+      await this.dataSource.query(
+        `(SELECT ${columns} FROM export_requests
+           WHERE status = 'COMPLETED' AND file_deleted_at IS NULL AND file_expires_at <= $1
+           ORDER BY file_expires_at LIMIT $3)
+         UNION ALL
+         (SELECT ${columns} FROM export_requests
+           WHERE status = 'FAILED' AND file_deleted_at IS NULL
+             AND updated_at <= $1::timestamptz - make_interval(secs => $2)
+           ORDER BY updated_at LIMIT $3)`,
+        [now, retentionSeconds, limit],
+      );
+    return rows.map((row) => ({
+      id: row.id,
+      clientId: row.client_id,
+      format: row.format,
+      attempts: row.attempts,
+      ...(row.object_key === null ? {} : { objectKey: row.object_key }),
+    }));
   }
 
+  /** Records that a request's objects are deleted (a COMPLETED one's file, then, refuses new links). */
   async markFileDeleted(id: string, now: Date): Promise<void> {
     await this.dataSource.query('UPDATE export_requests SET file_deleted_at = $2 WHERE id = $1', [id, now]);
   }

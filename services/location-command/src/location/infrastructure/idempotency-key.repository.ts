@@ -64,6 +64,23 @@ export class IdempotencyKeyRepository {
     );
   }
 
+  /**
+   * Deletes up to `limit` keys claimed at or before `before`, which a new request may claim anyway (see `claim`): they
+   * no longer answer anything. Returns how many went. The outer condition is checked again on a row a request claims
+   * anew meanwhile (its new created_at), so such a claim is never deleted.
+   */
+  async purgeClaimedBefore(before: Date, limit: number): Promise<number> {
+    const [row] = await this.dataSource.query<{ n: number }[]>(
+      `WITH gone AS (
+         DELETE FROM idempotency_keys WHERE created_at <= $1 AND (client_id, idempotency_key) IN (
+           SELECT client_id, idempotency_key FROM idempotency_keys WHERE created_at <= $1 LIMIT $2)
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM gone`,
+      [before, limit],
+    );
+    return row?.n ?? 0;
+  }
+
   /** The location as its creation recorded it (what the first reply answered), if it was created. */
   async createdLocation(streamId: string): Promise<Location | undefined> {
     const [row] = await this.dataSource.query<{ data: Location }[]>(

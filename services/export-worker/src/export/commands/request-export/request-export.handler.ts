@@ -6,6 +6,7 @@ import {
   assertSameRequest,
   canonicalExportRequest,
   ExportSizeExceededError,
+  fileOptionsOf,
   IDEMPOTENCY_WINDOW_MS,
   InvalidGroupReferenceError,
   parseExportRequest,
@@ -57,9 +58,9 @@ export class RequestExportHandler {
     const parsed = parseExportRequest(command.body, now);
     if (!parsed.ok) throw parsed.error;
     const selection = selectionOf(parsed.value);
-    const includeVersions = parsed.value.includeVersions === true;
+    const options = fileOptionsOf(parsed.value);
     const requestHash = createHash('sha256')
-      .update(canonicalExportRequest(parsed.value.format, selection, includeVersions))
+      .update(canonicalExportRequest(parsed.value.format, selection, options))
       .digest('hex');
     const since = new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS);
 
@@ -102,7 +103,8 @@ export class RequestExportHandler {
         id,
         clientId: command.clientId,
         format: parsed.value.format,
-        includeVersions,
+        includeVersions: options.includeVersions === true,
+        spreadsheetSafe: options.spreadsheetSafe === true,
         createdAt: now,
         requestHash,
         ...selection,
