@@ -130,7 +130,11 @@ async function main(): Promise<void> {
         MetricsModule,
         HealthModule.forRoot([]),
         AuthenticationModule.forRoot({
-          config: { ...config.auth, jwksUrl: `${authUrl}/.well-known/jwks.json` },
+          config: {
+            ...config.auth,
+            jwksUrl: `${authUrl}/.well-known/jwks.json`,
+            revocationsUrl: `${authUrl}/internal/revocations`,
+          },
         }),
       ],
       controllers: [ProbeController],

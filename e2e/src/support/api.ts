@@ -174,6 +174,22 @@ export class ClientRegistry {
     return this.register('OPERATOR', [SCOPES.locationsWrite]);
   }
 
+  /** POST /admin/clients/{id}/rotate-secret: the new secret (the tokens the client held are revoked). */
+  async rotateSecret(clientId: string): Promise<string> {
+    const reply = await this.admin.post<{ clientSecret: string }>(
+      `/admin/clients/${clientId}/rotate-secret`,
+      undefined,
+    );
+    if (reply.status !== 200) throw new Error(describeReply(`POST /admin/clients/${clientId}/rotate-secret`, reply));
+    return reply.body.clientSecret;
+  }
+
+  /** POST /admin/clients/{id}/disable. */
+  async disable(clientId: string): Promise<void> {
+    const reply = await this.admin.post(`/admin/clients/${clientId}/disable`, undefined);
+    if (reply.status !== 200) throw new Error(describeReply(`POST /admin/clients/${clientId}/disable`, reply));
+  }
+
   async disableAll(): Promise<void> {
     await Promise.all(
       this.registered.splice(0).map((clientId) => this.admin.post(`/admin/clients/${clientId}/disable`, undefined)),

@@ -299,6 +299,7 @@ map on top. Takes (dict "root" $ "service" "<name>" "values" <service block>); r
   "KAFKA_MIN_INSYNC_REPLICAS" (toString $root.Values.kafka.minInsyncReplicas)
   "AUTH_JWKS_URL" (printf "%s/.well-known/jwks.json" $auth)
   "AUTH_ISSUER" (trimSuffix "/" $root.Values.publicBaseUrl)
+  "HTTP_TRUSTED_PROXIES" (join "," $root.Values.trustedProxies)
 }}
 {{- with $root.Values.database.sslMode }}
 {{- $_ := set $env "DATABASE_SSL_MODE" . }}

@@ -24,6 +24,7 @@ export * from './auth/scopes';
 export * from './auth/oauth';
 export * from './auth/clients';
 export * from './auth/authorization-server-metadata';
+export * from './auth/revocations';
 export * from './resources/webhook-deliveries';
 export * from './resources/imports';
 export * from './openapi/document';

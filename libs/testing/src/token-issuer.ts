@@ -1,9 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, type KeyLike, SignJWT } from 'jose';
+import { REVOCATIONS_PATH } from '@lx/contracts';
 
 /**
- * A stand-in for the auth service in other services' tests: serves a JWKS on loopback and signs
+ * A stand-in for the auth service in other services' tests: serves a JWKS (and an empty revocation list) on loopback and signs
  * access tokens with its key, so a service under test verifies real tokens through its real
  * AUTH_JWKS_URL path. Point the service's AUTH_JWKS_URL at `jwksUrl` (`env` holds all three settings).
  * Its issuer is its own base URL unless one is given, as the auth service's is the API's public base URL.
@@ -25,9 +26,11 @@ export async function startTestTokenIssuer(
   const { privateKey, publicKey } = await generateKeyPair('ES256');
   const kid = `test-${randomUUID()}`;
   const jwks = JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' }] });
-  const server: Server = createServer((_, response) => {
+  // Revokes nothing: an empty revocation list at its path, the key set at any other.
+  const revocations = JSON.stringify({ clients: [], signingKeys: [] });
+  const server: Server = createServer((request, response) => {
     response.setHeader('content-type', 'application/json');
-    response.end(jwks);
+    response.end(request.url === REVOCATIONS_PATH ? revocations : jwks);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();

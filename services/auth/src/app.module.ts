@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { REVOCATIONS_PATH } from '@lx/contracts';
 import { EventBus, EventBusReadinessCheck, MessagingModule, OutboxModule } from '@lx/messaging';
 import {
   AuthenticationModule,
@@ -24,8 +25,10 @@ import { JWKS_PATH, JwksController } from './keys/http/jwks.controller';
 import { SigningKeysController } from './keys/http/signing-keys.controller';
 import { LocalAccessTokenVerifier } from './keys/infrastructure/local-access-token.verifier';
 import { KeysModule } from './keys/keys.module';
+import { RevocationsController } from './tokens/http/revocations.controller';
 import { TokenContentTypes } from './tokens/http/token-content-types';
 import { TOKEN_PATH, TokenController } from './tokens/http/token.controller';
+import { LocalRevocations } from './tokens/infrastructure/local-revocations';
 import { TokensModule } from './tokens/tokens.module';
 
 @Module({})
@@ -38,10 +41,11 @@ export class AppModule {
         MetricsModule,
         AuthenticationModule.forRoot({
           config: config.auth,
-          publicPaths: [TOKEN_PATH, JWKS_PATH, ...METADATA_PATHS, ...DOCUMENTATION_PATHS],
-          // Its own admin API trusts its own key store; other services fetch the JWKS.
+          publicPaths: [TOKEN_PATH, JWKS_PATH, REVOCATIONS_PATH, ...METADATA_PATHS, ...DOCUMENTATION_PATHS],
+          // Its own admin API trusts its own key store and revocations; other services fetch the JWKS and the list.
           verifier: LocalAccessTokenVerifier,
-          imports: [KeysModule],
+          revocations: LocalRevocations,
+          imports: [KeysModule, TokensModule],
         }),
         DatabaseModule.forRoot({ config: config.database, entities: ENTITIES, migrations: MIGRATIONS }),
         MessagingModule.forRoot(config.kafka, adapters.eventBus),
@@ -58,6 +62,7 @@ export class AppModule {
         ApiDocumentationController,
         ClientsController,
         SigningKeysController,
+        RevocationsController,
       ],
       providers: [TokenContentTypes, EnsureSigningKeyOnStart, BootstrapClientsOnStart],
     };

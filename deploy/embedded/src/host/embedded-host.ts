@@ -9,7 +9,7 @@ import { Client, Pool } from 'pg';
 import { PostgresEventLog } from '@lx/messaging';
 import { Logger } from '@nestjs/common';
 import type { LevelWithSilent } from 'pino';
-import { API_SECURITY_HEADERS, type ErrorCode, errorBody } from '@lx/contracts';
+import { API_SECURITY_HEADERS, type ErrorCode, errorBody, REVOCATIONS_PATH } from '@lx/contracts';
 import { createLogger, createServiceApp, freePort, PinoNestLogger } from '@lx/platform';
 import { AppModule as AuthModule, loadAuthConfig } from '@lx/service/auth';
 import { AppModule as ExportWorkerModule, loadExportWorkerConfig } from '@lx/service/export-worker';
@@ -304,8 +304,14 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<RunningEm
       options.say(`${service} started`);
     };
     const adapters = { eventBus: eventLog };
-    // Each service also listens on a loopback port of its own, for the internal calls between services.
-    const env = async (extra: Record<string, string>) => ({ ...common, HTTP_PORT: String(await freePort()), ...extra });
+    // Each service also listens on a loopback port of its own, for the internal calls between services. The services
+    // after auth poll its revocation list there (the ingress never routes /internal/).
+    const env = async (extra: Record<string, string>) => ({
+      ...common,
+      ...(apps.has('auth') ? { AUTH_REVOCATIONS_URL: `${internalUrl('auth')}${REVOCATIONS_PATH}` } : {}),
+      HTTP_PORT: String(await freePort()),
+      ...extra,
+    });
 
     const auth = loadAuthConfig(
       await env({

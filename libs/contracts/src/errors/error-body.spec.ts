@@ -49,7 +49,7 @@ describe('error details', () => {
         field: 'resourceType',
         rule: 'enum',
         message:
-          'resourceType must be one of location, locationGroup, addressGroup, export, client, delivery, endpoint',
+          'resourceType must be one of location, locationGroup, addressGroup, export, client, delivery, endpoint, signingKey',
       },
     ]);
   });

@@ -32,6 +32,7 @@ export const RESOURCE_TYPES = [
   'client',
   'delivery',
   'endpoint',
+  'signingKey',
 ] as const;
 /** Kind of resource named in RESOURCE_NOT_FOUND details. */
 export type ResourceType = (typeof RESOURCE_TYPES)[number];

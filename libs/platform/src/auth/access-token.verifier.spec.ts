@@ -30,6 +30,8 @@ describe('JwtAccessTokenVerifier', () => {
       clientId: 'client-1',
       scopes: ['locations:read', 'locations:write'],
       tokenId: 'token-1',
+      issuedAt: expect.any(Number),
+      signingKeyId: 'k1',
     });
   });
 

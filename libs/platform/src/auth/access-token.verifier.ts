@@ -1,5 +1,12 @@
 import { ServiceUnavailableException } from '@nestjs/common';
-import { createRemoteJWKSet, errors as joseErrors, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import {
+  createRemoteJWKSet,
+  errors as joseErrors,
+  type JWTHeaderParameters,
+  type JWTPayload,
+  jwtVerify,
+  type JWTVerifyGetKey,
+} from 'jose';
 import type { AuthConfig } from '../config/config';
 import { AuthenticationError, type Principal } from './authentication.errors';
 
@@ -42,15 +49,27 @@ function isKeySetFailure(error: unknown): boolean {
   );
 }
 
-function principalOf(payload: JWTPayload, nowSeconds: number): Principal {
+function principalOf(payload: JWTPayload, header: JWTHeaderParameters, nowSeconds: number): Principal {
   // jose checks iat only against a maximum age; a token issued in the future is not valid yet either.
   if (typeof payload.iat === 'number' && payload.iat > nowSeconds + CLOCK_TOLERANCE_SECONDS) {
     throw new AuthenticationError('The access token is not yet valid', 'invalid_token');
   }
-  if (typeof payload.scope !== 'string' || !payload.sub || !payload.jti) {
+  if (
+    typeof payload.scope !== 'string' ||
+    !payload.sub ||
+    !payload.jti ||
+    typeof payload.iat !== 'number' ||
+    header.kid === undefined
+  ) {
     throw new AuthenticationError('The access token is malformed or invalid', 'invalid_token');
   }
-  return { clientId: payload.sub, scopes: payload.scope.split(' ').filter(Boolean), tokenId: payload.jti };
+  return {
+    clientId: payload.sub,
+    scopes: payload.scope.split(' ').filter(Boolean),
+    tokenId: payload.jti,
+    issuedAt: payload.iat,
+    signingKeyId: header.kid,
+  };
 }
 
 /**
@@ -70,8 +89,9 @@ export class JwtAccessTokenVerifier extends AccessTokenVerifier {
   async verify(token: string): Promise<Principal> {
     const currentDate = new Date(this.now());
     let payload: JWTPayload;
+    let header: JWTHeaderParameters;
     try {
-      ({ payload } = await jwtVerify(token, this.keys, {
+      ({ payload, protectedHeader: header } = await jwtVerify(token, this.keys, {
         // The current issuer, and any former one whose tokens may still be valid (AUTH_ACCEPTED_ISSUERS).
         issuer: [this.config.issuer, ...this.config.acceptedIssuers],
         audience: this.config.audience,
@@ -88,7 +108,7 @@ export class JwtAccessTokenVerifier extends AccessTokenVerifier {
       }
       throw new AuthenticationError(reasonOf(error as joseErrors.JOSEError), 'invalid_token');
     }
-    return principalOf(payload, Math.floor(currentDate.getTime() / 1000));
+    return principalOf(payload, header, Math.floor(currentDate.getTime() / 1000));
   }
 }
 
@@ -98,7 +118,7 @@ export class JwtAccessTokenVerifier extends AccessTokenVerifier {
  * hammer the auth service.
  */
 export class JwksAccessTokenVerifier extends JwtAccessTokenVerifier {
-  constructor(config: Readonly<AuthConfig>) {
+  constructor(config: Readonly<Pick<AuthConfig, 'jwksUrl' | 'issuer' | 'acceptedIssuers' | 'audience'>>) {
     super(
       config,
       createRemoteJWKSet(new URL(config.jwksUrl), {

@@ -6,6 +6,10 @@ export interface Principal {
   clientId: string;
   scopes: readonly string[];
   tokenId: string;
+  /** The token's `iat`, whole seconds since the epoch: revocation refuses tokens issued before a client's cut-off. */
+  issuedAt: number;
+  /** The `kid` of the key that signed the token: revocation refuses every token of a revoked key. */
+  signingKeyId: string;
 }
 
 /** The realm every service names in its WWW-Authenticate challenges. */

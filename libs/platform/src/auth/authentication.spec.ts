@@ -3,6 +3,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyRequest, InjectOptions } from 'fastify';
 import { createServer, type Server } from 'node:http';
 import { exportJWK, generateKeyPair, type JWK, type KeyLike, SignJWT } from 'jose';
+import type { RevocationList } from '@lx/contracts';
 import { MetricsModule } from '../metrics/metrics';
 import { createServiceApp } from '../http/service-app';
 import { AuthenticationModule } from './authentication';
@@ -10,6 +11,7 @@ import { RequireScope } from './scope.guard';
 
 const ISSUER = 'https://api.example.com';
 const AUDIENCE = 'location-exchange-api';
+const RSP_CLIENT = '3f6c2a9e-8d1b-4c1e-9a57-0b4b6a1d2c3e';
 
 @Controller('things')
 class ThingsController {
@@ -41,6 +43,13 @@ describe('authentication before routing, against a JWKS', () => {
     inject({ method: 'GET', url, headers: authorization ? { authorization } : {} });
 
   let jwksRequests = 0;
+  /** What the fake auth service answers at /internal/revocations: a list, or a status without one. */
+  let revocations: RevocationList | number = { clients: [], signingKeys: [] };
+  let revocationRequests = 0;
+  const waitForPolls = async (polls: number) => {
+    const until = revocationRequests + polls;
+    while (revocationRequests < until) await new Promise((resolve) => setTimeout(resolve, 20));
+  };
 
   async function token(
     overrides: {
@@ -58,7 +67,7 @@ describe('authentication before routing, against a JWKS', () => {
       .setProtectedHeader({ alg: 'ES256', kid: overrides.kid ?? 'key-1' })
       .setIssuer(overrides.iss ?? ISSUER)
       .setAudience(overrides.aud ?? AUDIENCE)
-      .setSubject('rsp-client-1')
+      .setSubject(RSP_CLIENT)
       .setJti('token-1')
       .setIssuedAt(overrides.iat ?? now - 10)
       .setExpirationTime(overrides.exp ?? now + 600);
@@ -71,7 +80,14 @@ describe('authentication before routing, against a JWKS', () => {
     signingKey = pair.privateKey;
     otherKey = (await generateKeyPair('ES256')).privateKey;
     const jwk: JWK = { ...(await exportJWK(pair.publicKey)), kid: 'key-1', alg: 'ES256', use: 'sig' };
-    jwksServer = createServer((_, response) => {
+    jwksServer = createServer((request, response) => {
+      if (request.url === '/internal/revocations') {
+        revocationRequests += 1;
+        if (typeof revocations === 'number') response.statusCode = revocations;
+        response.setHeader('content-type', 'application/json');
+        response.end(typeof revocations === 'number' ? '' : JSON.stringify(revocations));
+        return;
+      }
       jwksRequests += 1;
       response.setHeader('content-type', 'application/json');
       response.end(JSON.stringify({ keys: [jwk] }));
@@ -89,6 +105,8 @@ describe('authentication before routing, against a JWKS', () => {
             issuer: ISSUER,
             acceptedIssuers: [],
             audience: AUDIENCE,
+            revocationsUrl: `http://127.0.0.1:${port}/internal/revocations`,
+            revocationsRefreshMs: 100,
           },
         }),
       ],
@@ -116,7 +134,13 @@ describe('authentication before routing, against a JWKS', () => {
     const response = await get('/things', `Bearer ${await token()}`);
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
-      principal: { clientId: 'rsp-client-1', scopes: ['locations:read'], tokenId: 'token-1' },
+      principal: {
+        clientId: RSP_CLIENT,
+        scopes: ['locations:read'],
+        tokenId: 'token-1',
+        issuedAt: expect.any(Number),
+        signingKeyId: 'key-1',
+      },
     });
   });
 
@@ -209,6 +233,53 @@ describe('authentication before routing, against a JWKS', () => {
     await get('/things', `Bearer ${await token({ kid: 'key-unknown-2' })}`);
     await get('/things', `Bearer ${await token({ kid: 'key-unknown-3' })}`);
     expect(jwksRequests - before).toBeLessThanOrEqual(1);
+  });
+
+  describe('revocations, polled from the auth service', () => {
+    const CLIENT = RSP_CLIENT;
+    afterEach(async () => {
+      revocations = { clients: [], signingKeys: [] };
+      await waitForPolls(2);
+    });
+
+    it("refuses a client's tokens issued before its cut-off within a poll, and keeps those issued at or after it", async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const before = await token({ iat: now - 5 });
+      const after = await token({ iat: now });
+      expect((await get('/things', `Bearer ${before}`)).statusCode).toBe(200);
+
+      revocations = { clients: [{ clientId: CLIENT, tokensIssuedBefore: now }], signingKeys: [] };
+      await waitForPolls(2);
+      const refused = await get('/things', `Bearer ${before}`);
+      expect(refused.statusCode).toBe(401);
+      expect(refused.json()).toEqual({ error: { code: 'UNAUTHORIZED', message: 'The access token has been revoked' } });
+      expect(refused.headers['www-authenticate']).toBe(
+        'Bearer realm="location-exchange", error="invalid_token", error_description="The access token has been revoked"',
+      );
+      expect((await get('/things', `Bearer ${after}`)).statusCode).toBe(200);
+    });
+
+    it('refuses every token of a revoked signing key', async () => {
+      const valid = await token();
+      revocations = { clients: [], signingKeys: ['key-1'] };
+      await waitForPolls(2);
+      const refused = await get('/things', `Bearer ${valid}`);
+      expect(refused.statusCode).toBe(401);
+      expect(refused.json().error.message).toBe('The access token was signed by a revoked key');
+    });
+
+    it('keeps the last list in force while the auth service cannot answer, and counts the failed polls', async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const before = await token({ iat: now - 5 });
+      revocations = { clients: [{ clientId: CLIENT, tokensIssuedBefore: now }], signingKeys: [] };
+      await waitForPolls(2);
+      revocations = 503;
+      await waitForPolls(2);
+      expect((await get('/things', `Bearer ${before}`)).statusCode).toBe(401);
+      const metrics = (await get('/metrics')).body;
+      expect(metrics).toMatch(/^auth_revocations_refresh_failures_total [1-9]/m);
+      expect(metrics).toMatch(/^auth_revocations_age_seconds \d/m);
+    });
   });
 
   it('authenticates before routing: an unknown path is 401 without a token and 404 with one', async () => {

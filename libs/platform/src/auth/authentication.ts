@@ -15,11 +15,14 @@ import { AccessTokenVerifier, JwksAccessTokenVerifier } from './access-token.ver
 import { CachingAccessTokenVerifier } from './caching-access-token.verifier';
 import type { Principal } from './authentication.errors';
 import { BearerAuthenticator } from './bearer.strategy';
+import { PolledRevocations, RevocationCheckingVerifier, Revocations } from './revocations';
 import { ScopeGuard } from './scope.guard';
+import { MetricsRegistry } from '../metrics/metrics';
 
 export * from './access-token.verifier';
 export * from './authentication.errors';
 export * from './bearer.strategy';
+export * from './revocations';
 export * from './scope.guard';
 
 declare module 'fastify' {
@@ -48,10 +51,18 @@ export interface AuthenticationOptions {
    * own JWKS over HTTP. Its dependencies come from `imports`.
    */
   verifier?: Type<AccessTokenVerifier>;
+  /**
+   * Replaces the default source of revocations (the auth service's list, polled: PolledRevocations); the auth
+   * service reads its own store. The instance is one a module of `imports` exports (shared with whoever else uses
+   * it). Every verified token is checked against it, whichever verifier.
+   */
+  revocations?: Type<Revocations>;
   imports?: ModuleMetadata['imports'];
 }
 
 const AUTHENTICATION_OPTIONS = Symbol('AUTHENTICATION_OPTIONS');
+/** The verifier of signatures and claims, before revocations are applied. */
+const SIGNATURE_VERIFIER = Symbol('SIGNATURE_VERIFIER');
 
 @Injectable()
 class AuthenticationHook implements OnModuleInit {
@@ -97,11 +108,24 @@ export class AuthenticationModule {
       providers: [
         { provide: AUTHENTICATION_OPTIONS, useValue: options },
         options.verifier
-          ? { provide: AccessTokenVerifier, useClass: options.verifier }
+          ? { provide: SIGNATURE_VERIFIER, useClass: options.verifier }
           : {
-              provide: AccessTokenVerifier,
+              provide: SIGNATURE_VERIFIER,
               useFactory: () => new CachingAccessTokenVerifier(new JwksAccessTokenVerifier(options.config)),
             },
+        options.revocations
+          ? { provide: Revocations, useExisting: options.revocations }
+          : {
+              provide: Revocations,
+              useFactory: (metrics?: MetricsRegistry) => new PolledRevocations(options.config, metrics?.registry),
+              inject: [{ token: MetricsRegistry, optional: true }],
+            },
+        {
+          provide: AccessTokenVerifier,
+          useFactory: (inner: AccessTokenVerifier, revocations: Revocations) =>
+            new RevocationCheckingVerifier(inner, revocations),
+          inject: [SIGNATURE_VERIFIER, Revocations],
+        },
         AuthenticationHook,
         { provide: APP_GUARD, useClass: ScopeGuard },
       ],

@@ -25,7 +25,7 @@ class CountingVerifier extends AccessTokenVerifier {
   async verify(token: string): Promise<Principal> {
     this.calls += 1;
     if (this.reject) throw new AuthenticationError('The access token signature is invalid', 'invalid_token');
-    return { clientId: 'rsp', scopes: ['locations:read'], tokenId: token.slice(-12) };
+    return { clientId: 'rsp', scopes: ['locations:read'], tokenId: token.slice(-12), issuedAt: 1, signingKeyId: 'k' };
   }
 }
 

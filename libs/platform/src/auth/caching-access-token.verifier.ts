@@ -9,8 +9,9 @@ const MAX_ENTRIES = 10_000;
 /**
  * Remembers tokens it has verified, until their expiry but at most a minute. A JWT's signature check (ES256/EdDSA)
  * costs more than the primary-key lookup behind GET /locations/{id}, and RSPs send the same token with every request
- * of its lifetime. Nothing is lost: tokens are verified locally against the JWKS anyway (there is no revocation list
- * to consult), so a cached answer is the answer a fresh check would give until the token expires.
+ * of its lifetime. Nothing is lost: a cached answer is the answer a fresh check of signature and claims would give
+ * until the token expires, and revocations are applied outside this cache (RevocationCheckingVerifier), on every
+ * request.
  */
 export class CachingAccessTokenVerifier extends AccessTokenVerifier {
   private readonly cache = new Map<string, { principal: Principal; until: number }>();

@@ -52,7 +52,14 @@ describe('loadConfig', () => {
   it('given a complete environment, returns grouped settings with defaults applied, frozen', () => {
     const config = loadConfig('svc', schema, valid);
     expect(config).toEqual({
-      http: { host: '0.0.0.0', port: 3999, bodyLimitBytes: 1_048_576, requestTimeoutMs: 300_000, logLevel: 'info' },
+      http: {
+        host: '0.0.0.0',
+        port: 3999,
+        bodyLimitBytes: 1_048_576,
+        requestTimeoutMs: 300_000,
+        trustedProxies: ['loopback'],
+        logLevel: 'info',
+      },
       database: { url: valid.DATABASE_URL, schema: 'svc', poolSize: 10, migrateOnBoot: true },
       kafka: {
         brokers: ['k1:9092', 'k2:9092'],
@@ -297,6 +304,33 @@ describe('request deadline (HTTP_REQUEST_TIMEOUT_MS)', () => {
       expect.stringMatching(/^HTTP_REQUEST_TIMEOUT_MS: /),
     ]);
   });
+});
+
+describe('trusted proxies (HTTP_TRUSTED_PROXIES)', () => {
+  const valid = { DATABASE_URL: 'postgresql://u:secret@db:5432/app', KAFKA_BROKERS: 'k1:9092' };
+  const proxies = (env: NodeJS.ProcessEnv) => loadConfig('svc', schema, { ...valid, ...env }).http.trustedProxies;
+
+  it('given nothing, then loopback; given an empty value, then none', () => {
+    expect(proxies({})).toEqual(['loopback']);
+    expect(proxies({ HTTP_TRUSTED_PROXIES: '' })).toEqual([]);
+  });
+
+  it('given names, addresses and ranges of both families, then each of them', () => {
+    expect(
+      proxies({
+        HTTP_TRUSTED_PROXIES: 'loopback, uniquelocal,linklocal,10.0.0.0/8,192.0.2.1,fd00::/8,2001:db8::1/128',
+      }),
+    ).toEqual(['loopback', 'uniquelocal', 'linklocal', '10.0.0.0/8', '192.0.2.1', 'fd00::/8', '2001:db8::1/128']);
+  });
+
+  it.each(['everyone', '10.0.0.0/33', '2001:db8::/129', '10.0.0.0/8/8', '10.0.0.0/x', '300.1.1.1'])(
+    'given %p, then the variable is named with the entry',
+    (entry) => {
+      expect(problemsOf({ ...valid, HTTP_TRUSTED_PROXIES: `loopback,${entry}` })).toEqual([
+        expect.stringMatching(new RegExp(`^HTTP_TRUSTED_PROXIES: .*not: ${entry.replace(/[./]/g, '\\$&')}$`)),
+      ]);
+    },
+  );
 });
 
 describe('topic prefix (KAFKA_TOPIC_PREFIX)', () => {
@@ -609,7 +643,32 @@ describe('auth settings (authEnv)', () => {
       issuer: 'http://127.0.0.1:3001',
       acceptedIssuers: [],
       audience: 'location-exchange-api',
+      revocationsUrl: 'http://127.0.0.1:3001/internal/revocations',
+      revocationsRefreshMs: 2_000,
     });
+  });
+
+  it('given a JWKS URL, then the revocation list is polled at its origin unless AUTH_REVOCATIONS_URL says where', () => {
+    expect(load({ AUTH_JWKS_URL: 'http://auth.lx.svc:8080/.well-known/jwks.json' }).revocationsUrl).toBe(
+      'http://auth.lx.svc:8080/internal/revocations',
+    );
+    const explicit = load({
+      AUTH_JWKS_URL: 'https://api.example.com/.well-known/jwks.json',
+      AUTH_REVOCATIONS_URL: 'http://auth:3000/internal/revocations',
+      AUTH_REVOCATIONS_REFRESH_MS: '500',
+    });
+    expect(explicit).toMatchObject({
+      revocationsUrl: 'http://auth:3000/internal/revocations',
+      revocationsRefreshMs: 500,
+    });
+  });
+
+  it.each([
+    ['AUTH_REVOCATIONS_REFRESH_MS', '99'],
+    ['AUTH_REVOCATIONS_REFRESH_MS', '60001'],
+    ['AUTH_REVOCATIONS_URL', 'ftp://auth/internal/revocations'],
+  ])('given %s=%s, then it is refused by name', (name, value) => {
+    expect(problemsOfAuth({ [name]: value })).toEqual([expect.stringMatching(new RegExp(`^${name}: `))]);
   });
 
   it.each([

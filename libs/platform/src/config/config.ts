@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { z } from 'zod';
-import { CONSUMER_GROUP_MAX_LENGTH, topicPrefixProblem } from '@lx/contracts';
+import { CONSUMER_GROUP_MAX_LENGTH, REVOCATIONS_PATH, topicPrefixProblem } from '@lx/contracts';
 
 /** Raised at boot when the environment does not describe a runnable service. Lists names, never values. */
 export class ConfigError extends Error {
@@ -62,6 +63,40 @@ const boolean = z.enum(['true', 'false']).transform((value) => value === 'true')
 /** The longest time a service takes to receive a whole request (headers and body) by default: Node's own default. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
 
+/** Address ranges proxy-addr (Fastify's trustProxy) knows by name. */
+const NAMED_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An address or CIDR range, or a named range: the grammar of Fastify's trustProxy list. */
+function isProxyEntry(entry: string): boolean {
+  if (NAMED_RANGES.includes(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * The proxies whose X-Forwarded-For is believed: comma-separated addresses, CIDR ranges or the names `loopback`,
+ * `linklocal`, `uniquelocal` (the private ranges); empty trusts none. A request's source address (what the token
+ * endpoint throttles by) is the last address of the chain that is not a trusted proxy.
+ */
+const trustedProxies = z.string().transform((value, ctx) => {
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  const wrong = entries.filter((entry) => !isProxyEntry(entry));
+  if (wrong.length > 0) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      message: `must list addresses, CIDR ranges or ${NAMED_RANGES.join(', ')}; not: ${wrong.join(', ')}`,
+    });
+    return z.NEVER;
+  }
+  return entries;
+});
+
 /**
  * HTTP listener settings shared by every service; each service has its own default port, and may have its own default
  * request deadline (location-command reads an import's body as the import runs, so it allows longer).
@@ -71,6 +106,7 @@ export const httpEnv = (defaultPort: number, defaultRequestTimeoutMs = DEFAULT_R
   HTTP_PORT: port.default(defaultPort),
   HTTP_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(defaultRequestTimeoutMs),
+  HTTP_TRUSTED_PROXIES: trustedProxies.default('loopback'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -322,6 +358,9 @@ export const authEnv = {
   AUTH_ISSUER: issuer.default('http://127.0.0.1:3001'),
   AUTH_ACCEPTED_ISSUERS: acceptedIssuers,
   AUTH_AUDIENCE: z.string().min(1).default('location-exchange-api'),
+  // The auth service's revocation list; by default at AUTH_JWKS_URL's origin.
+  AUTH_REVOCATIONS_URL: url(['http:', 'https:']).optional(),
+  AUTH_REVOCATIONS_REFRESH_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
 };
 
 type Env<T extends z.ZodRawShape> = z.output<z.ZodObject<T>>;
@@ -347,6 +386,8 @@ export interface HttpConfig {
   bodyLimitBytes: number;
   /** The longest time to receive a whole request, headers and body; then 408 REQUEST_TIMEOUT and the connection closes. */
   requestTimeoutMs: number;
+  /** HTTP_TRUSTED_PROXIES: whose X-Forwarded-For gives a request's source address; absent or empty: nobody's. */
+  trustedProxies?: readonly string[];
   logLevel: HttpEnv['LOG_LEVEL'];
 }
 export interface DatabaseConfig {
@@ -406,6 +447,10 @@ export interface AuthConfig {
   /** Further `iss` values verifiers accept, such as a former issuer until its last tokens have expired; often none. */
   acceptedIssuers: readonly string[];
   audience: string;
+  /** The auth service's revocation list (GET), which every verifier polls. */
+  revocationsUrl: string;
+  /** How often it is polled: the longest a revocation takes to reach a verifier, beyond one round trip. */
+  revocationsRefreshMs: number;
 }
 
 export const httpConfig = (env: HttpEnv): HttpConfig => ({
@@ -413,6 +458,7 @@ export const httpConfig = (env: HttpEnv): HttpConfig => ({
   port: env.HTTP_PORT,
   bodyLimitBytes: env.HTTP_BODY_LIMIT_BYTES,
   requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+  trustedProxies: env.HTTP_TRUSTED_PROXIES,
   logLevel: env.LOG_LEVEL,
 });
 /** `schema` is the service's own schema name; DATABASE_SCHEMA overrides it (tests isolate themselves that way). */
@@ -468,4 +514,6 @@ export const authConfig = (env: Env<typeof authEnv>): AuthConfig => ({
   issuer: env.AUTH_ISSUER,
   acceptedIssuers: env.AUTH_ACCEPTED_ISSUERS.filter((accepted) => accepted !== env.AUTH_ISSUER),
   audience: env.AUTH_AUDIENCE,
+  revocationsUrl: env.AUTH_REVOCATIONS_URL ?? new URL(REVOCATIONS_PATH, env.AUTH_JWKS_URL).href,
+  revocationsRefreshMs: env.AUTH_REVOCATIONS_REFRESH_MS,
 });

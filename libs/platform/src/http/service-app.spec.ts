@@ -1,6 +1,6 @@
-import { Body, Controller, Get, Header, Module, Post } from '@nestjs/common';
+import { Body, Controller, Get, Header, Module, Post, Req } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { InjectOptions } from 'fastify';
+import type { FastifyRequest, InjectOptions } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { ResourceNotFoundError } from '@lx/domain';
@@ -30,6 +30,11 @@ class ThingsController {
   @Get('by-id/:id')
   byId() {
     return { found: true };
+  }
+
+  @Get('ip')
+  ip(@Req() request: FastifyRequest) {
+    return { ip: request.ip };
   }
 
   @Get('boom')
@@ -196,6 +201,39 @@ describe('a service app built by createServiceApp', () => {
 
     const missing = await inject({ method: 'GET', url: '/things/missing' });
     expect(missing.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe("a service app's idea of the caller's address (HTTP_TRUSTED_PROXIES)", () => {
+  const ipSeen = async (trustedProxies: readonly string[] | undefined, remoteAddress: string, forwarded?: string) => {
+    const app = await createServiceApp('test', TestModule, { ...HTTP, trustedProxies });
+    try {
+      await app.init();
+      const fastify = app.getHttpAdapter().getInstance();
+      await fastify.ready();
+      const reply = await fastify.inject({
+        method: 'GET',
+        url: '/things/ip',
+        remoteAddress,
+        headers: forwarded === undefined ? {} : { 'x-forwarded-for': forwarded },
+      });
+      return reply.json<{ ip: string }>().ip;
+    } finally {
+      await app.close();
+    }
+  };
+
+  it('takes X-Forwarded-For from a trusted proxy: the last address of the chain that is not one', async () => {
+    expect(await ipSeen(['loopback'], '127.0.0.1', '203.0.113.7')).toBe('203.0.113.7');
+    expect(await ipSeen(['loopback', '10.0.0.0/8'], '10.1.2.3', '198.51.100.1, 203.0.113.7, 10.9.9.9')).toBe(
+      '203.0.113.7',
+    );
+  });
+
+  it('ignores X-Forwarded-For from anyone else, and without trusted proxies', async () => {
+    expect(await ipSeen(['loopback'], '192.0.2.10', '203.0.113.7')).toBe('192.0.2.10');
+    expect(await ipSeen([], '127.0.0.1', '203.0.113.7')).toBe('127.0.0.1');
+    expect(await ipSeen(undefined, '127.0.0.1', '203.0.113.7')).toBe('127.0.0.1');
   });
 });
 

@@ -95,6 +95,8 @@ export async function createServiceApp(
     genReqId: requestId,
     frameworkErrors: answerFrameworkError,
     requestTimeout: http.requestTimeoutMs,
+    // request.ip: the client behind the trusted proxies (the ingress), not the proxy itself.
+    trustProxy: http.trustedProxies !== undefined && http.trustedProxies.length > 0 ? [...http.trustedProxies] : false,
     clientErrorHandler: answerClientError,
     // Given to Node's server when it is created: set afterwards, as Fastify does with requestTimeout, a request whose
     // body stopped arriving was never refused (tried on Node 20). Node checks the deadlines every

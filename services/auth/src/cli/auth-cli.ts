@@ -21,6 +21,7 @@ import { UpdateClientHandler } from '../clients/commands/update-client/update-cl
 import { GetClientHandler } from '../clients/queries/get-client/get-client.handler';
 import { ListClientsHandler } from '../clients/queries/list-clients/list-clients.handler';
 import { loadAuthConfig } from '../config/auth.config';
+import { RevokeSigningKeyHandler } from '../keys/commands/revoke-signing-key/revoke-signing-key.handler';
 import { RotateSigningKeyHandler } from '../keys/commands/rotate-signing-key/rotate-signing-key.handler';
 import { ListSigningKeysHandler } from '../keys/queries/list-signing-keys/list-signing-keys.handler';
 import { CliModule } from './cli.module';
@@ -148,6 +149,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .command('rotate')
     .description('make a new signing key current; the old one verifies until its tokens expire')
     .action(() => withApp((context) => context.get(RotateSigningKeyHandler).execute()));
+  keys
+    .command('revoke <kid>')
+    .description('revoke a leaked key: its tokens are refused everywhere within seconds (a current key is rotated out)')
+    .action((kid: string) => withApp((context) => context.get(RevokeSigningKeyHandler).execute({ kid })));
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -18,7 +18,9 @@ describe('auth configuration', () => {
       ttlSeconds: 3600,
       signingAlgorithm: 'ES256',
       failureLimit: 10,
+      sourceFailureLimit: 100,
       failureWindowSeconds: 300,
+      knownSourceDays: 30,
     });
     expect(config.bootstrapAdmin).toBeUndefined();
   });

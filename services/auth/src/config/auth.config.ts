@@ -16,15 +16,20 @@ import {
   outboxEnv,
 } from '@lx/platform';
 
+/** The longest TOKEN_TTL_SECONDS accepted (a day): how long a revocation must stay listed. */
+export const MAX_TOKEN_TTL_SECONDS = 86_400;
+
 const tokensEnv = {
   /** Seals private signing keys and webhook secrets at rest; auth only. */
   AUTH_ENCRYPTION_KEY: encryptionKey,
   /** Seals webhook secrets into CLIENT_* events; auth and the webhook dispatcher. */
   WEBHOOK_SECRET_TRANSPORT_KEY: encryptionKey,
-  TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3_600),
+  TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(MAX_TOKEN_TTL_SECONDS).default(3_600),
   TOKEN_SIGNING_ALGORITHM: z.enum(['ES256', 'EdDSA']).default('ES256'),
   TOKEN_FAILURE_LIMIT: z.coerce.number().int().min(1).max(1_000).default(10),
   TOKEN_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  TOKEN_SOURCE_FAILURE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(100),
+  TOKEN_KNOWN_SOURCE_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   ADMIN_BOOTSTRAP_CLIENT_ID: z.string().uuid().optional(),
   ADMIN_BOOTSTRAP_CLIENT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   SERVICE_BOOTSTRAP_CLIENT_ID: z.string().uuid().optional(),
@@ -73,9 +78,16 @@ const schema = z
     tokens: {
       ttlSeconds: env.TOKEN_TTL_SECONDS,
       signingAlgorithm: env.TOKEN_SIGNING_ALGORITHM,
-      /** Failed client authentications per client id and window before the token endpoint answers 429. */
+      /**
+       * Failed client authentications per client id (from sources it has not authenticated from), and per client id
+       * and known source, in a window before the token endpoint answers 429.
+       */
       failureLimit: env.TOKEN_FAILURE_LIMIT,
+      /** Failed client authentications per source address in a window, whatever the client ids. */
+      sourceFailureLimit: env.TOKEN_SOURCE_FAILURE_LIMIT,
       failureWindowSeconds: env.TOKEN_FAILURE_WINDOW_SECONDS,
+      /** How long a source a client authenticated from stays known (exempt from the others' failures). */
+      knownSourceDays: env.TOKEN_KNOWN_SOURCE_DAYS,
     },
     /** Base64 of the 32-byte key that seals secrets at rest. */
     encryptionKeyBase64: env.AUTH_ENCRYPTION_KEY,

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { EnsureSigningKeyHandler } from './commands/ensure-signing-key/ensure-signing-key.handler';
+import { RevokeSigningKeyHandler } from './commands/revoke-signing-key/revoke-signing-key.handler';
 import { RotateSigningKeyHandler } from './commands/rotate-signing-key/rotate-signing-key.handler';
 import { LocalAccessTokenVerifier } from './infrastructure/local-access-token.verifier';
 import { SigningKeyFactory } from './infrastructure/signing-key.factory';
@@ -7,11 +8,11 @@ import { SigningKeyRepository } from './infrastructure/signing-key.repository';
 import { SigningKeyStore } from './infrastructure/signing-key.store';
 import { ListSigningKeysHandler } from './queries/list-signing-keys/list-signing-keys.handler';
 
-const HANDLERS = [EnsureSigningKeyHandler, RotateSigningKeyHandler, ListSigningKeysHandler];
+const HANDLERS = [EnsureSigningKeyHandler, RotateSigningKeyHandler, RevokeSigningKeyHandler, ListSigningKeysHandler];
 
-/** Signing keys: generation, rotation, the current signer, published and verification keys. */
+/** Signing keys: generation, rotation, revocation, the current signer, published and verification keys. */
 @Module({
   providers: [SigningKeyRepository, SigningKeyFactory, SigningKeyStore, LocalAccessTokenVerifier, ...HANDLERS],
-  exports: [SigningKeyStore, LocalAccessTokenVerifier, ...HANDLERS],
+  exports: [SigningKeyRepository, SigningKeyStore, LocalAccessTokenVerifier, ...HANDLERS],
 })
 export class KeysModule {}

@@ -3,13 +3,22 @@ import { ClientsModule } from '../clients/clients.module';
 import { KeysModule } from '../keys/keys.module';
 import { IssueTokenHandler } from './commands/issue-token/issue-token.handler';
 import { AccessTokenSigner } from './infrastructure/access-token.signer';
-import { PurgeTokenFailuresSchedule } from './infrastructure/purge-token-failures.schedule';
-import { TokenFailuresRepository } from './infrastructure/token-failures.repository';
+import { LocalRevocations } from './infrastructure/local-revocations';
+import { PurgeTokenThrottleSchedule } from './infrastructure/purge-token-throttle.schedule';
+import { TokenThrottleRepository } from './infrastructure/token-throttle.repository';
+import { ListRevocationsHandler } from './queries/list-revocations/list-revocations.handler';
 
-/** Token issuance: the client credentials grant, failure throttling, signing. */
+/** Token issuance: the client credentials grant, throttling by source and client, signing; the revocation list. */
 @Module({
   imports: [ClientsModule, KeysModule],
-  providers: [IssueTokenHandler, AccessTokenSigner, TokenFailuresRepository, PurgeTokenFailuresSchedule],
-  exports: [IssueTokenHandler, AccessTokenSigner],
+  providers: [
+    IssueTokenHandler,
+    AccessTokenSigner,
+    TokenThrottleRepository,
+    PurgeTokenThrottleSchedule,
+    ListRevocationsHandler,
+    LocalRevocations,
+  ],
+  exports: [IssueTokenHandler, AccessTokenSigner, LocalRevocations],
 })
 export class TokensModule {}

@@ -23,6 +23,7 @@ describeServiceSmoke({
       'created_at timestamp with time zone not null',
       'updated_at timestamp with time zone not null',
       'version integer not null',
+      'tokens_issued_before timestamp with time zone',
     ],
     outbox: OUTBOX_COLUMNS,
     signing_keys: [
@@ -33,9 +34,15 @@ describeServiceSmoke({
       'created_at timestamp with time zone not null',
       'retired_at timestamp with time zone',
       'activated_at timestamp with time zone',
+      'revoked_at timestamp with time zone',
     ],
-    token_failures: [
+    token_known_sources: [
       'client_id uuid not null',
+      'source text not null',
+      'last_success_at timestamp with time zone not null',
+    ],
+    token_throttle: [
+      'subject text not null',
       'window_start timestamp with time zone not null',
       'failures integer not null',
     ],

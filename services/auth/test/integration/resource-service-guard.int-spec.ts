@@ -1,28 +1,9 @@
-import { Controller, Get, Module, Req } from '@nestjs/common';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyRequest } from 'fastify';
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, type KeyLike, SignJWT } from 'jose';
 import { ClientCredentials } from 'simple-oauth2';
-import { AuthenticationModule, createServiceApp, MetricsModule, RequireScope } from '@lx/platform';
 import { runCli } from '../../src/cli/auth-cli';
 import { SigningKeyStore } from '../../src/keys/infrastructure/signing-key.store';
 import { startAuth, type AuthUnderTest } from './support/auth-under-test';
-
-/** Test-only routes of "another service": what every service's controllers declare. */
-@Controller('probe')
-class ProbeController {
-  @Get('read')
-  @RequireScope('locations:read')
-  read(@Req() request: FastifyRequest) {
-    return { clientId: request.principal?.clientId, scopes: request.principal?.scopes };
-  }
-
-  @Get('write')
-  @RequireScope('locations:write')
-  write() {
-    return { written: true };
-  }
-}
+import { type ResourceService, startResourceService } from './support/resource-service';
 
 const CHALLENGE = 'Bearer realm="location-exchange"';
 const FORMER_ISSUER = 'location-exchange';
@@ -36,15 +17,11 @@ const invalidToken = (reason: string) =>
  */
 describe('a token from auth at another service', () => {
   let auth: AuthUnderTest;
-  let resource: NestFastifyApplication;
+  let resource: ResourceService;
   let rsp: { clientId: string; clientSecret: string };
   let rspToken: string;
 
-  const call = (path: string, authorization?: string) =>
-    resource
-      .getHttpAdapter()
-      .getInstance()
-      .inject({ method: 'GET', url: path, headers: authorization === undefined ? {} : { authorization } });
+  const call = (path: string, authorization?: string) => resource.call(path, authorization);
 
   /** Signs with auth's real current key, so only the claim under test is wrong. */
   async function craft(claims: Record<string, unknown>, header: { alg?: string; kid?: string } = {}, key?: KeyLike) {
@@ -78,32 +55,7 @@ describe('a token from auth at another service', () => {
     });
     rspToken = (await oauth.getToken({})).token.access_token as string;
 
-    @Module({
-      imports: [
-        MetricsModule,
-        AuthenticationModule.forRoot({
-          config: {
-            jwksUrl: `${auth.url}/.well-known/jwks.json`,
-            issuer: auth.issuer,
-            // As while moving from the former issuer name (docs/auth.md, Discovery).
-            acceptedIssuers: [FORMER_ISSUER],
-            audience: 'location-exchange-api',
-          },
-        }),
-      ],
-      controllers: [ProbeController],
-    })
-    class ResourceServiceModule {}
-
-    resource = await createServiceApp('resource-service', ResourceServiceModule, {
-      host: '127.0.0.1',
-      port: 1,
-      bodyLimitBytes: 1024,
-      requestTimeoutMs: 300_000,
-      logLevel: 'warn',
-    });
-    await resource.init();
-    await resource.getHttpAdapter().getInstance().ready();
+    resource = await startResourceService(auth, [FORMER_ISSUER]);
   }, 60_000);
 
   afterAll(async () => {

@@ -1,6 +1,8 @@
 import { decodeJwt, decodeProtectedHeader, createLocalJWKSet, jwtVerify } from 'jose';
 import { ClientCredentials } from 'simple-oauth2';
+import { randomUUID } from 'node:crypto';
 import type { RegisteredClient } from '@lx/contracts';
+import { SecretHasher } from '../../src/common/secret-hasher';
 import { basic, form, FORM_TYPE, startAuth, type AuthUnderTest } from './support/auth-under-test';
 
 /** The token endpoint as RFC 6749 sections 4.4, 5.1 and 5.2 describe it, against real Postgres and Kafka. */
@@ -34,7 +36,12 @@ describe('POST /oauth/token', () => {
   };
 
   beforeAll(async () => {
-    auth = await startAuth({ TOKEN_FAILURE_LIMIT: '3', TOKEN_FAILURE_WINDOW_SECONDS: '2', TOKEN_TTL_SECONDS: '900' });
+    auth = await startAuth({
+      TOKEN_FAILURE_LIMIT: '3',
+      TOKEN_SOURCE_FAILURE_LIMIT: '5',
+      TOKEN_FAILURE_WINDOW_SECONDS: '2',
+      TOKEN_TTL_SECONDS: '900',
+    });
     rsp = await auth.register({ name: 'Acme Fiber', kind: 'RSP', webhookUrl: 'https://hooks.acme.example/lx' });
     operator = await auth.register({ name: 'Operator systems', kind: 'OPERATOR' });
     victim = await auth.register({ name: 'Guessed at', kind: 'RSP' });
@@ -231,37 +238,103 @@ describe('POST /oauth/token', () => {
     });
   });
 
-  describe('throttling repeated failures of one client id', () => {
-    it('answers 429 with Retry-After once the limit is reached, and lets the right secret in after the window', async () => {
+  describe('throttling failures by source and by client id', () => {
+    /** A token request from `source` (the test process is a trusted proxy: loopback), with `secret` for `clientId`. */
+    const attempt = (clientId: string, secret: string, source: string) =>
+      post(form({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }), {
+        'content-type': FORM_TYPE,
+        'x-forwarded-for': source,
+      });
+    const statuses = async (replies: Promise<Response>[]) =>
+      Promise.all(replies.map(async (reply) => (await reply).status));
+
+    it('answers 429 with Retry-After past the limit of a client id, from any new address, and lets the right secret in after the window', async () => {
       const client = await auth.register({ name: 'Throttled', kind: 'RSP' });
-      const attempt = (secret: string) =>
-        post(form({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: secret }));
+      for (let i = 0; i < 3; i += 1) expect((await attempt(client.clientId, 'wrong', '198.51.100.1')).status).toBe(401);
 
-      for (let i = 0; i < 3; i += 1) expect((await attempt('wrong')).status).toBe(401);
-
-      const throttled = await attempt('wrong');
+      const throttled = await attempt(client.clientId, 'wrong', '198.51.100.1');
       await expectOAuthError(throttled, 429, 'temporarily_unavailable', /Too many failed authentications/);
       const retryAfter = Number(throttled.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(2);
-      // Within the window even the right secret waits: otherwise the limit would not limit guessing.
-      expect((await attempt(client.clientSecret)).status).toBe(429);
+      // From an address it never authenticated from, even the right secret waits: else guesses spread over many
+      // addresses would not be slowed.
+      expect((await attempt(client.clientId, client.clientSecret, '198.51.100.2')).status).toBe(429);
       // Other clients are not affected.
       expect((await auth.token(rsp.clientId, rsp.clientSecret)).token_type).toBe('Bearer');
 
       await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000 + 100));
-      const after = await attempt(client.clientSecret);
-      expect(after.status).toBe(200);
+      expect((await attempt(client.clientId, client.clientSecret, '198.51.100.2')).status).toBe(200);
       // A success clears the count: the next wrong secret is an ordinary 401, not a 429.
-      expect((await attempt('wrong')).status).toBe(401);
+      expect((await attempt(client.clientId, 'wrong', '198.51.100.3')).status).toBe(401);
     });
 
-    it('throttles an unknown client id the same way', async () => {
-      const unknown = '7a1f9e2c-5b3d-4e6f-8a9b-0c1d2e3f4a5b';
-      const attempt = () =>
-        post(form({ grant_type: 'client_credentials', client_id: unknown, client_secret: 'guess' }));
-      for (let i = 0; i < 3; i += 1) expect((await attempt()).status).toBe(401);
-      await expectOAuthError(await attempt(), 429, 'temporarily_unavailable');
+    it('never locks the rightful client out where it has authenticated before, whatever others try for its id', async () => {
+      const client = await auth.register({ name: 'Attacked', kind: 'RSP' });
+      const home = '203.0.113.10';
+      expect((await attempt(client.clientId, client.clientSecret, home)).status).toBe(200);
+
+      // A third party spends every failure the client id has, and more, from elsewhere.
+      const attacks = await statuses(
+        ['192.0.2.1', '192.0.2.2', '192.0.2.3'].flatMap((source) =>
+          Array.from({ length: 3 }, () => attempt(client.clientId, 'guess', source)),
+        ),
+      );
+      expect(attacks.filter((status) => status === 429).length).toBeGreaterThan(0);
+      expect((await attempt(client.clientId, 'guess', '192.0.2.4')).status).toBe(429);
+
+      // At home the right secret goes straight through, again and again.
+      for (let i = 0; i < 3; i += 1)
+        expect((await attempt(client.clientId, client.clientSecret, home)).status).toBe(200);
+      // Its own failures there are limited there like anyone's.
+      for (let i = 0; i < 3; i += 1) expect((await attempt(client.clientId, 'typo', home)).status).toBe(401);
+      expect((await attempt(client.clientId, 'typo', home)).status).toBe(429);
+    });
+
+    it('limits the failures of one address across client ids (TOKEN_SOURCE_FAILURE_LIMIT)', async () => {
+      const source = '198.51.100.99';
+      // Each made-up id fails once: only the address's own limit (5 here) can stop them.
+      for (let i = 0; i < 5; i += 1) expect((await attempt(randomUUID(), 'guess', source)).status).toBe(401);
+      await expectOAuthError(
+        await attempt(randomUUID(), 'guess', source),
+        429,
+        'temporarily_unavailable',
+        /from this address/,
+      );
+      // Even a real client trying from that address for the first time waits; from another address it goes on.
+      expect((await attempt(operator.clientId, operator.clientSecret, source)).status).toBe(429);
+      expect((await attempt(operator.clientId, operator.clientSecret, '198.51.100.98')).status).toBe(200);
+    });
+
+    it('holds the limit under a parallel burst: the limit of checks, every other attempt 429 without one', async () => {
+      const client = await auth.register({ name: 'Burst', kind: 'RSP' });
+      const hasher = auth.app.get(SecretHasher);
+      const verify = jest.spyOn(hasher, 'verify');
+      try {
+        const burst = await statuses(
+          Array.from({ length: 20 }, () => attempt(client.clientId, 'guess', '198.51.100.50')),
+        );
+        expect(burst.filter((status) => status === 401)).toHaveLength(3);
+        expect(burst.filter((status) => status === 429)).toHaveLength(17);
+        expect(verify).toHaveBeenCalledTimes(3);
+      } finally {
+        verify.mockRestore();
+      }
+    });
+
+    it('checks an unknown or disabled client id against a hash as a wrong secret is checked, counted the same way', async () => {
+      const hasher = auth.app.get(SecretHasher);
+      const verify = jest.spyOn(hasher, 'verify');
+      try {
+        const unknown = randomUUID();
+        expect((await attempt(unknown, 'guess', '198.51.100.60')).status).toBe(401);
+        expect(verify).toHaveBeenCalledTimes(1);
+        expect(await verify.mock.results[0]!.value).toBe(false);
+        for (let i = 0; i < 2; i += 1) expect((await attempt(unknown, 'guess', '198.51.100.60')).status).toBe(401);
+        await expectOAuthError(await attempt(unknown, 'guess', '198.51.100.60'), 429, 'temporarily_unavailable');
+      } finally {
+        verify.mockRestore();
+      }
     });
   });
 });

@@ -1,4 +1,13 @@
-import { changeClient, type Client, clientShapeIssues, normalizeScopes, toClientView } from './client';
+import {
+  changeClient,
+  type Client,
+  clientShapeIssues,
+  narrowsScopes,
+  normalizeScopes,
+  tokenIssuedAt,
+  tokenRevocationAt,
+  toClientView,
+} from './client';
 
 describe('client rules', () => {
   it('given an RSP with the read scope and a webhook, when checked, then nothing is wrong', () => {
@@ -58,6 +67,7 @@ describe('client rules', () => {
     webhookUrl: null,
     secretHash: 'scrypt$...',
     webhookSecretEncrypted: Buffer.from('sealed'),
+    tokensIssuedBefore: null,
     createdAt: new Date('2025-01-01T00:00:00Z'),
     updatedAt: new Date('2025-01-02T00:00:00Z'),
   };
@@ -80,5 +90,31 @@ describe('client rules', () => {
       createdAt: '2025-01-01T00:00:00.000Z',
       updatedAt: '2025-01-02T00:00:00.000Z',
     });
+  });
+});
+
+describe('token revocation rules', () => {
+  const at = (iso: string) => new Date(iso);
+
+  it('cuts off at the next whole second, so every token issued up to now (iat rounded down) falls before it', () => {
+    expect(tokenRevocationAt(at('2025-01-01T00:00:10.250Z'))).toEqual(at('2025-01-01T00:00:11.000Z'));
+    expect(tokenRevocationAt(at('2025-01-01T00:00:10.000Z'))).toEqual(at('2025-01-01T00:00:11.000Z'));
+    expect(tokenRevocationAt(at('2025-01-01T00:00:10.999Z'))).toEqual(at('2025-01-01T00:00:11.000Z'));
+  });
+
+  it('dates a token issued within the second of a revocation at its cut-off, and any other token now', () => {
+    const cutOff = at('2025-01-01T00:00:11.000Z');
+    expect(tokenIssuedAt({ tokensIssuedBefore: cutOff }, at('2025-01-01T00:00:10.600Z'))).toEqual(cutOff);
+    expect(tokenIssuedAt({ tokensIssuedBefore: cutOff }, at('2025-01-01T00:00:11.000Z'))).toEqual(cutOff);
+    const later = at('2025-01-01T00:00:11.400Z');
+    expect(tokenIssuedAt({ tokensIssuedBefore: cutOff }, later)).toEqual(later);
+    expect(tokenIssuedAt({ tokensIssuedBefore: null }, later)).toEqual(later);
+  });
+
+  it('narrows scopes only when one is taken away', () => {
+    expect(narrowsScopes(['locations:read', 'locations:write'], ['locations:read'])).toBe(true);
+    expect(narrowsScopes(['locations:read'], ['locations:read', 'locations:write'])).toBe(false);
+    expect(narrowsScopes(['locations:read'], ['locations:read'])).toBe(false);
+    expect(narrowsScopes(['locations:read'], [])).toBe(true);
   });
 });

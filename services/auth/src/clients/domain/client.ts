@@ -17,19 +17,48 @@ export interface Client {
   secretHash: string;
   /** RSPs only: the HMAC key for signing webhook deliveries, sealed by SecretBox. */
   webhookSecretEncrypted: Buffer | null;
+  /**
+   * Tokens issued before this instant are revoked (every verifier refuses them): set when the client is disabled,
+   * its secret rotated or its scopes narrowed. Null until the first such change.
+   */
+  tokensIssuedBefore: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
 /** What a use case may change about a client. */
 export type ClientChange = Partial<
-  Pick<Client, 'name' | 'scopes' | 'enabled' | 'webhookUrl' | 'secretHash' | 'webhookSecretEncrypted'>
+  Pick<
+    Client,
+    'name' | 'scopes' | 'enabled' | 'webhookUrl' | 'secretHash' | 'webhookSecretEncrypted' | 'tokensIssuedBefore'
+  >
 >;
 
 /** The client after one change: the next version, updated now. Every change that publishes an event goes through it. */
 export function changeClient(client: Client, change: ClientChange, now: Date): Client {
   return { ...client, ...change, version: client.version + 1, updatedAt: now };
 }
+
+/**
+ * The cut-off that revokes every token a client holds at `now`: the next whole second. A token's `iat` is whole
+ * seconds rounded down, so every token issued up to `now` falls before it.
+ */
+export function tokenRevocationAt(now: Date): Date {
+  return new Date((Math.floor(now.getTime() / 1000) + 1) * 1000);
+}
+
+/**
+ * When a token issued at `now` says it was issued: `now`, except within the second of a revocation, when it is dated
+ * at the cut-off (less than a second ahead, within every verifier's clock tolerance) so the revocation spares it.
+ */
+export function tokenIssuedAt(client: Pick<Client, 'tokensIssuedBefore'>, now: Date): Date {
+  const cutOff = client.tokensIssuedBefore;
+  return cutOff !== null && cutOff > now ? cutOff : now;
+}
+
+/** Whether a change of scopes from `before` to `after` takes one away (tokens carrying it must then be revoked). */
+export const narrowsScopes = (before: readonly string[], after: readonly string[]): boolean =>
+  before.some((scope) => !after.includes(scope));
 
 /** The scopes each kind of client may hold: least privilege, so an RSP can never be given write or admin access. */
 export const SCOPES_BY_KIND: Readonly<Record<ClientKind, readonly Scope[]>> = {

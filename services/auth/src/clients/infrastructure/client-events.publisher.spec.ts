@@ -26,6 +26,7 @@ describe('ClientEventsPublisher', () => {
     webhookUrl: 'https://hooks.acme.example/lx',
     secretHash: 'scrypt$16384$8$1$salt$hash',
     webhookSecretEncrypted: atRest.seal(webhookSecret, webhookSecretContext(id)),
+    tokensIssuedBefore: null,
     createdAt: new Date('2025-01-01T00:00:00Z'),
     updatedAt: new Date('2025-02-01T00:00:00Z'),
     ...overrides,

@@ -31,6 +31,9 @@ export class ClientEntity {
   @Column('bytea', { nullable: true })
   webhookSecretEncrypted!: Buffer | null;
 
+  @Column('timestamptz', { nullable: true })
+  tokensIssuedBefore!: Date | null;
+
   @Column('timestamptz')
   createdAt!: Date;
 

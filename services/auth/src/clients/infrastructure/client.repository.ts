@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ClientKind } from '@lx/contracts';
-import type { DataSource, EntityManager } from 'typeorm';
+import { type DataSource, type EntityManager, MoreThan } from 'typeorm';
 import type { Client } from '../domain/client';
 import { ClientEntity } from './client.entity';
 
@@ -29,6 +29,15 @@ export class ClientRepository {
       skip: offset,
     });
     return { clients, total };
+  }
+
+  /** Clients whose tokens were revoked after `after`, with their cut-off. */
+  async findTokenRevocationsSince(after: Date): Promise<{ clientId: string; tokensIssuedBefore: Date }[]> {
+    const clients = await this.dataSource.manager.find(ClientEntity, {
+      select: { id: true, tokensIssuedBefore: true },
+      where: { tokensIssuedBefore: MoreThan(after) },
+    });
+    return clients.map((client) => ({ clientId: client.id, tokensIssuedBefore: client.tokensIssuedBefore as Date }));
   }
 
   async existsOfKind(manager: EntityManager, kind: ClientKind): Promise<boolean> {

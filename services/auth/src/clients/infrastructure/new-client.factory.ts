@@ -50,6 +50,7 @@ export class NewClientFactory {
       webhookUrl,
       secretHash,
       webhookSecretEncrypted,
+      tokensIssuedBefore: null,
       createdAt: now,
       updatedAt: now,
     };

@@ -16,9 +16,11 @@ export interface SigningKey {
   createdAt: Date;
   activatedAt: Date | null;
   retiredAt: Date | null;
+  /** When an administrator revoked it: every token it signed is refused, it is no longer published. */
+  revokedAt: Date | null;
 }
 
-export type SigningKeyStatus = 'next' | 'current' | 'previous' | 'expired';
+export type SigningKeyStatus = 'next' | 'current' | 'previous' | 'expired' | 'revoked';
 
 /**
  * Beyond the token lifetime, how long a retired key stays published: covers replicas that keep signing with a
@@ -32,10 +34,11 @@ export function oldestPublishedRetirement(now: Date, tokenTtlSeconds: number): D
 }
 
 export function statusOf(
-  key: Pick<SigningKey, 'activatedAt' | 'retiredAt'>,
+  key: Pick<SigningKey, 'activatedAt' | 'retiredAt' | 'revokedAt'>,
   now: Date,
   tokenTtlSeconds: number,
 ): SigningKeyStatus {
+  if (key.revokedAt !== null) return 'revoked';
   if (key.activatedAt === null) return 'next';
   if (key.retiredAt === null) return 'current';
   return key.retiredAt > oldestPublishedRetirement(now, tokenTtlSeconds) ? 'previous' : 'expired';

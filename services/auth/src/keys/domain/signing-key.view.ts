@@ -9,6 +9,7 @@ export interface SigningKeyView {
   createdAt: string;
   activatedAt?: string;
   retiredAt?: string;
+  revokedAt?: string;
 }
 
 export function toSigningKeyView(key: SigningKey, now: Date, tokenTtlSeconds: number): SigningKeyView {
@@ -19,5 +20,6 @@ export function toSigningKeyView(key: SigningKey, now: Date, tokenTtlSeconds: nu
     createdAt: key.createdAt.toISOString(),
     ...(key.activatedAt === null ? {} : { activatedAt: key.activatedAt.toISOString() }),
     ...(key.retiredAt === null ? {} : { retiredAt: key.retiredAt.toISOString() }),
+    ...(key.revokedAt === null ? {} : { revokedAt: key.revokedAt.toISOString() }),
   };
 }

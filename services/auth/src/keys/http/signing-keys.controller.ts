@@ -1,10 +1,14 @@
-import { Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { SCOPES } from '@lx/contracts';
 import { RequireScope } from '@lx/platform';
 import {
   type RotationResult,
   RotateSigningKeyHandler,
 } from '../commands/rotate-signing-key/rotate-signing-key.handler';
+import {
+  type RevocationResult,
+  RevokeSigningKeyHandler,
+} from '../commands/revoke-signing-key/revoke-signing-key.handler';
 import type { SigningKeyView } from '../domain/signing-key.view';
 import { ListSigningKeysHandler } from '../queries/list-signing-keys/list-signing-keys.handler';
 
@@ -15,6 +19,7 @@ export class SigningKeysController {
   constructor(
     private readonly listKeys: ListSigningKeysHandler,
     private readonly rotateKey: RotateSigningKeyHandler,
+    private readonly revokeKey: RevokeSigningKeyHandler,
   ) {}
 
   @Get()
@@ -26,5 +31,12 @@ export class SigningKeysController {
   @HttpCode(200)
   rotate(): Promise<RotationResult> {
     return this.rotateKey.execute();
+  }
+
+  /** Refuses every token the key signed, everywhere within seconds; a current key is rotated out first. */
+  @Post(':kid/revoke')
+  @HttpCode(200)
+  revoke(@Param('kid') kid: string): Promise<RevocationResult> {
+    return this.revokeKey.execute({ kid });
   }
 }

@@ -25,4 +25,7 @@ export class SigningKeyEntity {
 
   @Column('timestamptz', { nullable: true })
   retiredAt!: Date | null;
+
+  @Column('timestamptz', { nullable: true })
+  revokedAt!: Date | null;
 }

@@ -32,6 +32,7 @@ export class SigningKeyFactory {
       createdAt: this.clock.now(),
       activatedAt,
       retiredAt: null,
+      revokedAt: null,
     };
   }
 }

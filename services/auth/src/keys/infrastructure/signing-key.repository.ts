@@ -25,12 +25,34 @@ export class SigningKeyRepository {
     return manager.findOneBy(SigningKeyEntity, { activatedAt: IsNull() });
   }
 
-  /** The next and current keys and those retired after `retiredAfter`, newest first. */
+  /** The next and current keys and those retired after `retiredAfter`, newest first; never a revoked key. */
   async findPublished(retiredAfter: Date): Promise<SigningKey[]> {
     return this.dataSource.manager.find(SigningKeyEntity, {
-      where: [{ retiredAt: IsNull() }, { retiredAt: MoreThan(retiredAfter) }],
+      where: [
+        { retiredAt: IsNull(), revokedAt: IsNull() },
+        { retiredAt: MoreThan(retiredAfter), revokedAt: IsNull() },
+      ],
       order: { createdAt: 'DESC' },
     });
+  }
+
+  async findByKid(kid: string, manager: EntityManager = this.dataSource.manager): Promise<SigningKey | null> {
+    return manager.findOneBy(SigningKeyEntity, { kid });
+  }
+
+  /** Ids of the keys revoked after `after`. */
+  async findRevokedSince(after: Date): Promise<string[]> {
+    const keys = await this.dataSource.manager.find(SigningKeyEntity, {
+      select: { kid: true },
+      where: { revokedAt: MoreThan(after) },
+      order: { kid: 'ASC' },
+    });
+    return keys.map((key) => key.kid);
+  }
+
+  /** Revokes a retired key (a current one is rotated out first). */
+  async revoke(manager: EntityManager, kid: string, at: Date): Promise<void> {
+    await manager.update(SigningKeyEntity, { kid, retiredAt: Not(IsNull()) }, { revokedAt: at });
   }
 
   async findAll(): Promise<SigningKey[]> {

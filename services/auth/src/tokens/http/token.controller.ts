@@ -2,6 +2,7 @@ import { Controller, Header, HttpCode, Post, Req, UseFilters } from '@nestjs/com
 import type { FastifyRequest } from 'fastify';
 import type { TokenResponse } from '@lx/contracts';
 import { IssueTokenHandler } from '../commands/issue-token/issue-token.handler';
+import { sourceOf } from '../domain/failure-window';
 import { parseTokenRequest } from '../domain/token-request';
 import { NO_STORE_HEADERS, OAuthErrorFilter } from './oauth-error.filter';
 
@@ -24,6 +25,6 @@ export class TokenController {
       authorization: request.headers.authorization,
       body: request.body,
     });
-    return this.issueToken.execute(tokenRequest);
+    return this.issueToken.execute({ ...tokenRequest, source: sourceOf(request.ip) });
   }
 }

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { ClientView } from '@lx/contracts';
 import type { DataSource } from 'typeorm';
 import { Clock } from '@lx/platform';
-import { changeClient, toClientView } from '../../domain/client';
+import { changeClient, tokenRevocationAt, toClientView } from '../../domain/client';
 import { ClientNotFoundError } from '../../domain/client.errors';
 import { ClientEventsPublisher } from '../../infrastructure/client-events.publisher';
 import { ClientRepository } from '../../infrastructure/client.repository';
@@ -15,8 +15,9 @@ export interface DisableClientCommand {
 }
 
 /**
- * Disables a client: it gets no new tokens (tokens already issued stay valid until they expire, at most the token
- * lifetime) and, through CLIENT_DISABLED, no more webhooks. Disabling a disabled client changes nothing.
+ * Disables a client: it gets no new tokens, the tokens it holds are revoked (every verifier refuses them within
+ * AUTH_REVOCATIONS_REFRESH_MS) and, through CLIENT_DISABLED, it gets no more webhooks. Disabling a disabled client
+ * changes nothing.
  */
 @Injectable()
 export class DisableClientHandler {
@@ -32,7 +33,8 @@ export class DisableClientHandler {
       const client = await this.clients.lockById(manager, command.clientId);
       if (client === null) throw new ClientNotFoundError(command.clientId);
       if (!client.enabled) return toClientView(client);
-      const disabled = changeClient(client, { enabled: false }, this.clock.now());
+      const now = this.clock.now();
+      const disabled = changeClient(client, { enabled: false, tokensIssuedBefore: tokenRevocationAt(now) }, now);
       await this.clients.save(manager, disabled);
       await this.events.append(manager, 'CLIENT_DISABLED', disabled, command);
       return toClientView(disabled);

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { ClientSecrets } from '@lx/contracts';
 import type { DataSource } from 'typeorm';
 import { Clock } from '@lx/platform';
-import { changeClient } from '../../domain/client';
+import { changeClient, tokenRevocationAt } from '../../domain/client';
 import { ClientNotFoundError } from '../../domain/client.errors';
 import { ClientEventsPublisher } from '../../infrastructure/client-events.publisher';
 import { ClientRepository } from '../../infrastructure/client.repository';
@@ -17,8 +17,8 @@ export interface RotateClientSecretCommand {
 
 /**
  * Replaces a client's secret (and an RSP's webhook signing secret) with new ones, shown this once; the old secret
- * stops working at once, tokens already issued stay valid until they expire. Publishes CLIENT_SECRET_ROTATED with
- * the new webhook secret.
+ * stops working at once and the tokens issued with it are revoked (every verifier refuses them within
+ * AUTH_REVOCATIONS_REFRESH_MS). Publishes CLIENT_SECRET_ROTATED with the new webhook secret.
  */
 @Injectable()
 export class RotateClientSecretHandler {
@@ -39,10 +39,15 @@ export class RotateClientSecretHandler {
     await this.dataSource.transaction(async (manager) => {
       const client = await this.clients.lockById(manager, command.clientId);
       if (client === null) throw new ClientNotFoundError(command.clientId);
+      const now = this.clock.now();
       const rotated = changeClient(
         client,
-        { secretHash: fresh.secretHash, webhookSecretEncrypted: fresh.webhookSecretEncrypted },
-        this.clock.now(),
+        {
+          secretHash: fresh.secretHash,
+          webhookSecretEncrypted: fresh.webhookSecretEncrypted,
+          tokensIssuedBefore: tokenRevocationAt(now),
+        },
+        now,
       );
       await this.clients.save(manager, rotated);
       await this.events.append(manager, 'CLIENT_SECRET_ROTATED', rotated, command);

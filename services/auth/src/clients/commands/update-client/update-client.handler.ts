@@ -4,7 +4,15 @@ import type { ClientView, UpdateClientRequest } from '@lx/contracts';
 import { ValidationFailedError } from '@lx/domain';
 import type { DataSource } from 'typeorm';
 import { Clock } from '@lx/platform';
-import { changeClient, clientShapeIssues, normalizeScopes, sameScopes, toClientView } from '../../domain/client';
+import {
+  changeClient,
+  clientShapeIssues,
+  narrowsScopes,
+  normalizeScopes,
+  sameScopes,
+  tokenRevocationAt,
+  toClientView,
+} from '../../domain/client';
 import { ClientNotFoundError } from '../../domain/client.errors';
 import { ClientEventsPublisher } from '../../infrastructure/client-events.publisher';
 import { ClientRepository } from '../../infrastructure/client.repository';
@@ -17,7 +25,7 @@ export type UpdateClientCommand = UpdateClientRequest & {
 
 /**
  * Changes a client's name, scopes or webhook URL; publishes CLIENT_UPDATED when something changed. Tokens
- * already issued keep the scopes they were issued with until they expire.
+ * already issued keep the scopes they were issued with; when a scope is taken away, they are revoked.
  */
 @Injectable()
 export class UpdateClientHandler {
@@ -45,7 +53,12 @@ export class UpdateClientHandler {
         !sameScopes(change.scopes, client.scopes);
       if (!changed) return toClientView(client);
 
-      const updated = changeClient(client, change, this.clock.now());
+      const now = this.clock.now();
+      // A token keeps the scopes it was issued with: one that carries a scope taken away is revoked.
+      const revocation = narrowsScopes(client.scopes, change.scopes)
+        ? { tokensIssuedBefore: tokenRevocationAt(now) }
+        : {};
+      const updated = changeClient(client, { ...change, ...revocation }, now);
       await this.clients.save(manager, updated);
       await this.events.append(manager, 'CLIENT_UPDATED', updated, command);
       return toClientView(updated);

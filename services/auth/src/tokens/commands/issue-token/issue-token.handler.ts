@@ -1,32 +1,48 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
 import { type TokenResponse, uuidSchema } from '@lx/contracts';
 import { Clock } from '@lx/platform';
 import { SecretHasher } from '../../../common/secret-hasher';
+import { tokenIssuedAt } from '../../../clients/domain/client';
 import { ClientRepository } from '../../../clients/infrastructure/client.repository';
 import { AUTH_CONFIG, type AuthConfig } from '../../../config/auth.config';
-import { retryAfterSeconds } from '../../domain/failure-window';
+import {
+  type FailureCounter,
+  retryAfterSeconds,
+  type ThrottleSubject,
+  throttleSubjects,
+} from '../../domain/failure-window';
 import { clientAuthenticationFailed, OAuthError } from '../../domain/oauth.error';
 import { grantScopes } from '../../domain/scope-grant';
 import type { TokenRequest } from '../../domain/token-request';
 import { AccessTokenSigner } from '../../infrastructure/access-token.signer';
-import { TokenFailuresRepository } from '../../infrastructure/token-failures.repository';
+import { TokenThrottleRepository } from '../../infrastructure/token-throttle.repository';
 
-export type IssueTokenCommand = TokenRequest;
+export type IssueTokenCommand = TokenRequest & {
+  /** Where the request came from (sourceOf the caller's address behind the trusted proxies). */
+  source: string;
+};
 
 /**
- * The client credentials grant: authenticates the client, refuses a client id with too many recent failures
- * (429 until its window ends), grants the requested scopes if the client holds them all, signs the token.
+ * The client credentials grant: authenticates the client, throttling failures, grants the requested scopes if the
+ * client holds them all, signs the token.
  *
- * Every failure counts towards the limit of its client id, whether the id is unknown, disabled or given a wrong
- * secret, so all ids behave alike. Only an enabled client's secret costs the slow hash check: unknown and disabled
- * ids are refused without it (which tells a caller that such an id cannot log in, no help in guessing a 122-bit
- * random id), so floods of made-up ids, or a disabled client retrying, cannot burn CPU on scrypt.
+ * Throttling (429 until the window ends) counts each attempt before the secret is checked, so a parallel burst gets
+ * no more checks than the limit, and takes the count back when the secret was right. An attempt from a source the
+ * client has authenticated from before counts only against that client and source: nobody elsewhere can lock the
+ * rightful client out there, however many secrets they guess for its id. Any other attempt counts against its
+ * source (whatever client ids it tries) and against the client id (wherever the attempts come from). Unknown and
+ * disabled client ids are checked against a stand-in hash, so they cost and take as long as a wrong secret of an
+ * enabled client: the answer says nothing about which ids exist.
  */
 @Injectable()
 export class IssueTokenHandler {
+  /** A hash no secret matches, computed once: what unknown and disabled ids are checked against. */
+  private standIn?: Promise<string>;
+
   constructor(
     private readonly clients: ClientRepository,
-    private readonly failures: TokenFailuresRepository,
+    private readonly throttle: TokenThrottleRepository,
     private readonly hasher: SecretHasher,
     private readonly signer: AccessTokenSigner,
     private readonly clock: Clock,
@@ -38,31 +54,63 @@ export class IssueTokenHandler {
     if (!uuidSchema.safeParse(command.clientId).success) throw clientAuthenticationFailed();
 
     const now = this.clock.now();
-    const { failureLimit: limit, failureWindowSeconds: windowSeconds } = this.config.tokens;
-    const counter = await this.failures.find(command.clientId);
-    const retryAfter = retryAfterSeconds(counter, now, { limit, windowSeconds });
+    const { failureLimit, sourceFailureLimit, failureWindowSeconds, knownSourceDays } = this.config.tokens;
+    const policy = { clientLimit: failureLimit, sourceLimit: sourceFailureLimit, windowSeconds: failureWindowSeconds };
+    const knownSince = new Date(now.getTime() - knownSourceDays * 86_400_000);
+    const known = await this.throttle.isKnownSource(command.clientId, command.source, knownSince);
+    const counted = await this.count(throttleSubjects(command.clientId, command.source, known, policy), now);
+    const retryAfter = retryAfterSeconds(counted, now, failureWindowSeconds);
     if (retryAfter !== null) {
       throw new OAuthError(
         'temporarily_unavailable',
-        `Too many failed authentications for this client; retry in ${retryAfter} s`,
+        `Too many failed authentications for this client or from this address; retry in ${retryAfter} s`,
         retryAfter,
       );
     }
 
     const client = await this.clients.findById(command.clientId);
-    if (client === null || !client.enabled || !(await this.hasher.verify(command.clientSecret, client.secretHash))) {
-      await this.failures.record(command.clientId, now, windowSeconds);
-      throw clientAuthenticationFailed();
-    }
-    if (counter !== null) await this.failures.clear(client.id);
+    const enabled = client !== null && client.enabled;
+    const matches = await this.hasher.verify(
+      command.clientSecret,
+      enabled ? client.secretHash : await this.standInHash(),
+    );
+    if (!enabled || !matches) throw clientAuthenticationFailed();
+
+    // Not a failure: the source's count is taken back, the client's (or the pair's) cleared.
+    await Promise.all(
+      counted.map(({ subject, counter }) =>
+        subject.key.startsWith('source:')
+          ? this.throttle.uncount(subject.key, counter.windowStart)
+          : this.throttle.clear(subject.key),
+      ),
+    );
+    await this.throttle.rememberSource(client.id, command.source, now);
 
     const scopes = grantScopes(command.scopes, client.scopes);
-    const accessToken = await this.signer.sign({ clientId: client.id, scopes, issuedAt: now });
+    const accessToken = await this.signer.sign({ clientId: client.id, scopes, issuedAt: tokenIssuedAt(client, now) });
     return {
       access_token: accessToken,
       token_type: 'Bearer',
       expires_in: this.signer.ttlSeconds,
       scope: scopes.join(' '),
     };
+  }
+
+  private count(
+    subjects: readonly ThrottleSubject[],
+    now: Date,
+  ): Promise<{ subject: ThrottleSubject; counter: FailureCounter }[]> {
+    const windowSeconds = this.config.tokens.failureWindowSeconds;
+    return Promise.all(
+      subjects.map(async (subject) => ({
+        subject,
+        counter: await this.throttle.count(subject.key, now, windowSeconds),
+      })),
+    );
+  }
+
+  private standInHash(): Promise<string> {
+    this.standIn ??= this.hasher.hash(randomBytes(32).toString('base64url'));
+    return this.standIn;
   }
 }
