@@ -271,6 +271,8 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<RunningEm
       KAFKA_BROKERS: 'embedded-event-log:0',
       AUTH_ISSUER: baseUrl,
       AUTH_JWKS_URL: `${baseUrl}/.well-known/jwks.json`,
+      // Every caller reaches the ingress over loopback, which no X-Forwarded-For may then speak for.
+      HTTP_TRUSTED_PROXIES: '',
     };
     /**
      * @nestjs/typeorm warns when a second data source takes the default name, which is right within one application

@@ -17,9 +17,14 @@ export class RevocationSet {
     this.signingKeys = new Set(list.signingKeys);
   }
 
+  /** Whether every token of the signing key `kid` is revoked. */
+  revokesKey(kid: string): boolean {
+    return this.signingKeys.has(kid);
+  }
+
   /** Why the token of `principal` is revoked, or undefined when it is not. */
   refusalOf(principal: Pick<Principal, 'clientId' | 'issuedAt' | 'signingKeyId'>): string | undefined {
-    if (this.signingKeys.has(principal.signingKeyId)) return 'The access token was signed by a revoked key';
+    if (this.revokesKey(principal.signingKeyId)) return 'The access token was signed by a revoked key';
     const before = this.issuedBefore.get(principal.clientId);
     if (before !== undefined && principal.issuedAt < before) return 'The access token has been revoked';
     return undefined;

@@ -5,6 +5,7 @@ import { RotateSigningKeyHandler } from './commands/rotate-signing-key/rotate-si
 import { LocalAccessTokenVerifier } from './infrastructure/local-access-token.verifier';
 import { SigningKeyFactory } from './infrastructure/signing-key.factory';
 import { SigningKeyRepository } from './infrastructure/signing-key.repository';
+import { SigningKeyRotation } from './infrastructure/signing-key.rotation';
 import { SigningKeyStore } from './infrastructure/signing-key.store';
 import { ListSigningKeysHandler } from './queries/list-signing-keys/list-signing-keys.handler';
 
@@ -12,7 +13,14 @@ const HANDLERS = [EnsureSigningKeyHandler, RotateSigningKeyHandler, RevokeSignin
 
 /** Signing keys: generation, rotation, revocation, the current signer, published and verification keys. */
 @Module({
-  providers: [SigningKeyRepository, SigningKeyFactory, SigningKeyStore, LocalAccessTokenVerifier, ...HANDLERS],
+  providers: [
+    SigningKeyRepository,
+    SigningKeyFactory,
+    SigningKeyRotation,
+    SigningKeyStore,
+    LocalAccessTokenVerifier,
+    ...HANDLERS,
+  ],
   exports: [SigningKeyRepository, SigningKeyStore, LocalAccessTokenVerifier, ...HANDLERS],
 })
 export class KeysModule {}

@@ -36,6 +36,12 @@ describeServiceSmoke({
       'activated_at timestamp with time zone',
       'revoked_at timestamp with time zone',
     ],
+    // Left for the pods of the release before during a rolling upgrade; no longer used.
+    token_failures: [
+      'client_id uuid not null',
+      'window_start timestamp with time zone not null',
+      'failures integer not null',
+    ],
     token_known_sources: [
       'client_id uuid not null',
       'source text not null',
@@ -45,6 +51,7 @@ describeServiceSmoke({
       'subject text not null',
       'window_start timestamp with time zone not null',
       'failures integer not null',
+      'pending integer not null',
     ],
   },
   readiness: ['database', 'kafka'],

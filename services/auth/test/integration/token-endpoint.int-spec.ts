@@ -38,7 +38,7 @@ describe('POST /oauth/token', () => {
   beforeAll(async () => {
     auth = await startAuth({
       TOKEN_FAILURE_LIMIT: '3',
-      TOKEN_SOURCE_FAILURE_LIMIT: '5',
+      TOKEN_SOURCE_FAILURE_LIMIT: '10',
       TOKEN_FAILURE_WINDOW_SECONDS: '2',
       TOKEN_TTL_SECONDS: '900',
     });
@@ -293,8 +293,8 @@ describe('POST /oauth/token', () => {
 
     it('limits the failures of one address across client ids (TOKEN_SOURCE_FAILURE_LIMIT)', async () => {
       const source = '198.51.100.99';
-      // Each made-up id fails once: only the address's own limit (5 here) can stop them.
-      for (let i = 0; i < 5; i += 1) expect((await attempt(randomUUID(), 'guess', source)).status).toBe(401);
+      // Each made-up id fails once: only the address's own limit (10 here) can stop them.
+      for (let i = 0; i < 10; i += 1) expect((await attempt(randomUUID(), 'guess', source)).status).toBe(401);
       await expectOAuthError(
         await attempt(randomUUID(), 'guess', source),
         429,
@@ -322,6 +322,20 @@ describe('POST /oauth/token', () => {
       }
     });
 
+    it('delays a burst of right secrets past the limit by a second, not by a window', async () => {
+      const client = await auth.register({ name: 'Busy', kind: 'RSP' });
+      const home = '203.0.113.20';
+      expect((await attempt(client.clientId, client.clientSecret, home)).status).toBe(200);
+      const burst = await Promise.all(
+        Array.from({ length: 12 }, () => attempt(client.clientId, client.clientSecret, home)),
+      );
+      const refused = burst.filter((reply) => reply.status === 429);
+      expect(burst.filter((reply) => reply.status === 200).length).toBeGreaterThanOrEqual(3);
+      for (const reply of refused) expect(reply.headers.get('retry-after')).toBe('1');
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      for (const _ of refused) expect((await attempt(client.clientId, client.clientSecret, home)).status).toBe(200);
+    });
+
     it('checks an unknown or disabled client id against a hash as a wrong secret is checked, counted the same way', async () => {
       const hasher = auth.app.get(SecretHasher);
       const verify = jest.spyOn(hasher, 'verify');
@@ -335,6 +349,15 @@ describe('POST /oauth/token', () => {
       } finally {
         verify.mockRestore();
       }
+    });
+
+    it('counts an X-Forwarded-For that is no address as the peer itself, so made-up values do not escape the limit', async () => {
+      const made = Array.from({ length: 10 }, (_, i) => attempt(randomUUID(), 'guess', `made-up-${i}`));
+      expect((await statuses(made)).filter((status) => status === 401)).toHaveLength(10);
+      const next = await attempt(randomUUID(), 'guess', 'made-up-again');
+      await expectOAuthError(next, 429, 'temporarily_unavailable', /from this address/);
+      // The loopback peer's window ends before any other test of this file fails from it.
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
     });
   });
 });

@@ -27,23 +27,23 @@ describe('TokenThrottleRepository against the real Postgres', () => {
   const T = new Date('2026-03-01T12:00:00.000Z');
   const at = (seconds: number) => new Date(T.getTime() + seconds * 1000);
 
-  /** Puts a counter in place directly, so the purge is tested apart from count(). */
+  /** Puts a counter in place directly, so the purge is tested apart from begin(). */
   const seed = (subject: string, windowStart: Date, failures: number) =>
-    dataSource.query('INSERT INTO token_throttle (subject, window_start, failures) VALUES ($1, $2::timestamptz, $3)', [
-      subject,
-      windowStart,
-      failures,
-    ]);
+    dataSource.query(
+      'INSERT INTO token_throttle (subject, window_start, failures, pending) VALUES ($1, $2::timestamptz, $3, 0)',
+      [subject, windowStart, failures],
+    );
   const subjects = async (): Promise<string[]> => {
     const rows = await dataSource.query<{ subject: string }[]>('SELECT subject FROM token_throttle ORDER BY subject');
     return rows.map((row) => row.subject);
   };
   const counterOf = async (subject: string) => {
-    const rows = await dataSource.query<{ window_start: Date; failures: number }[]>(
-      'SELECT window_start, failures FROM token_throttle WHERE subject = $1',
+    const rows = await dataSource.query<{ window_start: Date; failures: number; pending: number }[]>(
+      'SELECT window_start, failures, pending FROM token_throttle WHERE subject = $1',
       [subject],
     );
-    return rows[0] === undefined ? null : { windowStart: rows[0].window_start, failures: rows[0].failures };
+    const row = rows[0];
+    return row === undefined ? null : { windowStart: row.window_start, failures: row.failures, pending: row.pending };
   };
 
   beforeAll(async () => {
@@ -58,59 +58,68 @@ describe('TokenThrottleRepository against the real Postgres', () => {
 
   beforeEach(() => dataSource.query('DELETE FROM token_throttle; DELETE FROM token_known_sources'));
 
-  describe('count', () => {
-    it('opens a window at the first attempt and returns each count within it', async () => {
-      await expect(throttle.count('client:a', T, WINDOW_SECONDS)).resolves.toEqual({ windowStart: T, failures: 1 });
-      await expect(throttle.count('client:a', at(10), WINDOW_SECONDS)).resolves.toEqual({
+  describe('begin and end', () => {
+    it('opens a window at the first attempt and returns each count of failures and attempts under way', async () => {
+      await expect(throttle.begin('client:a', T, WINDOW_SECONDS)).resolves.toEqual({
         windowStart: T,
-        failures: 2,
+        failures: 0,
+        pending: 1,
       });
-      await expect(throttle.count('client:a', at(WINDOW_SECONDS - 0.001), WINDOW_SECONDS)).resolves.toEqual({
+      await throttle.end('client:a', T, 'failed');
+      await expect(throttle.begin('client:a', at(10), WINDOW_SECONDS)).resolves.toEqual({
         windowStart: T,
-        failures: 3,
+        failures: 1,
+        pending: 1,
+      });
+      await expect(throttle.begin('client:a', at(WINDOW_SECONDS - 0.001), WINDOW_SECONDS)).resolves.toEqual({
+        windowStart: T,
+        failures: 1,
+        pending: 2,
       });
     });
 
-    it('opens a new window once the old one has ended, and counts within that one', async () => {
-      await throttle.count('source:s', T, WINDOW_SECONDS);
-      await throttle.count('source:s', at(1), WINDOW_SECONDS);
-      await expect(throttle.count('source:s', at(WINDOW_SECONDS), WINDOW_SECONDS)).resolves.toEqual({
+    it('opens a new window once the old one has ended, and ends an attempt only in the window it began in', async () => {
+      await throttle.begin('source:s', T, WINDOW_SECONDS);
+      await throttle.end('source:s', T, 'failed');
+      await throttle.begin('source:s', at(1), WINDOW_SECONDS);
+      await expect(throttle.begin('source:s', at(WINDOW_SECONDS), WINDOW_SECONDS)).resolves.toEqual({
         windowStart: at(WINDOW_SECONDS),
-        failures: 1,
+        failures: 0,
+        pending: 1,
       });
-      // Long after: again a fresh window, not a count carried over.
-      await expect(throttle.count('source:s', at(10 * WINDOW_SECONDS), WINDOW_SECONDS)).resolves.toEqual({
-        windowStart: at(10 * WINDOW_SECONDS),
-        failures: 1,
+      // The attempt begun in the old window ends there: nothing changes in the new one.
+      await throttle.end('source:s', T, 'failed');
+      await expect(counterOf('source:s')).resolves.toEqual({
+        windowStart: at(WINDOW_SECONDS),
+        failures: 0,
+        pending: 1,
       });
+    });
+
+    it('counts a failure, clears the failures, or only ends the attempt, never below zero', async () => {
+      for (let i = 0; i < 3; i += 1) {
+        await throttle.begin('pair:p', T, WINDOW_SECONDS);
+        await throttle.end('pair:p', T, 'failed');
+      }
+      await throttle.begin('pair:p', T, WINDOW_SECONDS);
+      await throttle.end('pair:p', T, 'succeeded-keep');
+      await expect(counterOf('pair:p')).resolves.toEqual({ windowStart: T, failures: 3, pending: 0 });
+      await throttle.begin('pair:p', T, WINDOW_SECONDS);
+      await throttle.end('pair:p', T, 'not-checked');
+      await throttle.end('pair:p', T, 'not-checked');
+      await expect(counterOf('pair:p')).resolves.toEqual({ windowStart: T, failures: 3, pending: 0 });
+      await throttle.begin('pair:p', T, WINDOW_SECONDS);
+      await throttle.end('pair:p', T, 'succeeded-clear');
+      await expect(counterOf('pair:p')).resolves.toEqual({ windowStart: T, failures: 0, pending: 0 });
     });
 
     it('hands out every count once under a parallel burst: none is lost or given twice', async () => {
       const counts = await Promise.all(
-        Array.from({ length: 40 }, () => throttle.count('client:burst', T, WINDOW_SECONDS)),
+        Array.from({ length: 40 }, () => throttle.begin('client:burst', T, WINDOW_SECONDS)),
       );
-      expect(counts.map((counter) => counter.failures).sort((a, b) => a - b)).toEqual(
+      expect(counts.map((counter) => counter.pending).sort((a, b) => a - b)).toEqual(
         Array.from({ length: 40 }, (_, i) => i + 1),
       );
-    });
-  });
-
-  describe('uncount and clear', () => {
-    it('takes back one attempt of the window it was counted in, never below zero, and not of a later window', async () => {
-      await throttle.count('source:s', T, WINDOW_SECONDS);
-      await throttle.count('source:s', at(1), WINDOW_SECONDS);
-      await throttle.uncount('source:s', T);
-      await expect(counterOf('source:s')).resolves.toEqual({ windowStart: T, failures: 1 });
-      await throttle.uncount('source:s', T);
-      await throttle.uncount('source:s', T);
-      await expect(counterOf('source:s')).resolves.toEqual({ windowStart: T, failures: 0 });
-
-      await throttle.count('source:s', at(WINDOW_SECONDS), WINDOW_SECONDS);
-      await throttle.uncount('source:s', T);
-      await expect(counterOf('source:s')).resolves.toEqual({ windowStart: at(WINDOW_SECONDS), failures: 1 });
-
-      await throttle.clear('source:s');
-      await expect(counterOf('source:s')).resolves.toBeNull();
     });
   });
 

@@ -4,6 +4,7 @@ import {
   clientShapeIssues,
   narrowsScopes,
   normalizeScopes,
+  REVOCATION_MARGIN_SECONDS,
   tokenIssuedAt,
   tokenRevocationAt,
   toClientView,
@@ -96,17 +97,18 @@ describe('client rules', () => {
 describe('token revocation rules', () => {
   const at = (iso: string) => new Date(iso);
 
-  it('cuts off at the next whole second, so every token issued up to now (iat rounded down) falls before it', () => {
-    expect(tokenRevocationAt(at('2025-01-01T00:00:10.250Z'))).toEqual(at('2025-01-01T00:00:11.000Z'));
-    expect(tokenRevocationAt(at('2025-01-01T00:00:10.000Z'))).toEqual(at('2025-01-01T00:00:11.000Z'));
-    expect(tokenRevocationAt(at('2025-01-01T00:00:10.999Z'))).toEqual(at('2025-01-01T00:00:11.000Z'));
+  it('cuts off two seconds after the next whole second, so every token issued up to now (iat rounded down) falls before it', () => {
+    expect(REVOCATION_MARGIN_SECONDS).toBe(2);
+    expect(tokenRevocationAt(at('2025-01-01T00:00:10.250Z'))).toEqual(at('2025-01-01T00:00:13.000Z'));
+    expect(tokenRevocationAt(at('2025-01-01T00:00:10.000Z'))).toEqual(at('2025-01-01T00:00:13.000Z'));
+    expect(tokenRevocationAt(at('2025-01-01T00:00:10.999Z'))).toEqual(at('2025-01-01T00:00:13.000Z'));
   });
 
-  it('dates a token issued within the second of a revocation at its cut-off, and any other token now', () => {
-    const cutOff = at('2025-01-01T00:00:11.000Z');
+  it('dates a token issued before the cut-off at the cut-off, and any other token now', () => {
+    const cutOff = at('2025-01-01T00:00:13.000Z');
     expect(tokenIssuedAt({ tokensIssuedBefore: cutOff }, at('2025-01-01T00:00:10.600Z'))).toEqual(cutOff);
-    expect(tokenIssuedAt({ tokensIssuedBefore: cutOff }, at('2025-01-01T00:00:11.000Z'))).toEqual(cutOff);
-    const later = at('2025-01-01T00:00:11.400Z');
+    expect(tokenIssuedAt({ tokensIssuedBefore: cutOff }, at('2025-01-01T00:00:13.000Z'))).toEqual(cutOff);
+    const later = at('2025-01-01T00:00:13.400Z');
     expect(tokenIssuedAt({ tokensIssuedBefore: cutOff }, later)).toEqual(later);
     expect(tokenIssuedAt({ tokensIssuedBefore: null }, later)).toEqual(later);
   });

@@ -40,16 +40,25 @@ export function changeClient(client: Client, change: ClientChange, now: Date): C
 }
 
 /**
- * The cut-off that revokes every token a client holds at `now`: the next whole second. A token's `iat` is whole
- * seconds rounded down, so every token issued up to `now` falls before it.
+ * Seconds a revocation's cut-off lies beyond the next whole second: tokens issued from the client's state before the
+ * change commits (its transaction takes some time after reading the clock), or by a replica whose clock is a little
+ * behind, still fall before it. New tokens dated at the cut-off stay within every verifier's clock tolerance.
+ */
+export const REVOCATION_MARGIN_SECONDS = 2;
+
+/**
+ * The cut-off that revokes every token a client holds at `now`: REVOCATION_MARGIN_SECONDS after the next whole
+ * second. A token's `iat` is whole seconds rounded down, so every token issued up to `now`, and a little after, falls
+ * before it.
  */
 export function tokenRevocationAt(now: Date): Date {
-  return new Date((Math.floor(now.getTime() / 1000) + 1) * 1000);
+  return new Date((Math.floor(now.getTime() / 1000) + 1 + REVOCATION_MARGIN_SECONDS) * 1000);
 }
 
 /**
- * When a token issued at `now` says it was issued: `now`, except within the second of a revocation, when it is dated
- * at the cut-off (less than a second ahead, within every verifier's clock tolerance) so the revocation spares it.
+ * When a token issued at `now` says it was issued: `now`, except before the cut-off of a revocation, when it is dated
+ * at the cut-off (at most REVOCATION_MARGIN_SECONDS + 1 ahead, within every verifier's 5 s clock tolerance) so the
+ * revocation spares the client's new tokens.
  */
 export function tokenIssuedAt(client: Pick<Client, 'tokensIssuedBefore'>, now: Date): Date {
   const cutOff = client.tokensIssuedBefore;

@@ -3,23 +3,29 @@ import { isIPv4 } from 'node:net';
 /** Failed client authentications counted against one subject (a source, a client id, or both) in a fixed window. */
 export interface FailureCounter {
   windowStart: Date;
-  /** Attempts counted in the window, the one being decided included. */
   failures: number;
+  /** Attempts whose secret is being checked right now, the one being decided included. */
+  pending: number;
 }
 
 /** The limits of the token endpoint; every counter shares the window. */
 export interface ThrottlePolicy {
-  /** Failures per client id (from sources it has never authenticated from), and per client id and known source. */
+  /** Failures per client id (from sources it has not authenticated from), and per client id and known source. */
   clientLimit: number;
   /** Failures per source address, whatever the client ids. */
   sourceLimit: number;
   windowSeconds: number;
 }
 
-/** One counter an attempt is charged to, and the most failures it may hold before attempts are refused. */
+/**
+ * One counter an attempt is charged to, the most failures it may hold, and what a right secret does to it: `clear`
+ * (the client's or the pair's: whoever holds the secret has shown it) or `keep` (the source's: one right secret
+ * there says nothing about the other attempts from it).
+ */
 export interface ThrottleSubject {
   key: string;
   limit: number;
+  onSuccess: 'clear' | 'keep';
 }
 
 /**
@@ -53,28 +59,33 @@ export function throttleSubjects(
   knownSource: boolean,
   policy: ThrottlePolicy,
 ): ThrottleSubject[] {
-  if (knownSource) return [{ key: `pair:${clientId}:${source}`, limit: policy.clientLimit }];
+  if (knownSource) return [{ key: `pair:${clientId}:${source}`, limit: policy.clientLimit, onSuccess: 'clear' }];
   return [
-    { key: `source:${source}`, limit: policy.sourceLimit },
-    { key: `client:${clientId}`, limit: policy.clientLimit },
+    { key: `source:${source}`, limit: policy.sourceLimit, onSuccess: 'keep' },
+    { key: `client:${clientId}`, limit: policy.clientLimit, onSuccess: 'clear' },
   ];
 }
 
 /**
- * Seconds until an attempt may be tried again, given its subjects' counters with the attempt counted (so the
- * limit-th failure still gets its check and the next one waits), or null when every counter is within its limit.
- * A window that has ended no longer counts.
+ * Seconds until an attempt may be tried again, given its counter with the attempt begun, or null when it may go on.
+ * Past the limit of failures: the rest of the window (a window that has ended no longer counts). Within it, but with
+ * more attempts under way than failures left (a parallel burst): a second, the time a check takes, so no more checks
+ * run than the limit allows and a burst of right secrets is only delayed.
  */
 export function retryAfterSeconds(
-  counted: readonly { subject: ThrottleSubject; counter: FailureCounter }[],
+  subject: ThrottleSubject,
+  counter: FailureCounter,
   now: Date,
   windowSeconds: number,
 ): number | null {
-  let wait: number | null = null;
-  for (const { subject, counter } of counted) {
-    if (counter.failures <= subject.limit) continue;
+  if (counter.failures >= subject.limit) {
     const remainingMs = counter.windowStart.getTime() + windowSeconds * 1000 - now.getTime();
-    if (remainingMs > 0) wait = Math.max(wait ?? 0, Math.ceil(remainingMs / 1000));
+    return remainingMs > 0 ? Math.ceil(remainingMs / 1000) : null;
   }
-  return wait;
+  return counter.failures + counter.pending > subject.limit ? 1 : null;
+}
+
+/** The date from which a source a client authenticated from is known: `days` before `now`. */
+export function knownSourcesSince(now: Date, days: number): Date {
+  return new Date(now.getTime() - days * 86_400_000);
 }

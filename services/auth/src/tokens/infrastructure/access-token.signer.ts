@@ -4,6 +4,7 @@ import { SignJWT } from 'jose';
 import type { Scope } from '@lx/contracts';
 import { AUTH_CONFIG, type AuthConfig } from '../../config/auth.config';
 import { SigningKeyStore } from '../../keys/infrastructure/signing-key.store';
+import { LocalRevocations } from './local-revocations';
 
 export interface AccessTokenClaims {
   clientId: string;
@@ -13,12 +14,14 @@ export interface AccessTokenClaims {
 
 /**
  * Signs access tokens as JWTs (RFC 9068 profile): issuer, audience, subject and client_id (the client), scope,
- * iat, nbf, exp, a token id, and the signing key's id in the header.
+ * iat, nbf, exp, a token id, and the signing key's id in the header. Never with a revoked key: a key revoked on
+ * another replica makes this one reload its signer (the revocation list it reads is at most a second old).
  */
 @Injectable()
 export class AccessTokenSigner {
   constructor(
     private readonly keys: SigningKeyStore,
+    private readonly revocations: LocalRevocations,
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
   ) {}
 
@@ -27,7 +30,12 @@ export class AccessTokenSigner {
   }
 
   async sign(claims: AccessTokenClaims): Promise<string> {
-    const signer = await this.keys.signer();
+    let signer = await this.keys.signer();
+    if ((await this.revocations.current()).revokesKey(signer.kid)) {
+      // Revoked on another replica: the cached signer would sign tokens every verifier refuses.
+      this.keys.invalidate();
+      signer = await this.keys.signer();
+    }
     const iat = Math.floor(claims.issuedAt.getTime() / 1000);
     return new SignJWT({ scope: claims.scopes.join(' '), client_id: claims.clientId })
       .setProtectedHeader({ alg: signer.algorithm, kid: signer.kid, typ: 'at+jwt' })

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock, IntervalRound } from '@lx/platform';
 import { AUTH_CONFIG, type AuthConfig } from '../../config/auth.config';
+import { knownSourcesSince } from '../domain/failure-window';
 import { TokenThrottleRepository } from './token-throttle.repository';
 
 /** Rows deleted per statement. */
@@ -23,7 +24,7 @@ export class PurgeTokenThrottleSchedule extends IntervalRound {
   protected async round(): Promise<number> {
     const now = this.clock.now();
     const { failureWindowSeconds, knownSourceDays } = this.config.tokens;
-    const forgetBefore = new Date(now.getTime() - knownSourceDays * 86_400_000);
+    const forgetBefore = knownSourcesSince(now, knownSourceDays);
     const counters = await this.inBatches(BATCH, (limit) => this.throttle.purgeEnded(now, failureWindowSeconds, limit));
     const sources = await this.inBatches(BATCH, (limit) => this.throttle.purgeKnownSources(forgetBefore, limit));
     return counters + sources;

@@ -6,47 +6,55 @@ import type { FailureCounter } from '../domain/failure-window';
 interface CounterRow {
   window_start: Date;
   failures: number;
+  pending: number;
 }
+
+/** How an attempt that was begun ended. */
+export type AttemptEnd = 'failed' | 'succeeded-clear' | 'succeeded-keep' | 'not-checked';
 
 /** A window of `windowSeconds` that opened at or before `$2 - windowSeconds` has ended. */
 const ENDED = `t.window_start <= $2::timestamptz - make_interval(secs => $3)`;
 
 /**
- * The token endpoint's counters (token_throttle, one per subject) and the sources each client has authenticated from
- * (token_known_sources), in Postgres so the limits hold across replicas. Raw SQL: counting is one atomic upsert that
- * opens a new window when the old one has ended and returns the count, which TypeORM cannot express.
+ * The token endpoint's counters (token_throttle, one per subject: failures and attempts under way in a fixed window)
+ * and the sources each client has authenticated from (token_known_sources), in Postgres so the limits hold across
+ * replicas. Raw SQL: beginning an attempt is one atomic upsert that opens a new window when the old one has ended and
+ * returns the counter, which TypeORM cannot express.
  */
 @Injectable()
 export class TokenThrottleRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * Counts one attempt against `subject` in the window open at `now` (a new one if the last has ended) and returns
-   * the counter with it: counted before the secret is checked, so parallel attempts cannot all pass a check first.
+   * Counts one attempt under way against `subject` in the window open at `now` (a new one if the last has ended) and
+   * returns the counter with it: before the secret is checked, so parallel attempts cannot all pass a check first.
    */
-  async count(subject: string, now: Date, windowSeconds: number): Promise<FailureCounter> {
+  async begin(subject: string, now: Date, windowSeconds: number): Promise<FailureCounter> {
     const rows: CounterRow[] = await this.dataSource.query(
-      `INSERT INTO token_throttle AS t (subject, window_start, failures) VALUES ($1, $2, 1)
+      `INSERT INTO token_throttle AS t (subject, window_start, failures, pending) VALUES ($1, $2, 0, 1)
        ON CONFLICT (subject) DO UPDATE SET
          window_start = CASE WHEN ${ENDED} THEN $2 ELSE t.window_start END,
-         failures = CASE WHEN ${ENDED} THEN 1 ELSE t.failures + 1 END
-       RETURNING window_start, failures`,
+         failures = CASE WHEN ${ENDED} THEN 0 ELSE t.failures END,
+         pending = CASE WHEN ${ENDED} THEN 1 ELSE t.pending + 1 END
+       RETURNING window_start, failures, pending`,
       [subject, now, windowSeconds],
     );
     const row = rows[0]!;
-    return { windowStart: row.window_start, failures: row.failures };
+    return { windowStart: row.window_start, failures: row.failures, pending: row.pending };
   }
 
-  /** Takes back an attempt counted in the window that opened at `windowStart` (it turned out not to be a failure). */
-  async uncount(subject: string, windowStart: Date): Promise<void> {
+  /**
+   * Ends an attempt begun in the window that opened at `windowStart`: no longer under way, and a failure counted, the
+   * failures cleared, or neither. Nothing changes once that window has been replaced.
+   */
+  async end(subject: string, windowStart: Date, how: AttemptEnd): Promise<void> {
     await this.dataSource.query(
-      'UPDATE token_throttle SET failures = failures - 1 WHERE subject = $1 AND window_start = $2 AND failures > 0',
-      [subject, windowStart],
+      `UPDATE token_throttle SET
+         pending = greatest(pending - 1, 0),
+         failures = CASE $3 WHEN 'failed' THEN failures + 1 WHEN 'succeeded-clear' THEN 0 ELSE failures END
+       WHERE subject = $1 AND window_start = $2`,
+      [subject, windowStart, how],
     );
-  }
-
-  async clear(subject: string): Promise<void> {
-    await this.dataSource.query('DELETE FROM token_throttle WHERE subject = $1', [subject]);
   }
 
   /** Whether `clientId` authenticated from `source` after `since`. */

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock } from '@lx/platform';
 import { AUTH_CONFIG, type AuthConfig } from '../../../config/auth.config';
-import type { SigningKey } from '../../domain/signing-key';
 import { type SigningKeyView, toSigningKeyView } from '../../domain/signing-key.view';
 import { SigningKeyFactory } from '../../infrastructure/signing-key.factory';
 import { SigningKeyRepository } from '../../infrastructure/signing-key.repository';
+import { SigningKeyRotation } from '../../infrastructure/signing-key.rotation';
 import { SigningKeyStore } from '../../infrastructure/signing-key.store';
 
 export interface RotationResult {
@@ -26,6 +26,7 @@ export class RotateSigningKeyHandler {
   constructor(
     private readonly keys: SigningKeyRepository,
     private readonly factory: SigningKeyFactory,
+    private readonly rotation: SigningKeyRotation,
     private readonly store: SigningKeyStore,
     private readonly clock: Clock,
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
@@ -35,21 +36,9 @@ export class RotateSigningKeyHandler {
     const algorithm = this.config.tokens.signingAlgorithm;
     const upcoming = await this.factory.create(algorithm, null);
     const now = this.clock.now();
-    const { current, retired } = await this.keys.underRotationLock(async (manager) => {
-      let next = await this.keys.findNext(manager);
-      if (next !== null && next.algorithm !== algorithm) {
-        // TOKEN_SIGNING_ALGORITHM changed since the next key was made; it never signed, so it can go.
-        await this.keys.discard(manager, next.kid);
-        next = null;
-      }
-      const promoted: SigningKey = { ...(next ?? (await this.factory.create(algorithm, null))), activatedAt: now };
-      if (next === null) await this.keys.insert(manager, promoted);
-      const old = await this.keys.findCurrent(manager);
-      if (old !== null) await this.keys.retire(manager, old.kid, now);
-      await this.keys.activate(manager, promoted.kid, now);
-      await this.keys.insert(manager, upcoming);
-      return { current: promoted, retired: old === null ? undefined : { ...old, retiredAt: now } };
-    });
+    const { current, retired } = await this.keys.underRotationLock((manager) =>
+      this.rotation.rotate(manager, algorithm, upcoming, now),
+    );
     this.store.invalidate();
     this.logger.log({ msg: 'Signing key rotated', kid: current.kid, retiredKid: retired?.kid, nextKid: upcoming.kid });
     const ttl = this.config.tokens.ttlSeconds;

@@ -8,6 +8,7 @@ import { ClientRepository } from '../../../clients/infrastructure/client.reposit
 import { AUTH_CONFIG, type AuthConfig } from '../../../config/auth.config';
 import {
   type FailureCounter,
+  knownSourcesSince,
   retryAfterSeconds,
   type ThrottleSubject,
   throttleSubjects,
@@ -27,8 +28,8 @@ export type IssueTokenCommand = TokenRequest & {
  * The client credentials grant: authenticates the client, throttling failures, grants the requested scopes if the
  * client holds them all, signs the token.
  *
- * Throttling (429 until the window ends) counts each attempt before the secret is checked, so a parallel burst gets
- * no more checks than the limit, and takes the count back when the secret was right. An attempt from a source the
+ * Throttling (429 until the window ends) counts each attempt as under way before the secret is checked, so a parallel
+ * burst gets no more checks than failures are left (the others 429 for a second), then as a failure or not. An attempt from a source the
  * client has authenticated from before counts only against that client and source: nobody elsewhere can lock the
  * rightful client out there, however many secrets they guess for its id. Any other attempt counts against its
  * source (whatever client ids it tries) and against the client id (wherever the attempts come from). Unknown and
@@ -56,57 +57,68 @@ export class IssueTokenHandler {
     const now = this.clock.now();
     const { failureLimit, sourceFailureLimit, failureWindowSeconds, knownSourceDays } = this.config.tokens;
     const policy = { clientLimit: failureLimit, sourceLimit: sourceFailureLimit, windowSeconds: failureWindowSeconds };
-    const knownSince = new Date(now.getTime() - knownSourceDays * 86_400_000);
-    const known = await this.throttle.isKnownSource(command.clientId, command.source, knownSince);
-    const counted = await this.count(throttleSubjects(command.clientId, command.source, known, policy), now);
-    const retryAfter = retryAfterSeconds(counted, now, failureWindowSeconds);
-    if (retryAfter !== null) {
-      throw new OAuthError(
-        'temporarily_unavailable',
-        `Too many failed authentications for this client or from this address; retry in ${retryAfter} s`,
-        retryAfter,
+    const known = await this.throttle.isKnownSource(
+      command.clientId,
+      command.source,
+      knownSourcesSince(now, knownSourceDays),
+    );
+    const begun = await this.begin(throttleSubjects(command.clientId, command.source, known, policy), now);
+
+    let matches = false;
+    try {
+      const client = await this.clients.findById(command.clientId);
+      const enabled = client !== null && client.enabled;
+      // Checked whether or not the id is known and enabled: the same cost and time either way.
+      const secretMatches = await this.hasher.verify(
+        command.clientSecret,
+        enabled ? client.secretHash : await this.standInHash(),
+      );
+      if (!enabled || !secretMatches) throw clientAuthenticationFailed();
+      matches = true;
+      await this.throttle.rememberSource(client.id, command.source, now);
+      const scopes = grantScopes(command.scopes, client.scopes);
+      const accessToken = await this.signer.sign({ clientId: client.id, scopes, issuedAt: tokenIssuedAt(client, now) });
+      return {
+        access_token: accessToken,
+        token_type: 'Bearer',
+        expires_in: this.signer.ttlSeconds,
+        scope: scopes.join(' '),
+      };
+    } finally {
+      await Promise.all(
+        begun.map(({ subject, counter }) =>
+          this.throttle.end(subject.key, counter.windowStart, matches ? `succeeded-${subject.onSuccess}` : 'failed'),
+        ),
       );
     }
-
-    const client = await this.clients.findById(command.clientId);
-    const enabled = client !== null && client.enabled;
-    const matches = await this.hasher.verify(
-      command.clientSecret,
-      enabled ? client.secretHash : await this.standInHash(),
-    );
-    if (!enabled || !matches) throw clientAuthenticationFailed();
-
-    // Not a failure: the source's count is taken back, the client's (or the pair's) cleared.
-    await Promise.all(
-      counted.map(({ subject, counter }) =>
-        subject.key.startsWith('source:')
-          ? this.throttle.uncount(subject.key, counter.windowStart)
-          : this.throttle.clear(subject.key),
-      ),
-    );
-    await this.throttle.rememberSource(client.id, command.source, now);
-
-    const scopes = grantScopes(command.scopes, client.scopes);
-    const accessToken = await this.signer.sign({ clientId: client.id, scopes, issuedAt: tokenIssuedAt(client, now) });
-    return {
-      access_token: accessToken,
-      token_type: 'Bearer',
-      expires_in: this.signer.ttlSeconds,
-      scope: scopes.join(' '),
-    };
   }
 
-  private count(
+  /**
+   * Begins the attempt on each subject in turn, the source's first: past a limit it is refused (429) before the next
+   * subject is counted (a flood of made-up ids from a throttled address writes no row per id) and the secret checked.
+   */
+  private async begin(
     subjects: readonly ThrottleSubject[],
     now: Date,
   ): Promise<{ subject: ThrottleSubject; counter: FailureCounter }[]> {
     const windowSeconds = this.config.tokens.failureWindowSeconds;
-    return Promise.all(
-      subjects.map(async (subject) => ({
-        subject,
-        counter: await this.throttle.count(subject.key, now, windowSeconds),
-      })),
-    );
+    const begun: { subject: ThrottleSubject; counter: FailureCounter }[] = [];
+    for (const subject of subjects) {
+      const counter = await this.throttle.begin(subject.key, now, windowSeconds);
+      begun.push({ subject, counter });
+      const retryAfter = retryAfterSeconds(subject, counter, now, windowSeconds);
+      if (retryAfter !== null) {
+        await Promise.all(
+          begun.map((entry) => this.throttle.end(entry.subject.key, entry.counter.windowStart, 'not-checked')),
+        );
+        throw new OAuthError(
+          'temporarily_unavailable',
+          `Too many failed authentications for this client or from this address; retry in ${retryAfter} s`,
+          retryAfter,
+        );
+      }
+    }
+    return begun;
   }
 
   private standInHash(): Promise<string> {
