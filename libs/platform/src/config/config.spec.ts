@@ -323,7 +323,7 @@ describe('trusted proxies (HTTP_TRUSTED_PROXIES)', () => {
     ).toEqual(['loopback', 'uniquelocal', 'linklocal', '10.0.0.0/8', '192.0.2.1', 'fd00::/8', '2001:db8::1/128']);
   });
 
-  it.each(['everyone', '10.0.0.0/33', '2001:db8::/129', '10.0.0.0/8/8', '10.0.0.0/x', '300.1.1.1'])(
+  it.each(['everyone', '10.0.0.0/33', '2001:db8::/129', '10.0.0.0/8/8', '10.0.0.0/x', '10.0.0.0/1e1', '300.1.1.1'])(
     'given %p, then the variable is named with the entry',
     (entry) => {
       expect(problemsOf({ ...valid, HTTP_TRUSTED_PROXIES: `loopback,${entry}` })).toEqual([
@@ -331,6 +331,12 @@ describe('trusted proxies (HTTP_TRUSTED_PROXIES)', () => {
       ]);
     },
   );
+
+  it('names every entry it refuses, and what it takes instead', () => {
+    expect(problemsOf({ ...valid, HTTP_TRUSTED_PROXIES: 'loopback,proxy-1,10.0.0.0/8,proxy-2' })).toEqual([
+      'HTTP_TRUSTED_PROXIES: must list addresses, CIDR ranges or loopback, linklocal, uniquelocal; not: proxy-1, proxy-2',
+    ]);
+  });
 });
 
 describe('topic prefix (KAFKA_TOPIC_PREFIX)', () => {
@@ -651,6 +657,9 @@ describe('auth settings (authEnv)', () => {
   it('given a JWKS URL, then the revocation list is polled at its origin unless AUTH_REVOCATIONS_URL says where', () => {
     expect(load({ AUTH_JWKS_URL: 'http://auth.lx.svc:8080/.well-known/jwks.json' }).revocationsUrl).toBe(
       'http://auth.lx.svc:8080/internal/revocations',
+    );
+    expect(load({ AUTH_REVOCATIONS_URL: 'https://auth.example/internal/revocations' }).revocationsUrl).toBe(
+      'https://auth.example/internal/revocations',
     );
     const explicit = load({
       AUTH_JWKS_URL: 'https://api.example.com/.well-known/jwks.json',
