@@ -29,3 +29,4 @@ export * from './http/free-port';
 export * from './database/schema-owner';
 export * from './database/tls';
 export * from './schedule/interval-round';
+export * from './cache/recent';

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Gauge } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import type { DatabaseConfig } from '../config/config';
+import { Recent } from '../cache/recent';
 import { MetricsRegistry } from '../metrics/metrics';
 
 export const DATABASE_CONFIG = Symbol('DATABASE_CONFIG');
@@ -42,7 +43,7 @@ const FRESH_MS = 1_000;
 @Injectable()
 export class DatabaseTableMetrics {
   private readonly logger = new Logger(DatabaseTableMetrics.name);
-  private last?: { at: number; rows: Promise<TableRow[] | undefined> };
+  private readonly recent = new Recent(FRESH_MS, () => this.readTables());
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -69,9 +70,11 @@ export class DatabaseTableMetrics {
 
   /** The schema's tables (a dropped one leaves the gauges); undefined when the database cannot answer (they stay). */
   private tables(): Promise<TableRow[] | undefined> {
-    const now = Date.now();
-    if (this.last !== undefined && now - this.last.at < FRESH_MS) return this.last.rows;
-    const rows = this.dataSource
+    return this.recent.get();
+  }
+
+  private readTables(): Promise<TableRow[] | undefined> {
+    return this.dataSource
       .query<TableRow[]>(
         `SELECT c.relname AS table, pg_total_relation_size(c.oid)::float8 AS bytes,
                 greatest(c.reltuples, 0)::float8 AS rows
@@ -86,7 +89,5 @@ export class DatabaseTableMetrics {
         });
         return undefined;
       });
-    this.last = { at: now, rows };
-    return rows;
   }
 }

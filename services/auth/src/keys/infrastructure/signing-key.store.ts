@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { errors as joseErrors, importJWK, importPKCS8, type JWK, type KeyLike } from 'jose';
-import { Clock, SecretBox } from '@lx/platform';
+import { Clock, Recent, SecretBox } from '@lx/platform';
 import { AUTH_CONFIG, type AuthConfig } from '../../config/auth.config';
 import { oldestPublishedRetirement, type SigningAlgorithm } from '../domain/signing-key';
 import { privateKeyContext } from './signing-key.factory';
@@ -33,12 +33,12 @@ const PUBLISHED_CACHE_MS = 1_000;
  */
 @Injectable()
 export class SigningKeyStore {
-  private signerCache?: { signer: Promise<CurrentSigner>; loadedAt: number };
+  private readonly currentSigner = new Recent(SIGNER_REFRESH_MS, () => this.loadSigner());
   private verificationCache = new Map<string, Promise<KeyLike>>();
   private verificationLoadedAt = 0;
   /** The reload in flight: callers that miss the cache meanwhile wait for it instead of failing. */
   private verificationLoad?: Promise<void>;
-  private publishedCache?: { keys: Promise<JWK[]>; loadedAt: number };
+  private readonly published = new Recent(PUBLISHED_CACHE_MS, () => this.loadPublished());
 
   constructor(
     private readonly keys: SigningKeyRepository,
@@ -48,24 +48,12 @@ export class SigningKeyStore {
   ) {}
 
   signer(): Promise<CurrentSigner> {
-    const now = Date.now();
-    if (this.signerCache === undefined || now - this.signerCache.loadedAt > SIGNER_REFRESH_MS) {
-      const signer = this.loadSigner();
-      this.signerCache = { signer, loadedAt: now };
-      signer.catch(() => (this.signerCache = undefined));
-    }
-    return this.signerCache.signer;
+    return this.currentSigner.get();
   }
 
   /** Public keys of the next and current keys and of retired keys whose tokens may still be valid. */
   publishedKeys(): Promise<JWK[]> {
-    const now = Date.now();
-    if (this.publishedCache === undefined || now - this.publishedCache.loadedAt > PUBLISHED_CACHE_MS) {
-      const keys = this.loadPublished();
-      this.publishedCache = { keys, loadedAt: now };
-      keys.catch(() => (this.publishedCache = undefined));
-    }
-    return this.publishedCache.keys;
+    return this.published.get();
   }
 
   /** The published key `kid` for `algorithm`; jose's JWKSNoMatchingKey when there is none. */
@@ -90,8 +78,8 @@ export class SigningKeyStore {
 
   /** After a rotation in this process: use the new key at once. */
   invalidate(): void {
-    this.signerCache = undefined;
-    this.publishedCache = undefined;
+    this.currentSigner.forget();
+    this.published.forget();
     this.verificationLoadedAt = 0;
   }
 

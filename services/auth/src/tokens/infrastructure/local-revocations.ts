@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { RevocationSet, Revocations } from '@lx/platform';
+import { Recent, RevocationSet, Revocations } from '@lx/platform';
 import { ListRevocationsHandler } from '../queries/list-revocations/list-revocations.handler';
 
 /** The list as served: its JSON body, its entity tag and the set verifiers apply. */
@@ -19,7 +19,7 @@ const FRESH_MS = 1_000;
  */
 @Injectable()
 export class LocalRevocations extends Revocations {
-  private cache?: { at: number; published: Promise<PublishedRevocations> };
+  private readonly recent = new Recent(FRESH_MS, () => this.load());
 
   constructor(private readonly listRevocations: ListRevocationsHandler) {
     super();
@@ -30,13 +30,7 @@ export class LocalRevocations extends Revocations {
   }
 
   published(): Promise<PublishedRevocations> {
-    const now = Date.now();
-    if (this.cache === undefined || now - this.cache.at > FRESH_MS) {
-      const published = this.load();
-      this.cache = { at: now, published };
-      published.catch(() => (this.cache = undefined));
-    }
-    return this.cache.published;
+    return this.recent.get();
   }
 
   private async load(): Promise<PublishedRevocations> {
