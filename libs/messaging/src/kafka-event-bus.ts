@@ -60,6 +60,16 @@ const METADATA_NOT_YET_KNOWN = new Set([
   'NOT_LEADER_FOR_PARTITION',
 ]);
 
+/**
+ * Whether a failure of a new topic's metadata or offsets means "not there yet": an error code of METADATA_NOT_YET_KNOWN,
+ * or the TypeError kafkajs' `fetchTopicOffsets` throws when the metadata it read the partitions from is replaced by a
+ * refresh (of this admin client, for another topic) that does not list them yet.
+ */
+function metadataNotYetKnown(error: unknown): boolean {
+  if (error instanceof TypeError) return true;
+  return METADATA_NOT_YET_KNOWN.has((error as { type?: string }).type ?? '');
+}
+
 /** How long the partitions of a topic, read from the cluster's metadata, are kept before they are read again. */
 const PARTITION_METADATA_TTL_MS = 5_000;
 
@@ -74,6 +84,19 @@ const BATCH_CONSUMER = {
   maxWaitTimeInMs: 500,
   retry: { initialRetryTime: 300, maxRetryTime: 5_000, retries: 8 },
 } as const;
+
+/** The error names kafkajs never retries: thrown by a batch handler, they would stop the consumer for good. */
+const UNRETRIED_BY_KAFKAJS = new Set(['TypeError', 'RangeError', 'ReferenceError', 'SyntaxError']);
+
+/**
+ * A batch handler's failure as kafkajs retries it (with backoff, then restarting the consumer) like any other. kafkajs
+ * stops a consumer for good, until the process restarts, on a TypeError and its kind (a bug of ours or of kafkajs, a
+ * CI run showed one from kafkajs' own admin client); the projection would then stay failing with nothing retried.
+ */
+function retriable(error: unknown): unknown {
+  if (!(error instanceof Error) || !UNRETRIED_BY_KAFKAJS.has(error.name)) return error;
+  return new Error(`${error.name}: ${error.message}`, { cause: error });
+}
 
 /**
  * Waits for `pending`, heartbeating every `intervalMs` meanwhile: kafkajs heartbeats only between batches, and a
@@ -125,6 +148,8 @@ export class KafkaEventBus extends EventBus {
   private readonly consumers: Consumer[] = [];
   /** The producer's partitioner, applied by publish() itself to send each partition apart. */
   private readonly partitioner = Partitioners.DefaultPartitioner();
+  /** The last `ensureTopics` call, settled: the next one starts after it. */
+  private topicsEnsured: Promise<unknown> = Promise.resolve();
   private readonly partitionMetadata = new Map<string, { at: number; partitions: PartitionMetadata[] }>();
   private connected?: Promise<void>;
 
@@ -266,18 +291,22 @@ export class KafkaEventBus extends EventBus {
         if (payload.isStale()) return;
         const { batch } = payload;
         const topic = this.names.declared(batch.topic);
-        await subscription.handleBatch(
-          {
-            topic,
-            partition: batch.partition,
-            messages: batch.messages.map((message) => incoming(topic, batch.partition, message)),
-          },
-          {
-            markConsumed: (offset) => payload.resolveOffset(offset),
-            heartbeat: () => payload.heartbeat(),
-            isActive: () => payload.isRunning() && !payload.isStale(),
-          },
-        );
+        await subscription
+          .handleBatch(
+            {
+              topic,
+              partition: batch.partition,
+              messages: batch.messages.map((message) => incoming(topic, batch.partition, message)),
+            },
+            {
+              markConsumed: (offset) => payload.resolveOffset(offset),
+              heartbeat: () => payload.heartbeat(),
+              isActive: () => payload.isRunning() && !payload.isStale(),
+            },
+          )
+          .catch((error: unknown) => {
+            throw retriable(error);
+          });
         await payload.commitOffsetsIfNecessary();
       },
     });
@@ -329,7 +358,16 @@ export class KafkaEventBus extends EventBus {
    * the topic list, one metadata request and one describeConfigs for the existing ones, the cluster's brokers when
    * some are missing.
    */
-  async ensureTopics(topics: readonly TopicSpec[]): Promise<void> {
+  ensureTopics(topics: readonly TopicSpec[]): Promise<void> {
+    // One at a time: the admin client keeps one metadata cache, which each call refreshes for the topics it asks
+    // about. Two projections dead-lettering the same message at once created its topic together, and one's read of the
+    // new topic's offsets met the metadata the other's refresh had just replaced (kafkajs then fails with a TypeError).
+    const run = this.topicsEnsured.then(() => this.ensureTopicsNow(topics));
+    this.topicsEnsured = run.catch(() => undefined);
+    return run;
+  }
+
+  private async ensureTopicsNow(topics: readonly TopicSpec[]): Promise<void> {
     await this.connect();
     const onCluster = topics.map((topic) => ({ ...topic, name: this.names.onCluster(topic.name) }));
     const existing = new Set(await this.admin.listTopics());
@@ -386,7 +424,7 @@ export class KafkaEventBus extends EventBus {
           return;
         }
       } catch (error) {
-        if (!METADATA_NOT_YET_KNOWN.has((error as { type?: string }).type ?? '')) throw error;
+        if (!metadataNotYetKnown(error)) throw error;
       }
       if (Date.now() >= deadline) {
         throw new Error(

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import { LOCATION_CSV_COLUMNS, locationToCsvRow } from '@lx/contracts';
+import { ImportBatchPreparer } from '../../src/import/commands/import-locations/import-batch.preparer';
 import { aLocationBody, type LocationCommandHarness, startLocationCommand } from '../support/location-command-harness';
 
 const ndjson = (...rows: unknown[]) =>
@@ -230,6 +231,41 @@ describe('bulk import', () => {
         [id],
       );
       expect(current.body).toEqual((JSON.parse(last.rows[0]!.payload) as { data: unknown }).data);
+    }
+  });
+
+  it('writes a batch whose locations an API write moves before each of its unlocked attempts, deciding it under locks', async () => {
+    const id = randomUUID();
+    await importFile(ndjson({ id, ...aLocationBody() }), 'application/x-ndjson');
+    // Every unlocked decision of the batch is followed by a write of its location through the API, so the batch's
+    // check at commit finds the version moved each time; only the attempt decided under locks can go through.
+    const preparer = service.app.get(ImportBatchPreparer);
+    const prepare = preparer.prepare.bind(preparer);
+    let writes = 0;
+    const spy = jest.spyOn(preparer, 'prepare').mockImplementation(async (...args) => {
+      const prepared = await prepare(...args);
+      writes += 1;
+      const patched = await service.request('PATCH', `/operator/locations/${id}`, {
+        body: { customFields: { api: writes } },
+      });
+      expect(patched.status).toBe(200);
+      return prepared;
+    });
+    try {
+      const imported = await importFile(
+        ndjson({ id, ...aLocationBody({ notes: 'from the import' }) }),
+        'application/x-ndjson',
+      );
+
+      expect(imported.status).toBe(200);
+      expect(imported.body).toMatchObject({ rowsRead: 1, updated: 1, rejected: 0 });
+      expect(writes).toBe(2);
+      const current = await service.request('GET', `/operator/locations/${id}`);
+      expect(current.headers['etag']).toBe('"4"');
+      expect(current.body).toMatchObject({ notes: 'from the import' });
+      expect(current.body.customFields).toBeUndefined();
+    } finally {
+      spy.mockRestore();
     }
   });
 

@@ -58,17 +58,23 @@ function fakeStore(state: { versions: Map<string, number>; groups: Set<string>; 
   return { store, written, attempts };
 }
 
-function committerWith(store: EventStore, fresh: PreparedBatch[] = []) {
+/** `fresh`: the batches decided again on unlocked reads; `locked`: the one decided in the transaction under locks. */
+function committerWith(store: EventStore, fresh: PreparedBatch[] = [], locked?: PreparedBatch) {
   const prepared: unknown[] = [];
+  const preparedLocked: unknown[] = [];
   const preparer = {
     prepare: (rows: unknown, ids: unknown, correlationId: unknown) => {
       prepared.push([rows, ids, correlationId]);
       return Promise.resolve(fresh.shift());
     },
+    prepareLocked: (transaction: EventStoreTransaction, rows: unknown, ids: unknown, correlationId: unknown) => {
+      preparedLocked.push([(transaction.manager as unknown as { name: string }).name, rows, ids, correlationId]);
+      return Promise.resolve(locked);
+    },
   } as unknown as ImportBatchPreparer;
   const counted: BatchOutcome[] = [];
   const metrics = { countBatch: (outcome: BatchOutcome) => counted.push(outcome) } as unknown as ImportRowsMetrics;
-  return { committer: new ImportBatchCommitter(store, preparer, metrics), prepared, counted };
+  return { committer: new ImportBatchCommitter(store, preparer, metrics), prepared, preparedLocked, counted };
 }
 
 describe('ImportBatchCommitter', () => {
@@ -128,13 +134,41 @@ describe('ImportBatchCommitter', () => {
     expect(written).toEqual(['fresh']);
   });
 
-  it('given the state moves on every attempt, when committed, then it gives up after three with ConcurrentWriteError', async () => {
+  it('given the state moves on both unlocked attempts, when committed, then the batch is decided under locks inside its transaction and written', async () => {
     const { store, written, attempts } = fakeStore({ versions: new Map([['a', 9]]), groups: new Set() });
     const again = () => batch('again', [{ streamId: 'a', fromVersion: 1 }]);
-    const { committer, counted } = committerWith(store, [again(), again()]);
+    const underLocks = batch('under locks', [{ streamId: 'a', fromVersion: 9 }]);
+    const { committer, prepared, preparedLocked, counted } = committerWith(store, [again()], underLocks);
+    const seen: string[] = [];
+    const also = (_transaction: EventStoreTransaction, committed: PreparedBatch) => {
+      seen.push(`${written.join()} for ${committed.bulk.eventIds.join()}`);
+      return Promise.resolve();
+    };
+
+    const stale = again();
+    expect(await committer.commit(stale, runner, also)).toBe(underLocks.outcome);
+    expect(attempts).toEqual([
+      { runner, attempts: 1 },
+      { runner, attempts: 1 },
+      { runner, attempts: 3 },
+    ]);
+    expect(prepared).toEqual([[stale.rows, stale.ids, 'request-1']]);
+    expect(preparedLocked).toEqual([['manager', stale.rows, stale.ids, 'request-1']]);
+    expect(written).toEqual(['under locks']);
+    expect(seen).toEqual(['under locks for under locks']);
+    expect(counted).toEqual([underLocks.outcome]);
+  });
+
+  it('given the locked attempt fails too, when committed, then its error is thrown and nothing is counted', async () => {
+    const { store, written } = fakeStore({
+      versions: new Map([['a', 9]]),
+      groups: new Set(),
+      failures: [new ConcurrentWriteError(), new ConcurrentWriteError(), new ConcurrentWriteError()],
+    });
+    const again = () => batch('again', [{ streamId: 'a', fromVersion: 1 }]);
+    const { committer, counted } = committerWith(store, [again()], again());
 
     await expect(committer.commit(again(), runner)).rejects.toBeInstanceOf(ConcurrentWriteError);
-    expect(attempts).toHaveLength(3);
     expect(written).toEqual([]);
     expect(counted).toEqual([]);
   });

@@ -10,7 +10,10 @@ import { ImportRowsMetrics } from './import-rows.metrics';
 /** More work for the transaction that writes a batch (a full replace records the ids the batch names). */
 export type InBatchTransaction = (transaction: EventStoreTransaction, batch: PreparedBatch) => Promise<void>;
 
-const MAX_ATTEMPTS = 3;
+/** Attempts decided on unlocked reads; the attempt after them decides under locks. */
+const OPTIMISTIC_ATTEMPTS = 2;
+/** Tries of the locked attempt: it loses only to a location created meanwhile (a collision on its stream version). */
+const LOCKED_TRIES = 3;
 
 /**
  * Writes a prepared batch in one transaction on the import's connection. The locations it updates are locked and
@@ -19,6 +22,11 @@ const MAX_ATTEMPTS = 3;
  * version. In each case the batch is decided again on fresh state, so nothing stale is ever committed. A watermark
  * fence committed since the batch was timed (in `ImportBatchPreparer`, outside the transaction) refuses its events
  * too (ConcurrentWriteError once the clock is past the fence): decided again, the batch gets a time after it.
+ *
+ * Deciding outside the lock keeps a batch's read short when nobody else writes its locations. When somebody does
+ * (operators editing the same locations through the API as the import runs), it can lose every time; so the last
+ * attempt reads and decides inside the transaction, under the locks a single write takes, and cannot lose to a
+ * writer of an existing location.
  */
 @Injectable()
 export class ImportBatchCommitter {
@@ -35,16 +43,30 @@ export class ImportBatchCommitter {
       const written = await this.store
         .transaction((transaction) => this.write(transaction, batch, also), runner, 1)
         .catch((error: unknown) => {
-          if (attempt < MAX_ATTEMPTS && error instanceof ConcurrentWriteError) return false;
+          if (error instanceof ConcurrentWriteError) return false;
           throw error;
         });
-      if (written) {
-        this.metrics.countBatch(batch.outcome);
-        return batch.outcome;
-      }
-      if (attempt >= MAX_ATTEMPTS) throw new ConcurrentWriteError();
+      if (written) return this.counted(batch.outcome);
+      if (attempt === OPTIMISTIC_ATTEMPTS) break;
       batch = await this.preparer.prepare(batch.rows, batch.ids, batch.correlationId);
     }
+    const { rows, ids, correlationId } = batch;
+    const locked = await this.store.transaction(
+      async (transaction) => {
+        const decided = await this.preparer.prepareLocked(transaction, rows, ids, correlationId);
+        await transaction.appendBulk(decided.bulk);
+        await also?.(transaction, decided);
+        return decided;
+      },
+      runner,
+      LOCKED_TRIES,
+    );
+    return this.counted(locked.outcome);
+  }
+
+  private counted(outcome: BatchOutcome): BatchOutcome {
+    this.metrics.countBatch(outcome);
+    return outcome;
   }
 
   /** Writes the batch if what it was decided on still holds; false (nothing written) when it does not. */

@@ -4,6 +4,7 @@ import { type ExistingGroups, NO_GROUPS } from '@lx/domain';
 import type { Clock } from '@lx/platform';
 import type { BulkAppend, BulkEventAppender } from '../../../event-store/bulk-event.appender';
 import type { EventStore } from '../../../event-store/event-store';
+import type { EventStoreTransaction } from '../../../event-store/event-store.transaction';
 import type { StoredStream, StreamAppend } from '../../../event-store/event-store.types';
 import type { ImportRow } from '../../infrastructure/import-row';
 import { decideImportBatch, ImportBatchPreparer, importRowIdsOf } from './import-batch.preparer';
@@ -140,7 +141,7 @@ describe('importRowIdsOf', () => {
 });
 
 describe('ImportBatchPreparer', () => {
-  it('given rows, when prepared, then it reads unlocked, decides at the clock time and serializes for COPY', async () => {
+  function preparerReading() {
     const reads: unknown[] = [];
     const reader = {
       load: (ids: string[], options: unknown) => {
@@ -161,16 +162,15 @@ describe('ImportBatchPreparer', () => {
       },
     } as unknown as BulkEventAppender;
     const clock: Clock = { now: () => new Date(NOW) };
-    const rows = [
-      row(2, A, aLocationInput({ notes: 'changed' })),
-      row(3, B, aLocationInput({ locationGroupId: GROUP })),
-    ];
+    const preparer = new ImportBatchPreparer(store, bulkAppender, clock);
+    return { preparer, reader: reader as unknown as EventStoreTransaction, reads, prepared };
+  }
+  const rows = [row(2, A, aLocationInput({ notes: 'changed' })), row(3, B, aLocationInput({ locationGroupId: GROUP }))];
 
-    const batch = await new ImportBatchPreparer(store, bulkAppender, clock).prepare(
-      rows,
-      importRowIdsOf(rows),
-      'request-1',
-    );
+  it('given rows, when prepared, then it reads unlocked, decides at the clock time and serializes for COPY', async () => {
+    const { preparer, reads, prepared } = preparerReading();
+
+    const batch = await preparer.prepare(rows, importRowIdsOf(rows), 'request-1');
 
     expect(reads).toEqual([
       ['load', [A, B], { lock: false }],
@@ -185,5 +185,17 @@ describe('ImportBatchPreparer', () => {
       usedGroups: new Set([GROUP]),
       correlationId: 'request-1',
     });
+  });
+
+  it('given rows and a transaction, when prepared under locks, then it reads in that transaction with locks', async () => {
+    const { preparer, reader, reads } = preparerReading();
+
+    const batch = await preparer.prepareLocked(reader, rows, importRowIdsOf(rows), 'request-1');
+
+    expect(reads).toEqual([
+      ['load', [A, B], { lock: true }],
+      ['groups', { locationGroupIds: [GROUP], addressGroupIds: [] }, { lock: true }],
+    ]);
+    expect(batch.outcome).toEqual({ created: 1, updated: 1, unchanged: 0, rejections: [] });
   });
 });

@@ -12,6 +12,7 @@ import {
 import { Clock } from '@lx/platform';
 import { type BulkAppend, BulkEventAppender } from '../../../event-store/bulk-event.appender';
 import { EventStore } from '../../../event-store/event-store';
+import type { EventStoreTransaction } from '../../../event-store/event-store.transaction';
 import type { StoredStream, StreamAppend } from '../../../event-store/event-store.types';
 import { LOCATION_DECIDER } from '../../../location/domain/location.decider';
 import type { ImportRow } from '../../infrastructure/import-row';
@@ -50,7 +51,8 @@ interface WorkingStream {
 /**
  * Prepares a batch of import rows outside any transaction: reads its locations and the groups its rows reference
  * without locks, decides every row in memory with the rules of PUT, and serializes the events for COPY. Nothing it
- * read is trusted at commit: `ImportBatchCommitter` checks it again under locks.
+ * read is trusted at commit: `ImportBatchCommitter` checks it again under locks (or, at its last attempt, prepares it
+ * again under them).
  */
 @Injectable()
 export class ImportBatchPreparer {
@@ -60,16 +62,32 @@ export class ImportBatchPreparer {
     private readonly clock: Clock,
   ) {}
 
-  async prepare(
+  prepare(rows: readonly ImportRow[], ids: ReadonlySet<string>, correlationId: string | undefined) {
+    return this.prepareOn(this.store.reader(), false, rows, ids, correlationId);
+  }
+
+  /**
+   * The same, read inside `transaction` under the locks of a single write (its locations FOR UPDATE in id order, the
+   * groups its rows reference FOR SHARE): what the batch is decided on cannot change before that transaction commits.
+   */
+  prepareLocked(
+    transaction: EventStoreTransaction,
     rows: readonly ImportRow[],
     ids: ReadonlySet<string>,
     correlationId: string | undefined,
   ): Promise<PreparedBatch> {
-    const reader = this.store.reader();
-    const stored = await reader.load([...ids], { lock: false });
-    const existingGroups = await reader.existingGroups(referencedGroupIds(...rows.map((row) => row.body)), {
-      lock: false,
-    });
+    return this.prepareOn(transaction, true, rows, ids, correlationId);
+  }
+
+  private async prepareOn(
+    reader: EventStoreTransaction,
+    lock: boolean,
+    rows: readonly ImportRow[],
+    ids: ReadonlySet<string>,
+    correlationId: string | undefined,
+  ): Promise<PreparedBatch> {
+    const stored = await reader.load([...ids], { lock });
+    const existingGroups = await reader.existingGroups(referencedGroupIds(...rows.map((row) => row.body)), { lock });
     const now = this.clock.now().toISOString();
     const { appends, outcome, usedGroups } = decideImportBatch(rows, stored, existingGroups, now);
     const bulk = this.bulkAppender.prepare(appends, { timestamp: now, correlationId });
