@@ -1,6 +1,7 @@
 /**
  * GET /locations/{id} of location-query at 1,000,000 locations, beside a baseline measured in the same run: a bare
- * Fastify handler doing the same primary-key lookup on the same table with node-postgres.
+ * Fastify handler doing the same primary-key lookup on the same table with node-postgres; and beside itself without
+ * its per-client rate limit (RATE_LIMITS off), the cost of counting every request.
  *
  *   bash bench/location-query/run.sh     (BENCH_ROUNDS, default 3; BENCH_SECONDS per round and target, default 10;
  *                                        BENCH_ROWS, default 1e6)
@@ -87,11 +88,18 @@ async function main(): Promise<void> {
     await db.query('VACUUM ANALYZE locations');
     log(`loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
 
-    const service = await startServer([join(DIST, 'main.js')], env, '/health/ready');
+    // One client drives every request: the service counts them under a quota it never reaches (the cost of the rate
+    // limit is in the measurement), and a second one runs without it (the cost shown apart).
+    const service = await startServer(
+      [join(DIST, 'main.js')],
+      { ...env, RATE_LIMITS: 'RSP=999999999/10' },
+      '/health/ready',
+    );
+    const unlimited = await startServer([join(DIST, 'main.js')], { ...env, RATE_LIMITS: 'RSP=off' }, '/health/ready');
     const baselineArgs = ['-r', REGISTER_SWC, join(REPO_ROOT, 'bench/location-query/bare-baseline.ts')];
     const baseline = await startServer(baselineArgs, env, '/ready');
     const prepared = await startServer(baselineArgs, { ...env, BASELINE_PREPARED: '1' }, '/ready');
-    servers.push(service, baseline, prepared);
+    servers.push(service, unlimited, baseline, prepared);
     const token = await issuer.token({ scopes: ['locations:read'] });
     const headers = { authorization: `Bearer ${token}` };
 
@@ -113,20 +121,26 @@ async function main(): Promise<void> {
         connections: CONNECTIONS,
         seconds,
         path,
-        headers: server === service ? headers : {},
+        headers: server === service || server === unlimited ? headers : {},
       });
       if (result.non2xx > 0 || result.errors > 0) throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors`);
       return result;
     };
     log('warming up');
-    for (const server of [baseline, prepared, service]) await target(server, 5);
-    // The machine may be shared: short measurements of the three, alternating, several rounds.
-    const results = { baseline: [] as Measurement[], prepared: [] as Measurement[], service: [] as Measurement[] };
+    for (const server of [baseline, prepared, service, unlimited]) await target(server, 5);
+    // The machine may be shared: short measurements of the four, alternating, several rounds.
+    const results = {
+      baseline: [] as Measurement[],
+      prepared: [] as Measurement[],
+      service: [] as Measurement[],
+      unlimited: [] as Measurement[],
+    };
     for (let round = 1; round <= ROUNDS; round += 1) {
       log(`round ${round} of ${ROUNDS}`);
       results.baseline.push(await target(baseline, SECONDS));
       results.prepared.push(await target(prepared, SECONDS));
       results.service.push(await target(service, SECONDS));
+      results.unlimited.push(await target(unlimited, SECONDS));
     }
     const load = await loadAverage();
     const rows = (label: string, measured: Measurement[]) =>
@@ -169,6 +183,7 @@ async function main(): Promise<void> {
           ...rows('baseline (bare Fastify + pg)', results.baseline),
           ...rows('baseline with a prepared statement', results.prepared),
           ...rows('location-query', results.service),
+          ...rows('location-query, RATE_LIMITS off', results.unlimited),
         ],
       )}\n\n`,
     );
@@ -185,6 +200,11 @@ async function main(): Promise<void> {
             'baseline with a prepared statement',
             (mean(results.service) / mean(results.prepared)).toFixed(2),
             (p99(results.service) / p99(results.prepared)).toFixed(2),
+          ],
+          [
+            "itself with RATE_LIMITS off (the rate limit's cost)",
+            (mean(results.service) / mean(results.unlimited)).toFixed(2),
+            (p99(results.service) / p99(results.unlimited)).toFixed(2),
           ],
         ],
       )}\n`,

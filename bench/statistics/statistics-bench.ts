@@ -109,6 +109,8 @@ async function main(): Promise<void> {
     DATABASE_SCHEMA: schema,
     PROJECTION_GROUP_ID: groupId,
     LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
+    // One client drives every query: under the default quota it would be refused after 1,000 requests in 10 s.
+    RATE_LIMITS: 'RSP=off',
   };
   const db = new Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
   const bus = new KafkaEventBus(topics.kafka(`bench-${suffix}`));

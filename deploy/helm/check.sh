@@ -311,10 +311,35 @@ else
   pass "values.schema.json refuses kafka.replicationFactor 0"
 fi
 
+# How many containers of a rendering ($1) set $2 to $3.
+count_env() { grep -A1 "name: $2\$" "$1" | grep -c "value: \"\{0,1\}$3\"\{0,1\}\$" || true; }
+
+info "rate limits"
+# rateLimits reaches location-query and statistics-projection as RATE_LIMITS (kinds in key order), no other service;
+# without it no RATE_LIMITS is set (the services' defaults); a kind or a limit the services would refuse is refused.
+limited=""
+if helm_template -f "$CHART/ci/default-values.yaml" --set rateLimits.SERVICE=off --set rateLimits.RSP=600/60 \
+  >"$WORK/limits.yaml" 2>&1; then
+  limited=$(grep_by_object "$WORK/limits.yaml" 'name: RATE_LIMITS$' | awk '$1 == "Deployment" { print $2 }' | sort | xargs)
+fi
+if [[ $limited == "location-query: statistics-projection:" ]] &&
+  (($(count_env "$WORK/limits.yaml" RATE_LIMITS 'RSP=600/60,SERVICE=off') == $(grep -c 'name: RATE_LIMITS$' "$WORK/limits.yaml"))) &&
+  ! grep -q 'RATE_LIMITS' "$DEFAULT"; then
+  pass "rateLimits becomes RATE_LIMITS of location-query and statistics-projection only; unset by default"
+else
+  fail "rateLimits must set RATE_LIMITS=RSP=600/60,SERVICE=off on location-query and statistics-projection only"
+fi
+for wrong in rateLimits.USER=1/1 rateLimits.RSP=10 rateLimits.RSP=0/10; do
+  if helm_template -f "$CHART/ci/default-values.yaml" --set "$wrong" >/dev/null 2>&1; then
+    fail "values.schema.json must refuse $wrong"
+  else
+    pass "values.schema.json refuses $wrong"
+  fi
+done
+
 info "kafka TLS and SASL"
 # TLS and SASL are on by default: each service and its migration logs in as its own user; the CA is mounted only when
 # given; with SASL off no Kafka password is asked for; PLAIN without TLS is refused by name.
-count_env() { grep -A1 "name: $2\$" "$1" | grep -c "value: \"\{0,1\}$3\"\{0,1\}\$" || true; }
 users=0
 for service in auth location-command location-query statistics-projection export-worker webhook-dispatcher; do
   users=$((users + $(count_env "$DEFAULT" KAFKA_SASL_USERNAME "lx-$service")))

@@ -310,6 +310,13 @@ map on top. Takes (dict "root" $ "service" "<name>" "values" <service block>); r
 {{- with $root.Values.acceptedIssuers }}
 {{- $_ := set $env "AUTH_ACCEPTED_ISSUERS" (join "," .) }}
 {{- end }}
+{{- if and $root.Values.rateLimits (has .service (list "location-query" "statistics-projection")) }}
+{{- $limits := list }}
+{{- range $kind, $limit := $root.Values.rateLimits }}
+{{- $limits = append $limits (printf "%s=%s" $kind $limit) }}
+{{- end }}
+{{- $_ := set $env "RATE_LIMITS" (join "," $limits) }}
+{{- end }}
 {{- with $root.Values.kafka.topicPrefix }}
 {{- $_ := set $env "KAFKA_TOPIC_PREFIX" . }}
 {{- end }}

@@ -30,3 +30,4 @@ export * from './database/schema-owner';
 export * from './database/tls';
 export * from './schedule/interval-round';
 export * from './cache/recent';
+export * from './rate-limit/rate-limit.module';

@@ -42,6 +42,13 @@ export const CONSUMER_OFFSETS_COLUMNS: readonly string[] = [
   'updated_at timestamp with time zone not null',
 ];
 
+/** The columns of `rate_limit_counts`, the table of every service that limits its requests (RateLimitModule). */
+export const RATE_LIMIT_COUNTS_COLUMNS: readonly string[] = [
+  'subject text not null',
+  'window_start bigint not null',
+  'requests bigint not null',
+];
+
 /** The shared outbox table (createOutboxTable of @lx/messaging). */
 export const OUTBOX_COLUMNS: readonly string[] = [
   'position bigint not null',

@@ -15,7 +15,8 @@ export interface TestTokenIssuer {
   audience: string;
   /** The environment a service needs to trust this issuer. */
   env: { AUTH_JWKS_URL: string; AUTH_ISSUER: string; AUTH_AUDIENCE: string };
-  token(options?: { clientId?: string; scopes?: string[] }): Promise<string>;
+  /** A token for `clientId` (default `test-client`) with `scopes`; `kind` is its `client_kind` claim (none by default). */
+  token(options?: { clientId?: string; scopes?: string[]; kind?: string }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -44,8 +45,8 @@ export async function startTestTokenIssuer(
     issuer,
     audience,
     env: { AUTH_JWKS_URL: jwksUrl, AUTH_ISSUER: issuer, AUTH_AUDIENCE: audience },
-    token: ({ clientId = 'test-client', scopes = ['locations:read'] } = {}) =>
-      new SignJWT({ scope: scopes.join(' ') })
+    token: ({ clientId = 'test-client', scopes = ['locations:read'], kind } = {}) =>
+      new SignJWT({ scope: scopes.join(' '), ...(kind !== undefined && { client_kind: kind }) })
         .setProtectedHeader({ alg: 'ES256', kid })
         .setIssuer(issuer)
         .setAudience(audience)

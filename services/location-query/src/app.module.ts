@@ -12,6 +12,7 @@ import {
   DatabaseReadinessCheck,
   HealthModule,
   MetricsModule,
+  RateLimitModule,
 } from '@lx/platform';
 import type { LocationQueryConfig } from './config/location-query.config';
 import { ChangeFeedModule } from './change-feed/change-feed.module';
@@ -32,6 +33,7 @@ export class AppModule {
         AuthenticationModule.forRoot({ config: config.auth }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
         MessagingModule.forRoot(config.kafka, adapters.eventBus),
+        RateLimitModule.forRoot(config.rateLimits),
         ProjectionModule.register({ ...config.projection, projection: LocationReadModelProjection }),
         // The feed is its own consumer group, so it can be rebuilt (or fall behind) without touching the read model.
         ProjectionModule.register({

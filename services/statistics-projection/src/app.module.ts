@@ -12,6 +12,7 @@ import {
   DatabaseReadinessCheck,
   HealthModule,
   MetricsModule,
+  RateLimitModule,
 } from '@lx/platform';
 import type { StatisticsProjectionConfig } from './config/statistics-projection.config';
 import { MIGRATIONS } from './database/migrations';
@@ -28,6 +29,7 @@ export class AppModule {
         AuthenticationModule.forRoot({ config: config.auth }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
         MessagingModule.forRoot(config.kafka, adapters.eventBus),
+        RateLimitModule.forRoot(config.rateLimits),
         ProjectionModule.register({ ...config.projection, projection: LocationFactsProjection }),
         HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck, projectionReadinessToken()]),
         StatisticsModule,

@@ -54,7 +54,18 @@ const STATUS_HEADERS: Partial<Record<number, string[]>> = {
 
 /** A response header the document defines once. */
 export type HeaderName =
-  'X-Request-Id' | 'ETag' | 'Location' | 'Retry-After' | 'WWW-Authenticate' | 'Idempotent-Replayed' | 'Cache-Control';
+  | 'X-Request-Id'
+  | 'ETag'
+  | 'Location'
+  | 'Retry-After'
+  | 'WWW-Authenticate'
+  | 'Idempotent-Replayed'
+  | 'Cache-Control'
+  | 'RateLimit-Policy'
+  | 'RateLimit';
+
+/** The fields of a rate-limited operation's replies (draft-ietf-httpapi-ratelimit-headers). */
+const RATE_LIMIT_HEADERS: readonly HeaderName[] = ['RateLimit-Policy', 'RateLimit'];
 
 interface HeaderSpec {
   [extension: `x-${string}`]: unknown;
@@ -85,6 +96,18 @@ const HEADERS: Record<HeaderName, HeaderSpec> = {
     schema: { type: 'string', enum: ['true'] },
   },
   'Cache-Control': { description: 'How long the reply may be cached.', schema: { type: 'string' } },
+  'RateLimit-Policy': {
+    description:
+      'The caller\'s quota (IETF RateLimit fields): `"<kind>";q=<requests>;w=<seconds>`, the policy of its client ' +
+      'kind, e.g. `"rsp";q=1000;w=10`.',
+    schema: { type: 'string', pattern: '^"[a-z]+";q=\\d+;w=\\d+$' },
+  },
+  RateLimit: {
+    description:
+      'What is left of the quota after this request (`r`) and the seconds until the window under way ends (`t`), ' +
+      'e.g. `"rsp";r=998;t=7`. Counted over a sliding window across every replica; past the quota, 429 with Retry-After.',
+    schema: { type: 'string', pattern: '^"[a-z]+";r=\\d+;t=\\d+$' },
+  },
 };
 
 const headerRefs = (names: readonly string[]) =>
@@ -99,16 +122,19 @@ function content(bodies: readonly Body[]) {
   return Object.fromEntries(entries);
 }
 
-function successResponse(reply: Reply) {
+function successResponse(reply: Reply, extraHeaders: readonly string[]) {
   return {
     description: reply.description,
-    headers: headerRefs(reply.headers ?? []),
+    headers: headerRefs([...(reply.headers ?? []), ...extraHeaders]),
     ...(reply.body === undefined ? {} : { content: content([reply.body]) }),
   };
 }
 
-/** One response per status the codes travel with, with every code as a named example. */
-function errorResponses(codes: readonly ErrorCode[]) {
+/**
+ * One response per status the codes travel with, with every code as a named example; `rateLimited`: its 429 carries
+ * the RateLimit fields too.
+ */
+function errorResponses(codes: readonly ErrorCode[], rateLimited: boolean) {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
     const status = ERROR_CODES[code].httpStatus ?? 500;
@@ -119,7 +145,10 @@ function errorResponses(codes: readonly ErrorCode[]) {
       status,
       {
         description: statusCodes.map((code) => `\`${code}\`: ${ERROR_CODES[code].description}.`).join(' '),
-        headers: headerRefs(STATUS_HEADERS[status] ?? []),
+        headers: headerRefs([
+          ...(STATUS_HEADERS[status] ?? []),
+          ...(rateLimited && status === 429 ? RATE_LIMIT_HEADERS : []),
+        ]),
         content: {
           'application/json': {
             schema: SCHEMAS.ErrorBody,
@@ -148,12 +177,22 @@ function commonErrors(operation: ApiOperation): ErrorCode[] {
 function route(operation: ApiOperation): RouteConfig {
   const { request } = operation;
   const bodies = requestBodies(operation);
-  const errors = [...new Set([...(operation.errors ?? []), ...commonErrors(operation)])];
+  const rateLimited = operation.rateLimited === true;
+  const errors: ErrorCode[] = [
+    ...new Set([
+      ...(operation.errors ?? []),
+      ...commonErrors(operation),
+      ...(rateLimited ? (['RATE_LIMIT_EXCEEDED'] as const) : []),
+    ]),
+  ];
   const responses = {
     ...Object.fromEntries(
-      Object.entries(operation.responses).map(([status, reply]) => [status, successResponse(reply)]),
+      Object.entries(operation.responses).map(([status, reply]) => [
+        status,
+        successResponse(reply, rateLimited ? RATE_LIMIT_HEADERS : []),
+      ]),
     ),
-    ...errorResponses(errors),
+    ...errorResponses(errors, rateLimited),
   };
   const scopeNote = operation.scope === null ? 'Public: no token.' : `Scope \`${operation.scope}\`.`;
   return {

@@ -109,6 +109,11 @@ export interface ApiOperation {
   responses: Record<number, Reply>;
   /** Error codes beyond those every operation can answer (401/403 with a token, 413/415 with a body, 500, 503). */
   errors?: ErrorCode[];
+  /**
+   * Counted against the caller's rate limit (the services' RATE_LIMITS): 429 RATE_LIMIT_EXCEEDED past it, and the
+   * RateLimit-Policy and RateLimit fields on its replies.
+   */
+  rateLimited?: true;
 }
 
 /** The media type a body is sent in: JSON unless it says otherwise. */
@@ -349,6 +354,7 @@ function groupOperations(kind: {
         `every ${kind.name} changed after it, ordered by id, a deleted one as a tombstone (its last id, name and ` +
         'type, and `deletedAt`), counted in pagination.total.',
       scope: 'locations:read',
+      rateLimited: true,
       request: {
         query: z.object({
           type: z
@@ -379,6 +385,7 @@ function groupOperations(kind: {
       tag: 'Groups',
       summary: `Get a ${kind.name}`,
       scope: 'locations:read',
+      rateLimited: true,
       request: { params: id(`The ${kind.name} id`), headers: ifNoneMatch },
       responses: { 200: written, 304: notModified },
       errors: READ_ERRORS,
@@ -495,6 +502,7 @@ const DIGEST_OPERATIONS: ApiOperation[] = (Object.keys(DIGEST.resources) as Dige
         'and the XOR of its entry hashes (docs/digest.md defines both so a copy can compute them). Compare with the ' +
         "copy's and descend only into the children that differ. Node, children and `position` come from one snapshot.",
       scope: 'locations:read',
+      rateLimited: true,
       request: {
         query: z.object({
           prefix: digestPrefix(DIGEST.maxPrefixLength - 1, 'Default: the root.'),
@@ -540,6 +548,7 @@ const DIGEST_OPERATIONS: ApiOperation[] = (Object.keys(DIGEST.resources) as Dige
         `For a node whose hash differs and that holds at most ${DIGEST.maxEntries} resources: compare the entries ` +
         'with the copy to find exactly the ids that differ. A larger node is refused (DIGEST_NODE_TOO_LARGE).',
       scope: 'locations:read',
+      rateLimited: true,
       request: { query: z.object({ prefix: digestPrefix(DIGEST.maxPrefixLength, 'Default: the root.') }) },
       responses: {
         200: reply(
@@ -687,6 +696,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     summary: 'Get a location',
     description: 'Its version is the ETag; with If-None-Match of the current version the reply is 304 without a body.',
     scope: 'locations:read',
+    rateLimited: true,
     request: { params: id('The location id'), headers: ifNoneMatch },
     responses: { 200: reply('The location.', location, ['ETag']), 304: notModified },
     errors: READ_ERRORS,
@@ -698,6 +708,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     tag: 'Locations',
     summary: 'List locations, by group',
     scope: 'locations:read',
+    rateLimited: true,
     request: {
       query: z.object({
         locationGroupId: uuidSchema.optional().openapi({ description: 'Only members of this location group.' }),
@@ -724,6 +735,7 @@ export const API_OPERATIONS: ApiOperation[] = [
       'older than that, or from before a rebuild of the feed, is refused with 410 CHANGE_CURSOR_EXPIRED: take a ' +
       'full export, then read from the start again and apply only versions newer than the copy holds.',
     scope: 'locations:read',
+    rateLimited: true,
     request: {
       query: z.object({
         after: z.string().min(1).optional().openapi({
@@ -760,6 +772,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     description:
       'For the daily check of a copy: compare totalCount and the counts by status with the copy; export when they differ.',
     scope: 'locations:read',
+    rateLimited: true,
     request: {
       query: z.object({
         status: z

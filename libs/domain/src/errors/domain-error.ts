@@ -110,9 +110,10 @@ export class RateLimitExceededError extends DomainError {
   readonly code = 'RATE_LIMIT_EXCEEDED';
   declare readonly details: { retryAfterSeconds: number };
 
-  constructor(message: string, retryAfterSeconds: number) {
+  /** @param headers further fields of the reply, such as the RateLimit fields of the policy that refused it. */
+  constructor(message: string, retryAfterSeconds: number, headers: Readonly<Record<string, string>> = {}) {
     const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-    super(message, { retryAfterSeconds: seconds }, { 'retry-after': String(seconds) });
+    super(message, { retryAfterSeconds: seconds }, { ...headers, 'retry-after': String(seconds) });
   }
 }
 

@@ -40,6 +40,16 @@ interface Reply {
 const SCOPE = 'locations:read';
 /** A token is renewed this long before it expires. */
 const RENEW_BEFORE_MS = 60_000;
+/** Requests refused by the API's rate limit (429) are sent again after Retry-After, at most this many times in a row. */
+const MAX_THROTTLED_RETRIES = 10;
+/** The longest wait for one Retry-After (a larger value is waited in part, then asked again). */
+const MAX_RETRY_AFTER_MS = 60_000;
+
+/** Milliseconds to wait for a Retry-After of whole seconds; a second when it is missing or not a number. */
+export function retryAfterMs(header: string | null): number {
+  const seconds = header === null ? Number.NaN : Number(header);
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds * 1000, MAX_RETRY_AFTER_MS) : 1000;
+}
 
 /**
  * The API as lx-sync uses it: a client-credentials token fetched once and renewed before it expires (a client that
@@ -58,8 +68,8 @@ export class LxApiClient {
     },
   ) {}
 
-  /** Requests, in this client's life, by kind (for the benchmark and the verify report). */
-  readonly requests = { token: 0, api: 0 };
+  /** Requests, in this client's life, by kind (for the benchmark and the verify report); `throttled`: 429s waited out. */
+  readonly requests = { token: 0, api: 0, throttled: 0 };
 
   async createExport(body: { format: 'json'; includeVersions: true; modifiedSince?: string }): Promise<string> {
     const reply = await this.call('POST', '/locations/exports', { body, expect: [202] });
@@ -144,6 +154,7 @@ export class LxApiClient {
   ): Promise<Reply> {
     const url = new URL(this.options.apiUrl + path);
     for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, value);
+    let throttled = 0;
     for (let attempt = 1; ; attempt++) {
       const token = await this.accessToken();
       this.requests.api++;
@@ -159,6 +170,13 @@ export class LxApiClient {
       // A token revoked or expired early: fetch a new one, once.
       if (reply.status === 401 && attempt === 1) {
         this.token = undefined;
+        continue;
+      }
+      // Over the client's rate limit: wait as told and send it again.
+      if (reply.status === 429 && throttled < MAX_THROTTLED_RETRIES) {
+        throttled++;
+        this.requests.throttled++;
+        await new Promise((resolve) => setTimeout(resolve, retryAfterMs(reply.headers.get('retry-after'))));
         continue;
       }
       if (options.expect.includes(reply.status)) return reply;

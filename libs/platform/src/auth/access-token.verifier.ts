@@ -7,6 +7,7 @@ import {
   jwtVerify,
   type JWTVerifyGetKey,
 } from 'jose';
+import { CLIENT_KINDS, type ClientKind } from '@lx/contracts';
 import type { AuthConfig } from '../config/config';
 import { AuthenticationError, type Principal } from './authentication.errors';
 
@@ -49,6 +50,12 @@ function isKeySetFailure(error: unknown): boolean {
   );
 }
 
+/** The token's `client_kind` when it names a kind; tokens issued before the claim existed have none. */
+function kindOf(claim: unknown): { kind?: ClientKind } {
+  const kind = CLIENT_KINDS.find((known) => known === claim);
+  return kind === undefined ? {} : { kind };
+}
+
 function principalOf(payload: JWTPayload, header: JWTHeaderParameters, nowSeconds: number): Principal {
   // jose checks iat only against a maximum age; a token issued in the future is not valid yet either.
   if (typeof payload.iat === 'number' && payload.iat > nowSeconds + CLOCK_TOLERANCE_SECONDS) {
@@ -69,6 +76,7 @@ function principalOf(payload: JWTPayload, header: JWTHeaderParameters, nowSecond
     tokenId: payload.jti,
     issuedAt: payload.iat,
     signingKeyId: header.kid,
+    ...kindOf(payload.client_kind),
   };
 }
 

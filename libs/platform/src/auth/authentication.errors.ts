@@ -1,4 +1,4 @@
-import type { Scope } from '@lx/contracts';
+import type { ClientKind, Scope } from '@lx/contracts';
 import { DomainError } from '@lx/domain';
 
 /** Who a verified access token speaks for. */
@@ -10,6 +10,8 @@ export interface Principal {
   issuedAt: number;
   /** The `kid` of the key that signed the token: revocation refuses every token of a revoked key. */
   signingKeyId: string;
+  /** The client's kind (the token's `client_kind`), which rate limits go by; absent in tokens issued before it. */
+  kind?: ClientKind;
 }
 
 /** The realm every service names in its WWW-Authenticate challenges. */

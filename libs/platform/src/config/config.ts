@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { CONSUMER_GROUP_MAX_LENGTH, REVOCATIONS_PATH, topicPrefixProblem } from '@lx/contracts';
+import { parseRateLimits, type RateLimits } from '../rate-limit/rate-limit';
 
 /** Raised at boot when the environment does not describe a runnable service. Lists names, never values. */
 export class ConfigError extends Error {
@@ -292,6 +293,24 @@ export const outboxEnv = {
     .default(7 * 86_400),
 };
 
+/**
+ * Per-client rate limits of a service's RSP-facing routes (RateLimitModule): RATE_LIMITS lists `KIND=quota/seconds` or
+ * `KIND=off` entries over the defaults (DEFAULT_RATE_LIMITS); RATE_LIMIT_SYNC_MS is how often each replica adds its
+ * counts to the shared ones.
+ */
+export const rateLimitEnv = {
+  RATE_LIMITS: z
+    .string()
+    .default('')
+    .transform((value, ctx) => {
+      const parsed = parseRateLimits(value);
+      if (parsed.ok) return parsed.value;
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: parsed.problems.join('; ') });
+      return z.NEVER;
+    }),
+  RATE_LIMIT_SYNC_MS: z.coerce.number().int().min(100).max(60_000).default(500),
+};
+
 /** Object storage (MinIO / S3) settings. */
 export const storageEnv = {
   MINIO_ENDPOINT_URL: url(['http:', 'https:']),
@@ -417,6 +436,12 @@ export interface KafkaConfig {
   /** KAFKA_SASL_*: the principal the service authenticates as; undefined without SASL. */
   sasl?: { mechanism: 'scram-sha-512' | 'scram-sha-256' | 'plain'; username: string; password: string };
 }
+export interface RateLimitConfig {
+  /** The quota of each client kind; null: not limited. */
+  limits: RateLimits;
+  /** How often a replica adds its counts to the shared table and reads the totals back. */
+  syncMs: number;
+}
 export interface OutboxConfig {
   /** Seconds a published outbox row is kept (for diagnosis) before retention deletes it. */
   retentionSeconds: number;
@@ -491,6 +516,10 @@ export const kafkaConfig = (env: Env<typeof kafkaEnv>, clientId: string): KafkaC
       password: env.KAFKA_SASL_PASSWORD as string,
     },
   }),
+});
+export const rateLimitConfig = (env: Env<typeof rateLimitEnv>): RateLimitConfig => ({
+  limits: env.RATE_LIMITS,
+  syncMs: env.RATE_LIMIT_SYNC_MS,
 });
 export const outboxConfig = (env: Env<typeof outboxEnv>): OutboxConfig => ({
   retentionSeconds: env.OUTBOX_RETENTION_SECONDS,

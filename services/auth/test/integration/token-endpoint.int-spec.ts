@@ -73,6 +73,7 @@ describe('POST /oauth/token', () => {
         aud: 'location-exchange-api',
         sub: rsp.clientId,
         client_id: rsp.clientId,
+        client_kind: 'RSP',
         scope: 'locations:read',
         iat: expect.any(Number),
         nbf: claims.iat,

@@ -13,6 +13,8 @@ import {
   kafkaEnv,
   kafkaEnvRules,
   loadConfig,
+  rateLimitConfig,
+  rateLimitEnv,
 } from '@lx/platform';
 
 const readSideEnv = {
@@ -25,7 +27,7 @@ const readSideEnv = {
 };
 
 const schema = z
-  .object({ ...httpEnv(3003), ...databaseEnv, ...authEnv, ...kafkaEnv, ...readSideEnv })
+  .object({ ...httpEnv(3003), ...databaseEnv, ...authEnv, ...kafkaEnv, ...rateLimitEnv, ...readSideEnv })
   .superRefine(kafkaEnvRules)
   .superRefine(databaseEnvRules)
   .transform((env) => ({
@@ -33,6 +35,7 @@ const schema = z
     auth: authConfig(env),
     database: databaseConfig(env, 'location_query'),
     kafka: kafkaConfig(env, 'location-query'),
+    rateLimits: rateLimitConfig(env),
     projection: {
       /** Consumer group of the read model; its offsets are stored beside the tables it feeds. */
       groupId: env.PROJECTION_GROUP_ID,

@@ -23,6 +23,7 @@ import { aNewLocation, publish, requireEnv, uniqueSuffix, usePrivateSchema, wait
 import { loadLocationQueryConfig } from '../../src/config/location-query.config';
 import { MIGRATIONS } from '../../src/database/migrations';
 import { AddReadModelDigest1797292800000 } from '../../src/database/migrations/1797292800000-AddReadModelDigest';
+import { AddRateLimitCounts1797984000000 } from '../../src/database/migrations/1797984000000-AddRateLimitCounts';
 import { LocationReadModelProjection } from '../../src/read-model/location-read-model.projection';
 import { LIVE_TABLES } from '../../src/read-model/read-model-tables';
 import { READ_MODEL_REPLAY } from '../../src/replay/replay-read-model';
@@ -220,7 +221,10 @@ describe('location-query digest', () => {
       );
       await withDigest.initialize();
       try {
-        expect(await migrateSchema(withDigest, schema)).toEqual([AddReadModelDigest1797292800000.name]);
+        expect(await migrateSchema(withDigest, schema)).toEqual([
+          AddReadModelDigest1797292800000.name,
+          AddRateLimitCounts1797984000000.name,
+        ]);
       } finally {
         await withDigest.destroy();
       }

@@ -1,6 +1,13 @@
 import { TOPICS } from '@lx/contracts';
 import { createServiceApp } from '@lx/platform';
-import { CONSUMER_OFFSETS_COLUMNS, describeServiceSmoke, positionAtLogEnd, testKafka, uniqueSuffix } from '@lx/testing';
+import {
+  CONSUMER_OFFSETS_COLUMNS,
+  describeServiceSmoke,
+  positionAtLogEnd,
+  RATE_LIMIT_COUNTS_COLUMNS,
+  testKafka,
+  uniqueSuffix,
+} from '@lx/testing';
 import { AppModule } from '../../src/app.module';
 import { loadLocationQueryConfig } from '../../src/config/location-query.config';
 import { MIGRATIONS } from '../../src/database/migrations';
@@ -30,6 +37,7 @@ describeServiceSmoke({
       'purged_at timestamp with time zone',
     ],
     consumer_offsets: CONSUMER_OFFSETS_COLUMNS,
+    rate_limit_counts: RATE_LIMIT_COUNTS_COLUMNS,
     digest_nodes: [
       'resource text not null',
       'node integer not null',

@@ -12,6 +12,8 @@ import {
   kafkaEnv,
   kafkaEnvRules,
   loadConfig,
+  rateLimitConfig,
+  rateLimitEnv,
 } from '@lx/platform';
 
 const projectionEnv = {
@@ -21,7 +23,7 @@ const projectionEnv = {
 };
 
 const schema = z
-  .object({ ...httpEnv(3004), ...databaseEnv, ...authEnv, ...kafkaEnv, ...projectionEnv })
+  .object({ ...httpEnv(3004), ...databaseEnv, ...authEnv, ...kafkaEnv, ...rateLimitEnv, ...projectionEnv })
   .superRefine(kafkaEnvRules)
   .superRefine(databaseEnvRules)
   .transform((env) => ({
@@ -29,6 +31,7 @@ const schema = z
     auth: authConfig(env),
     database: databaseConfig(env, 'statistics_projection'),
     kafka: kafkaConfig(env, 'statistics-projection'),
+    rateLimits: rateLimitConfig(env),
     projection: {
       /** Consumer group of the facts; its offsets are stored beside them. */
       groupId: env.PROJECTION_GROUP_ID,

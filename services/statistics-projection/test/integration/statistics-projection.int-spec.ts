@@ -1,6 +1,13 @@
 import { TOPICS } from '@lx/contracts';
 import { createServiceApp } from '@lx/platform';
-import { CONSUMER_OFFSETS_COLUMNS, describeServiceSmoke, positionAtLogEnd, testKafka, uniqueSuffix } from '@lx/testing';
+import {
+  CONSUMER_OFFSETS_COLUMNS,
+  describeServiceSmoke,
+  positionAtLogEnd,
+  RATE_LIMIT_COUNTS_COLUMNS,
+  testKafka,
+  uniqueSuffix,
+} from '@lx/testing';
 import { AppModule } from '../../src/app.module';
 import { loadStatisticsProjectionConfig } from '../../src/config/statistics-projection.config';
 import { MIGRATIONS } from '../../src/database/migrations';
@@ -18,6 +25,7 @@ describeServiceSmoke({
   schema: 'statistics_projection',
   tables: {
     consumer_offsets: CONSUMER_OFFSETS_COLUMNS,
+    rate_limit_counts: RATE_LIMIT_COUNTS_COLUMNS,
     location_counters: [...COUNTED_COLUMNS, 'locations bigint not null'],
     location_day_counters: ['day date not null', ...COUNTED_COLUMNS, 'locations bigint not null'],
     location_rollups: [

@@ -17,6 +17,7 @@ import { MIGRATIONS } from '../../src/database/migrations';
 
 export interface Reply {
   status: number;
+  headers: Record<string, string | string[] | number | undefined>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test code reads replies field by field
   body: any;
 }
@@ -91,6 +92,7 @@ export async function startStatistics(settings: Record<string, string> = {}): Pr
         .inject({ method: 'GET', url, headers: bearer === null ? {} : { authorization: `Bearer ${bearer}` } });
       return {
         status: response.statusCode,
+        headers: response.headers,
         body: response.body === '' ? undefined : (JSON.parse(response.body) as unknown),
       };
     },

@@ -25,6 +25,7 @@ const config = {
 } as unknown as AuthConfig;
 const claims = {
   clientId: '3f6c2a9e-8d1b-4c1e-9a57-0b4b6a1d2c3e',
+  kind: 'RSP' as const,
   scopes: ['locations:read' as const],
   issuedAt: new Date(),
 };

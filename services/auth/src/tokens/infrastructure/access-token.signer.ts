@@ -1,19 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
-import type { Scope } from '@lx/contracts';
+import type { ClientKind, Scope } from '@lx/contracts';
 import { AUTH_CONFIG, type AuthConfig } from '../../config/auth.config';
 import { SigningKeyStore } from '../../keys/infrastructure/signing-key.store';
 import { LocalRevocations } from './local-revocations';
 
 export interface AccessTokenClaims {
   clientId: string;
+  /** Which kind of client (`client_kind`): the services' rate limits go by it. */
+  kind: ClientKind;
   scopes: readonly Scope[];
   issuedAt: Date;
 }
 
 /**
- * Signs access tokens as JWTs (RFC 9068 profile): issuer, audience, subject and client_id (the client), scope,
+ * Signs access tokens as JWTs (RFC 9068 profile): issuer, audience, subject and client_id (the client), client_kind, scope,
  * iat, nbf, exp, a token id, and the signing key's id in the header. Never with a revoked key: a key revoked on
  * another replica makes this one reload its signer (the revocation list it reads is at most a second old).
  */
@@ -37,7 +39,7 @@ export class AccessTokenSigner {
       signer = await this.keys.signer();
     }
     const iat = Math.floor(claims.issuedAt.getTime() / 1000);
-    return new SignJWT({ scope: claims.scopes.join(' '), client_id: claims.clientId })
+    return new SignJWT({ scope: claims.scopes.join(' '), client_id: claims.clientId, client_kind: claims.kind })
       .setProtectedHeader({ alg: signer.algorithm, kid: signer.kid, typ: 'at+jwt' })
       .setIssuer(this.config.auth.issuer)
       .setAudience(this.config.auth.audience)

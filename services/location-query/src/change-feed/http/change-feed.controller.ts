@@ -2,7 +2,7 @@ import { Controller, Get, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { SCOPES } from '@lx/contracts';
 import { parseChangeFeedQuery, type QueryParameters } from '@lx/domain';
-import { RequireScope } from '@lx/platform';
+import { RateLimited, RequireScope } from '@lx/platform';
 import { JSON_CONTENT_TYPE } from '../../shared/http/json';
 import { valueOrThrow } from '../../shared/http/query-result';
 import { ReadChangesHandler } from '../queries/read-changes/read-changes.handler';
@@ -14,6 +14,7 @@ import { ReadChangesHandler } from '../queries/read-changes/read-changes.handler
  */
 @Controller('locations')
 @RequireScope(SCOPES.locationsRead)
+@RateLimited()
 export class ChangeFeedController {
   constructor(private readonly readChanges: ReadChangesHandler) {}
 

@@ -3,6 +3,7 @@ import { AddLocationCsvRecord1795910400000 } from './1795910400000-AddLocationCs
 import { CreateLocationChanges1796083200000 } from './1796083200000-CreateLocationChanges';
 import { AddGroupChangeTimes1797120000000 } from './1797120000000-AddGroupChangeTimes';
 import { AddReadModelDigest1797292800000 } from './1797292800000-AddReadModelDigest';
+import { AddRateLimitCounts1797984000000 } from './1797984000000-AddRateLimitCounts';
 
 /** Every migration of this service, oldest first. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   CreateLocationChanges1796083200000,
   AddGroupChangeTimes1797120000000,
   AddReadModelDigest1797292800000,
+  AddRateLimitCounts1797984000000,
 ];

@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { type DigestEntriesReply, type DigestNodeReply, type DigestResource, SCOPES } from '@lx/contracts';
 import { parseDigestEntriesQuery, parseDigestQuery, type QueryParameters } from '@lx/domain';
-import { RequireScope } from '@lx/platform';
+import { RateLimited, RequireScope } from '@lx/platform';
 import { valueOrThrow } from '../../shared/http/query-result';
 import { ReadDigestEntriesHandler } from '../queries/read-digest-entries/read-digest-entries.handler';
 import { ReadDigestHandler } from '../queries/read-digest/read-digest.handler';
@@ -13,6 +13,7 @@ import { ReadDigestHandler } from '../queries/read-digest/read-digest.handler';
  */
 @Controller()
 @RequireScope(SCOPES.locationsRead)
+@RateLimited()
 export class DigestController {
   constructor(
     private readonly readDigest: ReadDigestHandler,

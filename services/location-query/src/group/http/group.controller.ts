@@ -2,7 +2,7 @@ import { Controller, Get, Headers, Injectable, Param, Query, Res } from '@nestjs
 import type { FastifyReply } from 'fastify';
 import { type AddressGroupList, type LocationGroupList, SCOPES } from '@lx/contracts';
 import { parseGroupListQuery, type QueryParameters } from '@lx/domain';
-import { etagOf, ifNoneMatchMatches, RequireScope, UuidParamPipe } from '@lx/platform';
+import { etagOf, ifNoneMatchMatches, RateLimited, RequireScope, UuidParamPipe } from '@lx/platform';
 import { valueOrThrow } from '../../shared/http/query-result';
 import type { GroupKind } from '../infrastructure/group-read.repository';
 import { GetGroupHandler } from '../queries/get-group/get-group.handler';
@@ -49,6 +49,7 @@ abstract class GroupController {
 
 @Controller('location-groups')
 @RequireScope(SCOPES.locationsRead)
+@RateLimited()
 export class LocationGroupController extends GroupController {
   protected readonly kind = 'locationGroup';
   protected readonly type = 'OTHER';
@@ -57,6 +58,7 @@ export class LocationGroupController extends GroupController {
 
 @Controller('address-groups')
 @RequireScope(SCOPES.locationsRead)
+@RateLimited()
 export class AddressGroupController extends GroupController {
   protected readonly kind = 'addressGroup';
   protected readonly type = 'MDU_COMPLEX';

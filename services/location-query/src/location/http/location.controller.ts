@@ -2,7 +2,7 @@ import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { SCOPES } from '@lx/contracts';
 import { parseLocationListQuery, type QueryParameters } from '@lx/domain';
-import { etagOf, ifNoneMatchMatches, RequireScope, UuidParamPipe } from '@lx/platform';
+import { etagOf, ifNoneMatchMatches, RateLimited, RequireScope, UuidParamPipe } from '@lx/platform';
 import { JSON_CONTENT_TYPE } from '../../shared/http/json';
 import { valueOrThrow } from '../../shared/http/query-result';
 import { GetLocationHandler } from '../queries/get-location/get-location.handler';
@@ -14,6 +14,7 @@ import { ListLocationsHandler } from '../queries/list-locations/list-locations.h
  */
 @Controller('locations')
 @RequireScope(SCOPES.locationsRead)
+@RateLimited()
 export class LocationController {
   constructor(
     private readonly getLocation: GetLocationHandler,

@@ -77,7 +77,12 @@ export class IssueTokenHandler {
       matches = true;
       await this.throttle.rememberSource(client.id, command.source, now);
       const scopes = grantScopes(command.scopes, client.scopes);
-      const accessToken = await this.signer.sign({ clientId: client.id, scopes, issuedAt: tokenIssuedAt(client, now) });
+      const accessToken = await this.signer.sign({
+        clientId: client.id,
+        kind: client.kind,
+        scopes,
+        issuedAt: tokenIssuedAt(client, now),
+      });
       return {
         access_token: accessToken,
         token_type: 'Bearer',
