@@ -330,7 +330,7 @@ else
   fail "rateLimits must set RATE_LIMITS=RSP=600/60,SERVICE=off on location-query and statistics-projection only"
 fi
 for wrong in rateLimits.USER=1/1 rateLimits.RSP=10 rateLimits.RSP=0/10; do
-  if helm_template -f "$CHART/ci/default-values.yaml" --set "$wrong" >/dev/null 2>&1; then
+  if helm_template -f "$CHART/ci/default-values.yaml" --set-string "$wrong" >/dev/null 2>&1; then
     fail "values.schema.json must refuse $wrong"
   else
     pass "values.schema.json refuses $wrong"

@@ -222,6 +222,9 @@ const listedAs = (operation: Operation) =>
 const documentedAs = (operation: (typeof API_OPERATIONS)[number]) =>
   `${operation.method.toUpperCase()} ${operation.path.replace(/\{[^}]+\}/g, '{}')} ${operation.scope}`;
 
+/** The operations the OpenAPI document says count against the caller's rate limit, as `listedAs` names them. */
+const RATE_LIMITED = new Set(API_OPERATIONS.filter((operation) => operation.rateLimited === true).map(documentedAs));
+
 describe('the operations this test calls', () => {
   it('are every operation of the OpenAPI document that needs a token, once each, with the scope it documents', () => {
     const documented = API_OPERATIONS.filter((operation) => operation.scope !== null).map(documentedAs);
@@ -346,6 +349,11 @@ describe('security of every public operation through the ingress', () => {
         what,
         status: operation.allowed,
         text: '',
+      });
+      // Counted against the caller's rate limit exactly where the OpenAPI document says so.
+      expect({ what, rateLimited: reply.headers.has('ratelimit-policy') }).toEqual({
+        what,
+        rateLimited: RATE_LIMITED.has(listedAs(operation)),
       });
     });
   });

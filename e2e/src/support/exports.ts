@@ -15,6 +15,7 @@ import {
   LOCATION_CSV_COLUMNS,
   type LocationGroupListItem,
   locationSchema,
+  parseRetryAfter,
   validate,
 } from '@lx/contracts';
 import { waitFor } from '@lx/testing';
@@ -47,8 +48,8 @@ export async function requestExport(
   for (let attempt = 0; ; attempt += 1) {
     const reply = await client.post('/locations/exports', body, headers);
     if (reply.status === 429 && attempt < 3) {
-      const seconds = Math.min(Number(reply.headers.get('retry-after') ?? '1') || 1, 30);
-      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+      const waitMs = parseRetryAfter(reply.headers.get('retry-after') ?? '', Date.now(), 30_000) ?? 1_000;
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
       continue;
     }
     return acceptedExport(`POST /locations/exports ${JSON.stringify(body)}`, reply);

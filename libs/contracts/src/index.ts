@@ -2,6 +2,7 @@ export * from './validation';
 export * from './primitives';
 export * from './conditional-headers';
 export * from './security-headers';
+export * from './retry-after';
 export * from './resources/location';
 export * from './resources/location-csv';
 export * from './resources/location-fast-check';

@@ -66,6 +66,8 @@ export type HeaderName =
 
 /** The fields of a rate-limited operation's replies (draft-ietf-httpapi-ratelimit-headers). */
 const RATE_LIMIT_HEADERS: readonly HeaderName[] = ['RateLimit-Policy', 'RateLimit'];
+/** Statuses answered before a request is counted (authentication, scope, the ingress): without the RateLimit fields. */
+const BEFORE_RATE_LIMIT: readonly number[] = [401, 403, 414];
 
 interface HeaderSpec {
   [extension: `x-${string}`]: unknown;
@@ -104,7 +106,8 @@ const HEADERS: Record<HeaderName, HeaderSpec> = {
   },
   RateLimit: {
     description:
-      'What is left of the quota after this request (`r`) and the seconds until the window under way ends (`t`), ' +
+      'What is left of the quota after this request (`r`) and the seconds until it is back (`t`: with requests left, until ' +
+      'the window under way ends; with none, until the next request would be admitted), ' +
       'e.g. `"rsp";r=998;t=7`. Counted over a sliding window across every replica; past the quota, 429 with Retry-After.',
     schema: { type: 'string', pattern: '^"[a-z]+";r=\\d+;t=\\d+$' },
   },
@@ -131,8 +134,8 @@ function successResponse(reply: Reply, extraHeaders: readonly string[]) {
 }
 
 /**
- * One response per status the codes travel with, with every code as a named example; `rateLimited`: its 429 carries
- * the RateLimit fields too.
+ * One response per status the codes travel with, with every code as a named example; `rateLimited`: those answered
+ * after the request was counted carry the RateLimit fields too.
  */
 function errorResponses(codes: readonly ErrorCode[], rateLimited: boolean) {
   const byStatus = new Map<number, ErrorCode[]>();
@@ -147,7 +150,7 @@ function errorResponses(codes: readonly ErrorCode[], rateLimited: boolean) {
         description: statusCodes.map((code) => `\`${code}\`: ${ERROR_CODES[code].description}.`).join(' '),
         headers: headerRefs([
           ...(STATUS_HEADERS[status] ?? []),
-          ...(rateLimited && status === 429 ? RATE_LIMIT_HEADERS : []),
+          ...(rateLimited && !BEFORE_RATE_LIMIT.includes(status) ? RATE_LIMIT_HEADERS : []),
         ]),
         content: {
           'application/json': {

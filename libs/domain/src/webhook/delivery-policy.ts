@@ -1,3 +1,5 @@
+import { parseRetryAfter } from '@lx/contracts';
+
 /**
  * What the dispatcher does with the result of one webhook attempt: the spec's table (200/202 delivered, 400 never
  * retried, 401/429/500 retried with backoff), completed for every other status and for transport failures.
@@ -62,31 +64,9 @@ export function judgeAttempt(result: AttemptResult, nowMs: number): Verdict {
           : status >= 300 && status < 400
             ? 'redirect'
             : 'client-error';
-  const notBeforeMs = result.retryAfter === undefined ? undefined : parseRetryAfter(result.retryAfter, nowMs);
+  const notBeforeMs =
+    result.retryAfter === undefined ? undefined : parseRetryAfter(result.retryAfter, nowMs, MAX_RETRY_AFTER_MS);
   return notBeforeMs === undefined ? { type: 'retry', reason } : { type: 'retry', reason, notBeforeMs };
-}
-
-const DELAY_SECONDS = /^\d+$/;
-/** IMF-fixdate, the form RFC 9110 requires senders to use (`Sun, 06 Nov 1994 08:49:37 GMT`). */
-const HTTP_DATE = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
-
-/**
- * The wait a Retry-After value asks for, in ms from `nowMs`: delay-seconds or an HTTP date (a date in the past is
- * 0), capped at MAX_RETRY_AFTER_MS; undefined for a value that is neither.
- */
-export function parseRetryAfter(value: string, nowMs: number): number | undefined {
-  const text = value.trim();
-  let waitMs: number;
-  if (DELAY_SECONDS.test(text)) {
-    waitMs = Number(text) * 1000;
-  } else if (HTTP_DATE.test(text)) {
-    const at = Date.parse(text);
-    if (Number.isNaN(at)) return undefined;
-    waitMs = Math.max(0, at - nowMs);
-  } else {
-    return undefined;
-  }
-  return Math.min(waitMs, MAX_RETRY_AFTER_MS);
 }
 
 /** When the attempts after the first happen: delays from the previous attempt, and how much each is jittered. */

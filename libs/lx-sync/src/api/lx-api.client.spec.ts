@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LxApiClient, retryAfterMs } from './lx-api.client';
+import { LxApiClient, rateLimitWaitMs } from './lx-api.client';
 
 /** An API on loopback that answers the token endpoint, and /locations/statistics from `replies` in turn. */
 async function fakeApi(replies: { status: number; headers?: Record<string, string>; body: unknown }[]) {
@@ -24,7 +24,7 @@ async function fakeApi(replies: { status: number; headers?: Record<string, strin
 
 const throttled = (retryAfter: string) => ({
   status: 429,
-  headers: { 'retry-after': retryAfter },
+  headers: { 'retry-after': retryAfter, 'ratelimit-policy': '"rsp";q=1000;w=10', ratelimit: '"rsp";r=0;t=1' },
   body: { error: { code: 'RATE_LIMIT_EXCEEDED', message: 'at most 1000 requests per 10 s' } },
 });
 
@@ -52,18 +52,54 @@ describe('LxApiClient', () => {
       await api.close();
     }
   });
-});
-
-describe('retryAfterMs', () => {
-  it('given Retry-After in seconds, when read, then it is that many milliseconds, at most a minute', () => {
-    expect(retryAfterMs('3')).toBe(3_000);
-    expect(retryAfterMs('0')).toBe(0);
-    expect(retryAfterMs('3600')).toBe(60_000);
+  it('given a 429 of another quota (without the RateLimit fields), when called, then it fails at once', async () => {
+    const api = await fakeApi([
+      { status: 429, headers: { 'retry-after': '3600' }, body: { error: { code: 'RATE_LIMIT_EXCEEDED' } } },
+    ]);
+    try {
+      await expect(api.client.statistics()).rejects.toMatchObject({ message: expect.stringContaining('HTTP 429') });
+      expect(api.seen).toHaveLength(1);
+    } finally {
+      await api.close();
+    }
   });
 
-  it('given no Retry-After or one that is not a number of seconds, when read, then it is a second', () => {
-    expect(retryAfterMs(null)).toBe(1_000);
-    expect(retryAfterMs('soon')).toBe(1_000);
-    expect(retryAfterMs('-5')).toBe(1_000);
+  it('given a token refused after a wait for the rate limit, when called, then it still fetches a new token once', async () => {
+    const api = await fakeApi([
+      throttled('0'),
+      { status: 401, body: { error: { code: 'UNAUTHORIZED' } } },
+      { status: 200, body: { totalCount: 3 } },
+    ]);
+    try {
+      expect(await api.client.statistics()).toEqual({ totalCount: 3 });
+      expect(api.client.requests).toMatchObject({ token: 2, api: 3, throttled: 1 });
+    } finally {
+      await api.close();
+    }
+  });
+});
+
+describe('rateLimitWaitMs', () => {
+  const now = Date.parse('2024-03-01T10:00:00Z');
+  const limited = (retryAfter?: string) =>
+    new Headers({
+      'ratelimit-policy': '"rsp";q=1000;w=10',
+      ...(retryAfter === undefined ? {} : { 'retry-after': retryAfter }),
+    });
+
+  it('given a 429 of the rate limit, when read, then it is its Retry-After, at most a minute', () => {
+    expect(rateLimitWaitMs({ status: 429, headers: limited('3') }, now)).toBe(3_000);
+    expect(rateLimitWaitMs({ status: 429, headers: limited('Fri, 01 Mar 2024 10:00:05 GMT') }, now)).toBe(5_000);
+    expect(rateLimitWaitMs({ status: 429, headers: limited('3600') }, now)).toBe(60_000);
+  });
+
+  it('given a 429 of the rate limit without a usable Retry-After, when read, then it is a second', () => {
+    expect(rateLimitWaitMs({ status: 429, headers: limited() }, now)).toBe(1_000);
+    expect(rateLimitWaitMs({ status: 429, headers: limited('soon') }, now)).toBe(1_000);
+  });
+
+  it('given another reply, when read, then there is nothing to wait for', () => {
+    expect(rateLimitWaitMs({ status: 429, headers: new Headers({ 'retry-after': '3' }) }, now)).toBeUndefined();
+    expect(rateLimitWaitMs({ status: 503, headers: limited('3') }, now)).toBeUndefined();
   });
 });

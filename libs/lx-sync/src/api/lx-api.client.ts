@@ -5,6 +5,7 @@ import {
   type DigestNodeReply,
   type DigestResource,
   type ExportStatusReply,
+  parseRetryAfter,
 } from '@lx/contracts';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
@@ -45,10 +46,13 @@ const MAX_THROTTLED_RETRIES = 10;
 /** The longest wait for one Retry-After (a larger value is waited in part, then asked again). */
 const MAX_RETRY_AFTER_MS = 60_000;
 
-/** Milliseconds to wait for a Retry-After of whole seconds; a second when it is missing or not a number. */
-export function retryAfterMs(header: string | null): number {
-  const seconds = header === null ? Number.NaN : Number(header);
-  return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds * 1000, MAX_RETRY_AFTER_MS) : 1000;
+/**
+ * Milliseconds to wait before sending again a request the API's rate limit refused (a 429 with the RateLimit-Policy
+ * field); undefined for any other reply, such as a 429 of the export quota (an hour's window: not worth waiting).
+ */
+export function rateLimitWaitMs(reply: { status: number; headers: Headers }, nowMs: number): number | undefined {
+  if (reply.status !== 429 || !reply.headers.has('ratelimit-policy')) return undefined;
+  return parseRetryAfter(reply.headers.get('retry-after') ?? '', nowMs, MAX_RETRY_AFTER_MS) ?? 1_000;
 }
 
 /**
@@ -155,7 +159,8 @@ export class LxApiClient {
     const url = new URL(this.options.apiUrl + path);
     for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, value);
     let throttled = 0;
-    for (let attempt = 1; ; attempt++) {
+    let renewed = false;
+    for (;;) {
       const token = await this.accessToken();
       this.requests.api++;
       const reply = await this.fetchJson(url.toString(), {
@@ -168,15 +173,17 @@ export class LxApiClient {
         body: options.body === undefined ? undefined : JSON.stringify(options.body),
       });
       // A token revoked or expired early: fetch a new one, once.
-      if (reply.status === 401 && attempt === 1) {
+      if (reply.status === 401 && !renewed) {
+        renewed = true;
         this.token = undefined;
         continue;
       }
       // Over the client's rate limit: wait as told and send it again.
-      if (reply.status === 429 && throttled < MAX_THROTTLED_RETRIES) {
+      const waitMs = rateLimitWaitMs(reply, Date.now());
+      if (waitMs !== undefined && throttled < MAX_THROTTLED_RETRIES) {
         throttled++;
         this.requests.throttled++;
-        await new Promise((resolve) => setTimeout(resolve, retryAfterMs(reply.headers.get('retry-after'))));
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
         continue;
       }
       if (options.expect.includes(reply.status)) return reply;

@@ -20,11 +20,14 @@ import {
   httpUrlEnv,
   outboxConfig,
   outboxEnv,
+  rateLimitConfig,
+  rateLimitEnv,
   serviceClientConfig,
   serviceClientEnv,
   storageConfig,
   storageEnv,
 } from './config';
+import { DEFAULT_RATE_LIMITS } from '../rate-limit/rate-limit';
 
 const schema = z
   .object({ ...httpEnv(3999), ...databaseEnv, ...kafkaEnv })
@@ -280,6 +283,40 @@ describe('outbox retention (OUTBOX_RETENTION_SECONDS)', () => {
   it.each(['59', String(3650 * 86_400 + 1), '90.5', 'a week'])('given %p, then the variable is named', (value) => {
     expect(problemsOf({ OUTBOX_RETENTION_SECONDS: value }, outboxSchema)).toEqual([
       expect.stringMatching(/^OUTBOX_RETENTION_SECONDS: /),
+    ]);
+  });
+});
+
+describe('rate limits (RATE_LIMITS, RATE_LIMIT_SYNC_MS)', () => {
+  const rateLimitSchema = z.object(rateLimitEnv).transform(rateLimitConfig);
+
+  it('given nothing, then every kind has its default, synced every 500 ms', () => {
+    expect(loadConfig('svc', rateLimitSchema, {})).toEqual({ limits: DEFAULT_RATE_LIMITS, syncMs: 500 });
+  });
+
+  it('given limits and an interval, then the kinds named take them over the defaults', () => {
+    expect(
+      loadConfig('svc', rateLimitSchema, { RATE_LIMITS: 'RSP=5/60,ADMIN=off', RATE_LIMIT_SYNC_MS: '100' }),
+    ).toEqual({
+      limits: { ...DEFAULT_RATE_LIMITS, RSP: { quota: 5, windowSeconds: 60 }, ADMIN: null },
+      syncMs: 100,
+    });
+    expect(loadConfig('svc', rateLimitSchema, { RATE_LIMIT_SYNC_MS: '60000' }).syncMs).toBe(60_000);
+  });
+
+  it('given wrong entries, then RATE_LIMITS is named with each entry', () => {
+    expect(problemsOf({ RATE_LIMITS: 'RSP=5' }, rateLimitSchema)).toEqual([
+      'RATE_LIMITS: "RSP=5" is not KIND=quota/seconds or KIND=off with KIND one of RSP, OPERATOR, ADMIN, SERVICE',
+    ]);
+    expect(problemsOf({ RATE_LIMITS: 'RSP=5,X=off' }, rateLimitSchema)).toEqual([
+      'RATE_LIMITS: "RSP=5" is not KIND=quota/seconds or KIND=off with KIND one of RSP, OPERATOR, ADMIN, SERVICE; ' +
+        '"X=off" is not KIND=quota/seconds or KIND=off with KIND one of RSP, OPERATOR, ADMIN, SERVICE',
+    ]);
+  });
+
+  it.each(['99', '60001', '150.5', 'often'])('given RATE_LIMIT_SYNC_MS %p, then the variable is named', (value) => {
+    expect(problemsOf({ RATE_LIMIT_SYNC_MS: value }, rateLimitSchema)).toEqual([
+      expect.stringMatching(/^RATE_LIMIT_SYNC_MS: /),
     ]);
   });
 });

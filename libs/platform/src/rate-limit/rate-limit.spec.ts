@@ -38,6 +38,7 @@ describe('parseRateLimits', () => {
     'rsp=10/10',
     'USER=10/10',
     'RSP=10/10/10',
+    '-RSP=10/10',
   ])('given %s, when parsed, then it is refused naming the entry', (entry) => {
     const parsed = parseRateLimits(`OPERATOR=5/5,${entry}`);
     expect(parsed).toEqual({ ok: false, problems: [expect.stringContaining(`"${entry}" is not KIND=quota/seconds`)] });
@@ -72,11 +73,12 @@ describe('decide', () => {
     });
   });
 
-  it('given the quota spent but one in this window, when a request comes, then it is admitted with nothing left', () => {
+  it('given the quota spent but one in this window, when a request comes, then it is admitted with nothing left until the next one would be', () => {
+    // After it, 10 in this window: room again a second into the next (10 × 0.9 + 1 ≤ 10), 11 s from now.
     expect(decide(policy, { previous: 0, current: 9 }, at(0))).toEqual({
       admitted: true,
       remaining: 0,
-      resetSeconds: 10,
+      resetSeconds: 11,
     });
   });
 
@@ -85,7 +87,7 @@ describe('decide', () => {
     expect(decide(policy, { previous: 0, current: 10 }, at(2.5))).toEqual({
       admitted: false,
       remaining: 0,
-      resetSeconds: 8,
+      resetSeconds: 9,
       retryAfterSeconds: 9,
     });
   });
@@ -97,8 +99,16 @@ describe('decide', () => {
     expect(decide(policy, { previous: 10, current: 5 }, at(3))).toEqual({
       admitted: false,
       remaining: 0,
-      resetSeconds: 7,
+      resetSeconds: 3,
       retryAfterSeconds: 3,
+    });
+  });
+
+  it('given this window spent and some of the previous one still counted, when refused, then room comes in the next window', () => {
+    // Next window: 10 × (1 − e) + 1 ≤ 10 once e ≥ 0.1, at 11 s: 9 s from now (the previous window's 5 are gone by then).
+    expect(decide(policy, { previous: 5, current: 10 }, at(2))).toMatchObject({
+      admitted: false,
+      retryAfterSeconds: 9,
     });
   });
 

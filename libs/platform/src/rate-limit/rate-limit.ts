@@ -28,10 +28,15 @@ export function parseRateLimits(text: string): { ok: true; value: RateLimits } |
   const problems: string[] = [];
   for (const entry of text.split(',').map((part) => part.trim())) {
     if (entry === '') continue;
+    const wrong = `"${entry}" is not KIND=quota/seconds or KIND=off with KIND one of ${CLIENT_KINDS.join(', ')}`;
     const match = ENTRY.exec(entry);
-    const kind = CLIENT_KINDS.find((known) => known === match?.[1]);
-    if (match === null || kind === undefined) {
-      problems.push(`"${entry}" is not KIND=quota/seconds or KIND=off with KIND one of ${CLIENT_KINDS.join(', ')}`);
+    if (match === null) {
+      problems.push(wrong);
+      continue;
+    }
+    const kind = CLIENT_KINDS.find((known) => known === match[1]);
+    if (kind === undefined) {
+      problems.push(wrong);
       continue;
     }
     limits[kind] = match[2] === undefined ? null : { quota: Number(match[2]), windowSeconds: Number(match[3]) };
@@ -50,7 +55,11 @@ export interface RateDecision {
   admitted: boolean;
   /** Requests left in the quota after this one (0 when refused). */
   remaining: number;
-  /** Seconds until the window under way ends (whole, at least 1). */
+  /**
+   * Whole seconds (at least 1) until the quota is back: with requests left, until the window under way ends; with
+   * none, until the next request would be admitted (Retry-After), since a sliding window still counts the requests
+   * of the window that just ended.
+   */
   resetSeconds: number;
   /** Refused only: whole seconds until a request would be admitted if none were made meanwhile (at least 1). */
   retryAfterSeconds?: number;
@@ -72,11 +81,16 @@ export function decide(policy: RateLimitPolicy, counts: WindowCounts, nowMs: num
   const startMs = windowStartOf(policy, nowMs) * 1000;
   const elapsed = (nowMs - startMs) / windowMs;
   const used = counts.previous * (1 - elapsed) + counts.current;
-  const resetSeconds = Math.max(1, Math.ceil((startMs + windowMs - nowMs) / 1000));
-  if (used + 1 <= policy.quota) {
-    return { admitted: true, remaining: Math.max(0, Math.floor(policy.quota - used - 1)), resetSeconds };
+  if (used + 1 > policy.quota) {
+    const retryAfterSeconds = retryAfter(policy, counts, nowMs);
+    return { admitted: false, remaining: 0, resetSeconds: retryAfterSeconds, retryAfterSeconds };
   }
-  return { admitted: false, remaining: 0, resetSeconds, retryAfterSeconds: retryAfter(policy, counts, nowMs) };
+  const remaining = Math.floor(policy.quota - used - 1);
+  const resetSeconds =
+    remaining > 0
+      ? Math.max(1, Math.ceil((startMs + windowMs - nowMs) / 1000))
+      : retryAfter(policy, { ...counts, current: counts.current + 1 }, nowMs);
+  return { admitted: true, remaining, resetSeconds };
 }
 
 /**
@@ -88,7 +102,9 @@ function retryAfter(policy: RateLimitPolicy, counts: WindowCounts, nowMs: number
   const startMs = windowStartOf(policy, nowMs) * 1000;
   const room = policy.quota - 1;
   let atMs: number;
-  if (counts.current <= room && counts.previous > 0) {
+  // Asked only once the quota is spent, so a window with room left means the previous window's share fills it: with
+  // counts.current <= room, counts.previous is above 0.
+  if (counts.current <= room) {
     atMs = startMs + windowMs * (1 - (room - counts.current) / counts.previous);
   } else {
     atMs = startMs + windowMs + windowMs * Math.max(0, 1 - room / Math.max(1, counts.current));
@@ -98,7 +114,7 @@ function retryAfter(policy: RateLimitPolicy, counts: WindowCounts, nowMs: number
 
 /**
  * The IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers, structured fields): the policy (`q` requests per
- * `w` seconds) and what is left of it (`r`) and when the window under way ends (`t`), each under the policy's name.
+ * `w` seconds), what is left of it (`r`) and in how many seconds the quota is back (`t`), each under the policy's name.
  */
 export function rateLimitHeaders(
   name: string,

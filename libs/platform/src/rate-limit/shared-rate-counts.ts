@@ -39,6 +39,7 @@ const SYNC = `
 interface Tally {
   subject: string;
   windowStart: number;
+  windowSeconds: number;
   /** Every replica's requests as of the last sync (this one's included). */
   shared: number;
   /** This replica's requests since, not yet sent. */
@@ -54,33 +55,55 @@ const keyOf = (subject: string, windowStart: number) => `${windowStart} ${subjec
  * counts its own requests in memory and, every sync, adds them to the table and reads back the totals, so a decision
  * costs no query. What other replicas admitted since the last sync is not seen yet: with n replicas a subject can get
  * up to (n − 1) × its rate × the sync interval more than its quota. A sync that fails keeps its requests for the
- * next; meanwhile every replica goes on limiting on what it knows.
+ * next; meanwhile every replica goes on limiting on what it knows (with the database away for a whole window, a
+ * subject can get its quota from each replica). A subject's tallies are those of the window under way and the one
+ * before it, so memory follows the clients active in the last two windows.
  */
 @Injectable()
 export class SharedRateCounts {
   private readonly tallies = new Map<string, Tally>();
+  private syncing?: Promise<number>;
 
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
 
   /** The subject's requests in the window starting at `windowStart` and in the window before, as known. */
   counts(subject: string, windowStart: number, windowSeconds: number): WindowCounts {
     return {
-      previous: this.known(this.tally(subject, windowStart - windowSeconds)),
-      current: this.known(this.tally(subject, windowStart)),
+      previous: this.known(this.tally(subject, windowStart - windowSeconds, windowSeconds)),
+      current: this.known(this.tally(subject, windowStart, windowSeconds)),
     };
   }
 
-  /** Counts one request of the subject in the window starting at `windowStart`. */
-  add(subject: string, windowStart: number): void {
-    this.tally(subject, windowStart).unsent += 1;
+  /** Counts one request of the subject in the window of `windowSeconds` starting at `windowStart`. */
+  add(subject: string, windowStart: number, windowSeconds: number): void {
+    this.tally(subject, windowStart, windowSeconds).unsent += 1;
   }
 
   /**
    * Sends this replica's new requests and reads the totals of every window it tracks, after forgetting the windows
-   * that started before `keepSince` (seconds since the epoch). Resolves with the number of windows synced.
+   * that no decision at `nowSeconds` looks at (before the previous window of their length). Resolves with the number
+   * of windows synced. A call while a sync is under way joins it.
    */
-  async sync(keepSince: number): Promise<number> {
-    for (const [key, tally] of this.tallies) if (tally.windowStart < keepSince) this.tallies.delete(key);
+  sync(nowSeconds: number): Promise<number> {
+    this.syncing ??= this.syncNow(nowSeconds).finally(() => (this.syncing = undefined));
+    return this.syncing;
+  }
+
+  /** Deletes up to `limit` rows of windows that started before `before` (seconds since the epoch); how many. */
+  async purge(before: number, limit: number): Promise<number> {
+    const { rowCount } = await this.pool.query(
+      `DELETE FROM rate_limit_counts WHERE (subject, window_start) IN (
+         SELECT subject, window_start FROM rate_limit_counts WHERE window_start < $1 LIMIT $2)`,
+      [before, limit],
+    );
+    return rowCount ?? 0;
+  }
+
+  private async syncNow(nowSeconds: number): Promise<number> {
+    for (const [key, tally] of this.tallies) {
+      const previousStart = Math.floor(nowSeconds / tally.windowSeconds) * tally.windowSeconds - tally.windowSeconds;
+      if (tally.windowStart < previousStart) this.tallies.delete(key);
+    }
     const tallies = [...this.tallies.values()];
     if (tallies.length === 0) return 0;
     for (const tally of tallies) {
@@ -107,21 +130,15 @@ export class SharedRateCounts {
     return tallies.length;
   }
 
-  /** Deletes the rows of windows that started before `before` (seconds since the epoch); how many. */
-  async purge(before: number): Promise<number> {
-    const { rowCount } = await this.pool.query('DELETE FROM rate_limit_counts WHERE window_start < $1', [before]);
-    return rowCount ?? 0;
-  }
-
   private known(tally: Tally): number {
     return tally.shared + tally.sending + tally.unsent;
   }
 
-  private tally(subject: string, windowStart: number): Tally {
+  private tally(subject: string, windowStart: number, windowSeconds: number): Tally {
     const key = keyOf(subject, windowStart);
     let tally = this.tallies.get(key);
     if (tally === undefined) {
-      tally = { subject, windowStart, shared: 0, unsent: 0, sending: 0 };
+      tally = { subject, windowStart, windowSeconds, shared: 0, unsent: 0, sending: 0 };
       this.tallies.set(key, tally);
     }
     return tally;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createServiceApp, RateLimitSync, SharedRateCounts } from '@lx/platform';
+import { createServiceApp, PurgeRateLimitCountsSchedule, RateLimitSync } from '@lx/platform';
 import { waitFor } from '@lx/testing';
 import { AppModule } from '../../src/app.module';
 import { loadLocationQueryConfig } from '../../src/config/location-query.config';
@@ -148,18 +148,21 @@ describe('location-query rate limits', () => {
     expect(await sharedCount(clientId)).toBe(20);
   });
 
-  it('deletes the rows of windows no policy looks at any more', async () => {
-    const counts = service.app.get(SharedRateCounts);
+  it('deletes, once a minute, the rows of windows no policy looks at any more, and keeps the others', async () => {
+    const subject = `${randomUUID()}/60`;
+    const current = Math.floor(Date.now() / 1000 / 60) * 60;
+    // The longest window is 60 s: the one under way and the one before it stay, older ones go.
     await service.db.query(
-      'INSERT INTO rate_limit_counts (subject, window_start, requests) VALUES ($1, 60, 3), ($1, $2, 1)',
-      [`${randomUUID()}/60`, Math.floor(Date.now() / 1000)],
+      'INSERT INTO rate_limit_counts (subject, window_start, requests) VALUES ($1, 60, 3), ($1, $2, 2), ($1, $3, 1)',
+      [subject, current - 60, current],
     );
-    const before = Number(
-      (await service.db.query('SELECT count(*) AS n FROM rate_limit_counts WHERE window_start = 60')).rows[0].n,
+
+    expect(await service.app.get(PurgeRateLimitCountsSchedule).execute()).toBeGreaterThanOrEqual(1);
+
+    const left = await service.db.query<{ window_start: string }>(
+      'SELECT window_start FROM rate_limit_counts WHERE subject = $1 ORDER BY window_start',
+      [subject],
     );
-    expect(before).toBe(1);
-    expect(await counts.purge(Math.floor(Date.now() / 1000) - 120)).toBeGreaterThanOrEqual(1);
-    const after = await service.db.query('SELECT window_start FROM rate_limit_counts WHERE window_start < 1000');
-    expect(after.rows).toEqual([]);
+    expect(left.rows.map((row) => Number(row.window_start))).toEqual([current - 60, current]);
   });
 });
