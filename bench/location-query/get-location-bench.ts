@@ -6,96 +6,42 @@
  *   bash bench/location-query/run.sh     (BENCH_ROUNDS, default 3; BENCH_SECONDS per round and target, default 10;
  *                                        BENCH_ROWS, default 1e6)
  *
- * Setup (not timed): a fresh schema migrated by the service's own CLI, then 1,000,000 realistic locations written
- * straight into the read model with COPY (psql \copy). COPY is used instead of replaying events because it loads the
- * table in well under a minute, while a replay applies each event through the projection; what is measured here is the
- * read path, which does not care how the rows got there. The service then runs from dist/ exactly as in production
- * (its projection positioned at the end of the log so it reads no history), the baseline as its own process too (once
- * as the plainest handler, once with a named prepared statement as the service uses), and autocannon (64 connections,
- * random ids) drives each in turn, BENCH_ROUNDS (3) rounds of BENCH_SECONDS (10), alternating, so a busy neighbour on
+ * Setup (not timed): startReadModelBench (1,000,000 realistic locations written straight into a read model of the
+ * run's own with COPY). The service then runs from dist/ exactly as in production (its projection positioned at the
+ * end of the log so it reads no history), the baseline as its own process too (once as the plainest handler, once
+ * with a named prepared statement as the service uses), and autocannon (64 connections, random ids) drives each in turn, BENCH_ROUNDS (3) rounds of BENCH_SECONDS (10), alternating, so a busy neighbour on
  * a shared machine hits all three alike. Loopback only; the service runs on topics of the run's own (a topic prefix,
  * deleted at the end). BENCH_KEEP=1 keeps the schema and the topics. BENCH_RESULT_FILE=<path> also writes the summary
  * as JSON there (bench:scale reads it): per target the mean req/s and the median p50 and p99 of the rounds.
  */
-import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Client } from 'pg';
-import { TOPICS } from '@lx/contracts';
-import { KafkaEventBus } from '@lx/messaging';
-import { loadInfraEnv, REGISTER_SWC, REPO_ROOT, requireEnv } from '../../libs/testing/src/infra-env';
-import { createPrivateTopics } from '../../libs/testing/src/kafka-topics';
-import { startTestTokenIssuer } from '../../libs/testing/src/token-issuer';
-import {
-  copyReadModel,
-  loadAverage,
-  log,
-  measure,
-  type Measurement,
-  positionAtLogEnd,
-  readModelRows,
-  run,
-  type Server,
-  startServer,
-  table,
-} from './bench-support';
+import { REGISTER_SWC, REPO_ROOT } from '../../libs/testing/src/infra-env';
+import { loadAverage, log, measure, type Measurement, type Server, startServer, table } from './bench-support';
+import { LOCATION_QUERY_DIST, startReadModelBench } from './read-model-setup';
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const ROWS = Number(process.env['BENCH_ROWS'] ?? 1_000_000);
 const CONNECTIONS = 64;
-const DIST = join(REPO_ROOT, 'dist/services/location-query/services/location-query/src');
 
 async function main(): Promise<void> {
-  loadInfraEnv();
-  const databaseUrl = requireEnv('DATABASE_URL');
-  const brokers = requireEnv('KAFKA_BROKERS').split(',');
-  const suffix = `${Date.now().toString(36)}`;
-  const schema = `bench_lq_${suffix}`;
-  const groupId = `bench-lq-${suffix}`;
-  // Topics of the run's own: nothing it publishes reaches a running stack's consumers.
-  const topics = await createPrivateTopics(brokers, 'lxbench');
-  const issuer = await startTestTokenIssuer();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    ...issuer.env,
-    ...topics.env,
-    DATABASE_SCHEMA: schema,
-    PROJECTION_GROUP_ID: groupId,
-    LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
-  };
-  const db = new Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
-  const bus = new KafkaEventBus(topics.kafka(`bench-${suffix}`));
+  const bench = await startReadModelBench('lq', ROWS);
+  const { env, ids, issuer } = bench;
   const servers: Server[] = [];
   try {
-    log(`migrating ${schema}`);
-    await run([join(DIST, 'cli.js'), 'migrate'], env);
-    await db.connect();
-    const readModelTopics = [
-      TOPICS.locationEvents.name,
-      TOPICS.locationGroupEvents.name,
-      TOPICS.addressGroupEvents.name,
-    ];
-    const ends = await Promise.all(readModelTopics.map((topic) => bus.partitionBounds(topic)));
-    await positionAtLogEnd(db, groupId, ends.flat());
-
-    log(`loading ${ROWS.toLocaleString('en-US')} locations with COPY`);
-    const loadStarted = performance.now();
-    const ids: string[] = [];
-    const groups = Array.from({ length: 500 }, () => randomUUID());
-    const mdus = Array.from({ length: 20_000 }, () => randomUUID());
-    await copyReadModel(databaseUrl, schema, readModelRows(ROWS, { groups, mdus, sample: ids }));
-    await db.query('VACUUM ANALYZE locations');
-    log(`loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
-
     // One client drives every request: the service counts them under a quota it never reaches (the cost of the rate
     // limit is in the measurement), and a second one runs without it (the cost shown apart).
     const service = await startServer(
-      [join(DIST, 'main.js')],
+      [join(LOCATION_QUERY_DIST, 'main.js')],
       { ...env, RATE_LIMITS: 'RSP=999999999/10' },
       '/health/ready',
     );
-    const unlimited = await startServer([join(DIST, 'main.js')], { ...env, RATE_LIMITS: 'RSP=off' }, '/health/ready');
+    const unlimited = await startServer(
+      [join(LOCATION_QUERY_DIST, 'main.js')],
+      { ...env, RATE_LIMITS: 'RSP=off' },
+      '/health/ready',
+    );
     const baselineArgs = ['-r', REGISTER_SWC, join(REPO_ROOT, 'bench/location-query/bare-baseline.ts')];
     const baseline = await startServer(baselineArgs, env, '/ready');
     const prepared = await startServer(baselineArgs, { ...env, BASELINE_PREPARED: '1' }, '/ready');
@@ -211,12 +157,7 @@ async function main(): Promise<void> {
     );
   } finally {
     for (const server of servers) await server.stop();
-    if (process.env['BENCH_KEEP'] !== '1')
-      await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
-    await db.end().catch(() => undefined);
-    await bus.close();
-    await issuer.close();
-    if (process.env['BENCH_KEEP'] !== '1') await topics.remove();
+    await bench.close(process.env['BENCH_KEEP'] === '1');
   }
 }
 

@@ -191,6 +191,16 @@ describe("an RSP's journey through the public API", () => {
       locations: locations(written.slice(2)),
       pagination: { limit: 3, offset: 2, total: 4 },
     });
+    // Paged by id: each page names the next one's `after` while more follow.
+    const firstPage = locations(written.slice(0, 3));
+    expect(await list(`locationGroupId=${groupId}&limit=3`)()).toEqual({
+      locations: firstPage,
+      pagination: { limit: 3, offset: 0, total: 4, next: firstPage[2]!.id },
+    });
+    expect(await list(`locationGroupId=${groupId}&limit=3&after=${firstPage[2]!.id}`)()).toEqual({
+      locations: locations(written.slice(3)),
+      pagination: { limit: 3, offset: 0, total: 4 },
+    });
     const inMdu = written.filter((write) => write.location.address?.addressGroupId === addressGroupId);
     expect(inMdu).toHaveLength(2);
     expect(await list(`addressGroupId=${addressGroupId}&locationGroupId=${groupId}`)()).toEqual({

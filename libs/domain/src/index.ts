@@ -9,6 +9,7 @@ export * from './location/group-references';
 export * from './location/location.aggregate';
 export * from './group/group.aggregate';
 export * from './query/query-parameters';
+export * from './query/pagination';
 export * from './export/export-request';
 export * from './webhook/delivery-policy';
 export * from './webhook/delivery-id';

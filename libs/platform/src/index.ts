@@ -17,6 +17,7 @@ export * from './ports/id-generator';
 export * from './ports/wake-up';
 export * from './crypto/secret-box';
 export * from './database/pg-pool';
+export * from './database/read-pool';
 export * from './crypto/webhook-secret-transport';
 export * from './http/conditional-requests';
 export * from './http/uuid-param.pipe';

@@ -7,6 +7,7 @@ import {
   DatabaseReadinessCheck,
   HealthModule,
   MetricsModule,
+  ReadPoolModule,
 } from '@lx/platform';
 import type { ExportWorkerConfig } from './config/export-worker.config';
 import { MIGRATIONS } from './database/migrations';
@@ -24,6 +25,7 @@ export class AppModule {
         MetricsModule,
         AuthenticationModule.forRoot({ config: config.auth }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
+        ReadPoolModule.forRoot(config.database, config.readPool),
         MessagingModule.forRoot(config.kafka, adapters.eventBus),
         StorageModule.forRoot(config.storage, adapters.objectStore),
         OutboxModule.forRoot(config.outbox),

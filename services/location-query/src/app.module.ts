@@ -13,6 +13,7 @@ import {
   HealthModule,
   MetricsModule,
   RateLimitModule,
+  ReadPoolModule,
 } from '@lx/platform';
 import type { LocationQueryConfig } from './config/location-query.config';
 import { ChangeFeedModule } from './change-feed/change-feed.module';
@@ -34,6 +35,7 @@ export class AppModule {
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
         MessagingModule.forRoot(config.kafka, adapters.eventBus),
         RateLimitModule.forRoot(config.rateLimits),
+        ReadPoolModule.forRoot(config.database, config.readPool),
         ProjectionModule.register({ ...config.projection, projection: LocationReadModelProjection }),
         // The feed is its own consumer group, so it can be rebuilt (or fall behind) without touching the read model.
         ProjectionModule.register({

@@ -13,6 +13,7 @@ import {
   HealthModule,
   MetricsModule,
   RateLimitModule,
+  ReadPoolModule,
 } from '@lx/platform';
 import type { StatisticsProjectionConfig } from './config/statistics-projection.config';
 import { MIGRATIONS } from './database/migrations';
@@ -30,6 +31,7 @@ export class AppModule {
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
         MessagingModule.forRoot(config.kafka, adapters.eventBus),
         RateLimitModule.forRoot(config.rateLimits),
+        ReadPoolModule.forRoot(config.database, config.readPool),
         ProjectionModule.register({ ...config.projection, projection: LocationFactsProjection }),
         HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck, projectionReadinessToken()]),
         StatisticsModule,

@@ -13,6 +13,7 @@ import {
   DatabaseReadinessCheck,
   HealthModule,
   MetricsModule,
+  ReadPoolModule,
 } from '@lx/platform';
 import type { WebhookDispatcherConfig } from './config/webhook-dispatcher.config';
 import { MIGRATIONS } from './database/migrations';
@@ -29,6 +30,7 @@ export class AppModule {
         MetricsModule,
         AuthenticationModule.forRoot({ config: config.auth }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
+        ReadPoolModule.forRoot(config.database, config.readPool),
         MessagingModule.forRoot(config.kafka, adapters.eventBus),
         OutboxModule.forRoot(config.outbox),
         DeliveryModule.register(config),

@@ -277,7 +277,27 @@ const page = {
     .max(PAGINATION.maxLimit)
     .optional()
     .openapi({ description: `Page size, 1 to ${PAGINATION.maxLimit}; default ${PAGINATION.defaultLimit}.` }),
-  offset: z.coerce.number().int().min(0).optional().openapi({ description: 'Items to skip; default 0.' }),
+  offset: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(PAGINATION.maxOffset)
+    .optional()
+    .openapi({
+      description: `Items to skip, 0 to ${PAGINATION.maxOffset}; default 0. Deeper: narrow the filters.`,
+    }),
+};
+/** The page of a list in id order: offset as above, or `after` an id (the previous page's `pagination.next`). */
+const pageById = {
+  ...page,
+  offset: page.offset.openapi({
+    description: `Items to skip, 0 to ${PAGINATION.maxOffset}; default 0. Deeper: page by \`after\`.`,
+  }),
+  after: uuidSchema.optional().openapi({
+    description:
+      "Only items whose id is greater, in id order (a group list too): pass the previous page's `pagination.next`. " +
+      'Not with an offset.',
+  }),
 };
 const ifMatch = z.object({
   'if-match': z
@@ -367,7 +387,7 @@ function groupOperations(kind: {
           modifiedSince: utcDateTimeSchema.optional().openapi({
             description: 'Only groups changed after this UTC time, deleted ones included as tombstones with deletedAt.',
           }),
-          ...page,
+          ...pageById,
         }),
       },
       responses: {
@@ -713,7 +733,7 @@ export const API_OPERATIONS: ApiOperation[] = [
       query: z.object({
         locationGroupId: uuidSchema.optional().openapi({ description: 'Only members of this location group.' }),
         addressGroupId: uuidSchema.optional().openapi({ description: 'Only members of this address group (MDU).' }),
-        ...page,
+        ...pageById,
       }),
     },
     responses: {

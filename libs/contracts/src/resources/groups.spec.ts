@@ -114,4 +114,15 @@ describe('group lists', () => {
   ])('given pagination %p, when validated, then %p', (value, issue) => {
     expect(issuesOf(paginationSchema, value)).toEqual([issue]);
   });
+
+  it('given an estimated total and a next page, when validated, then both flags are accepted; a false flag is not', () => {
+    const next = '5a2d9c7e-1f3b-4c6a-8e9d-0b1c2d3e4f50';
+    expect(issuesOf(paginationSchema, { limit: 10, offset: 0, total: 12_345, totalEstimated: true, next })).toEqual([]);
+    expect(issuesOf(paginationSchema, { limit: 10, offset: 0, total: 1, totalEstimated: false })).toEqual([
+      expect.objectContaining({ field: 'totalEstimated' }),
+    ]);
+    expect(issuesOf(paginationSchema, { limit: 10, offset: 0, total: 1, next: 'x' })).toEqual([
+      expect.objectContaining({ field: 'next' }),
+    ]);
+  });
 });

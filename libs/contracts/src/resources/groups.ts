@@ -1,12 +1,35 @@
 import { z } from 'zod';
 import { countSchema, nonEmptyStringSchema, utcDateTimeSchema, uuidSchema } from '../primitives';
 
-/** Paging of the group lists: limit defaults to 100 and may be 1 to 1000 (OAF-100), offset defaults to 0. */
-export const PAGINATION = { defaultLimit: 100, maxLimit: 1000, defaultOffset: 0 } as const;
+/**
+ * Paging of the lists: limit defaults to 100 and may be 1 to 1000 (OAF-100), offset defaults to 0 and may be at most
+ * maxOffset (deeper pages are read by cursor, `after`, where a list offers one); a list's total is counted exactly up
+ * to exactTotalUpTo items, past that it is the planner's estimate (flagged `totalEstimated`).
+ */
+export const PAGINATION = {
+  defaultLimit: 100,
+  maxLimit: 1000,
+  defaultOffset: 0,
+  maxOffset: 10_000,
+  exactTotalUpTo: 10_000,
+} as const;
 
 /** The paging a list reply applied, and how many items match in total. */
 export const paginationSchema = z
-  .object({ limit: z.number().int().min(1).max(PAGINATION.maxLimit), offset: countSchema, total: countSchema })
+  .object({
+    limit: z.number().int().min(1).max(PAGINATION.maxLimit),
+    offset: countSchema,
+    total: countSchema,
+    totalEstimated: z
+      .literal(true)
+      .optional()
+      .openapi({
+        description: `Present (true) when more than ${PAGINATION.exactTotalUpTo} items match: total is then the database's estimate, not a count.`,
+      }),
+    next: uuidSchema.optional().openapi({
+      description: 'Lists paged by id: the `after` of the next page; absent on the last page.',
+    }),
+  })
   .strict();
 /** The paging a list reply applied. */
 export type Pagination = z.infer<typeof paginationSchema>;

@@ -11,10 +11,10 @@ export const locationListSchema = z
 export type LocationList = z.infer<typeof locationListSchema>;
 
 /** Query parameters of GET /locations; any other is refused (INVALID_FILTER). */
-export const LOCATION_LIST_PARAMETERS = ['locationGroupId', 'addressGroupId', 'limit', 'offset'] as const;
+export const LOCATION_LIST_PARAMETERS = ['locationGroupId', 'addressGroupId', 'limit', 'offset', 'after'] as const;
 
 /** Query parameters of GET /location-groups and GET /address-groups; any other is refused (INVALID_FILTER). */
-export const GROUP_LIST_PARAMETERS = ['type', 'name', 'modifiedSince', 'limit', 'offset'] as const;
+export const GROUP_LIST_PARAMETERS = ['type', 'name', 'modifiedSince', 'limit', 'offset', 'after'] as const;
 
 /** Query parameters of GET /locations/statistics (spec), combined with AND; any other is refused (INVALID_FILTER). */
 export const STATISTICS_PARAMETERS = [

@@ -64,10 +64,43 @@ describe('parseLocationListQuery', () => {
     },
   );
 
-  it('given limit 1 and a large offset, when parsed, then both are accepted', () => {
-    expect(value(parseLocationListQuery({ limit: '1', offset: '5000000' })).page).toEqual({
-      limit: 1,
-      offset: 5_000_000,
+  it('given limit 1 and the deepest offset, when parsed, then both are accepted', () => {
+    expect(value(parseLocationListQuery({ limit: '1', offset: '10000' })).page).toEqual({ limit: 1, offset: 10_000 });
+  });
+
+  it('given an offset past the cap, when parsed, then INVALID_OFFSET says to read further by after', () => {
+    expect(failure(parseLocationListQuery({ offset: '10001' }))).toEqual({
+      code: 'INVALID_OFFSET',
+      fields: ['offset'],
+      messages: [
+        'offset must be an integer from 0 to 10000; read further by after (each page names it as pagination.next)',
+      ],
+    });
+  });
+
+  it('given after, when parsed, then the page starts after that id (lower case) at offset 0', () => {
+    expect(value(parseLocationListQuery({ after: groupId.toUpperCase(), limit: '5' })).page).toStrictEqual({
+      limit: 5,
+      offset: 0,
+      after: groupId,
+    });
+    expect(value(parseLocationListQuery({ after: groupId, offset: '0' })).page).toStrictEqual({
+      limit: 100,
+      offset: 0,
+      after: groupId,
+    });
+  });
+
+  it.each([
+    [{ after: 'x' }, 'after', 'uuid', 'after must be a UUID'],
+    [{ after: [groupId, groupId] }, 'after', 'single', 'after must be given once'],
+    [{ after: groupId, offset: '1' }, 'offset', 'withAfter', 'offset cannot be combined with after'],
+  ])('given %j, when parsed, then INVALID_OFFSET names %s (%s)', (query, field, rule, message) => {
+    expect(failureWithRules(parseLocationListQuery(query))).toEqual({
+      code: 'INVALID_OFFSET',
+      fields: [field],
+      rules: [rule],
+      messages: [message],
     });
   });
 
@@ -99,7 +132,7 @@ describe('parseLocationListQuery', () => {
       fields: ['limit', 'offset', 'addressGroupId'],
       messages: [
         'limit must be an integer from 1 to 1000',
-        'offset must be an integer of 0 or more',
+        'offset must be an integer from 0 to 10000; read further by after (each page names it as pagination.next)',
         expect.any(String),
       ],
     });
@@ -131,6 +164,14 @@ describe('parseGroupListQuery', () => {
     expect(failure(parseGroupListQuery({ name: ' ' }, 'OTHER'))).toMatchObject({
       code: 'INVALID_FILTER',
       fields: ['name'],
+    });
+  });
+
+  it('given after, when parsed, then the page starts after it', () => {
+    expect(value(parseGroupListQuery({ after: groupId }, 'OTHER')).page).toStrictEqual({
+      limit: 100,
+      offset: 0,
+      after: groupId,
     });
   });
 
@@ -410,6 +451,16 @@ describe('parseExportListQuery', () => {
     expect(value(parseExportListQuery({ status: 'FAILED', limit: '1000', offset: '40' }))).toStrictEqual({
       page: { limit: 1000, offset: 40 },
       status: 'FAILED',
+    });
+  });
+
+  it('given an offset past the cap or an after, when parsed, then the list is not paged by id: narrow the filters', () => {
+    expect(failure(parseExportListQuery({ offset: '10001' })).messages).toEqual([
+      'offset must be an integer from 0 to 10000; narrow the filters to read further',
+    ]);
+    expect(failure(parseExportListQuery({ after: groupId }))).toMatchObject({
+      code: 'INVALID_FILTER',
+      fields: ['after'],
     });
   });
 

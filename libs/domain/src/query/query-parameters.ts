@@ -31,10 +31,14 @@ import type { Result } from '../result';
 /** A parsed query string: each parameter once (a string) or repeated (an array), as HTTP frameworks hand it over. */
 export type QueryParameters = Readonly<Record<string, string | readonly string[] | undefined>>;
 
-/** limit and offset of a list. */
+/**
+ * limit and offset of a list; `after` (lists paged by id): only items whose id is greater, in id order, with
+ * offset 0.
+ */
 export interface Page {
   limit: number;
   offset: number;
+  after?: string;
 }
 
 /** GET /locations: optional group filters and the page. */
@@ -140,7 +144,11 @@ function integer(
   return fallback;
 }
 
-function parsePage(query: QueryParameters, problems: Problems): Page {
+/**
+ * limit, offset (at most PAGINATION.maxOffset) and, where the list is paged by id (`byId`), `after`: a UUID, not
+ * combined with an offset. Past the offset cap the message says how to read further: by `after` or narrower filters.
+ */
+function parsePage(query: QueryParameters, problems: Problems, byId = false): Page {
   const limit = integer(
     query,
     'limit',
@@ -154,12 +162,22 @@ function parsePage(query: QueryParameters, problems: Problems): Page {
     query,
     'offset',
     'INVALID_OFFSET',
-    (value) => value >= 0,
-    'an integer of 0 or more',
+    (value) => value <= PAGINATION.maxOffset,
+    `an integer from 0 to ${PAGINATION.maxOffset}${
+      byId ? '; read further by after (each page names it as pagination.next)' : '; narrow the filters to read further'
+    }`,
     PAGINATION.defaultOffset,
     problems,
   );
-  return { limit, offset };
+  if (!byId) return { limit, offset };
+  const after = single(query, 'after', 'INVALID_OFFSET', problems);
+  if (after === undefined) return { limit, offset };
+  if (!isUuid(after)) {
+    problems.add('INVALID_OFFSET', 'after', 'uuid', 'after must be a UUID');
+    return { limit, offset };
+  }
+  if (offset !== 0) problems.add('INVALID_OFFSET', 'offset', 'withAfter', 'offset cannot be combined with after');
+  return { limit, offset: 0, after: after.toLowerCase() };
 }
 
 function uuid(query: QueryParameters, name: string, problems: Problems): string | undefined {
@@ -223,11 +241,11 @@ function statuses(query: QueryParameters, problems: Problems): ServiceabilitySta
   return [...new Set(items as ServiceabilityStatus[])];
 }
 
-/** Parses GET /locations parameters; problems: INVALID_LIMIT, INVALID_OFFSET, INVALID_FILTER. */
+/** Parses GET /locations parameters (paged by id: `after`); problems: INVALID_LIMIT, INVALID_OFFSET, INVALID_FILTER. */
 export function parseLocationListQuery(query: QueryParameters): Result<LocationListQuery, ValidationFailedError> {
   const problems = new Problems();
   unknownParameters(query, LOCATION_LIST_PARAMETERS, problems);
-  const parsed: LocationListQuery = { page: parsePage(query, problems) };
+  const parsed: LocationListQuery = { page: parsePage(query, problems, true) };
   const locationGroupId = uuid(query, 'locationGroupId', problems);
   const addressGroupId = uuid(query, 'addressGroupId', problems);
   if (locationGroupId !== undefined) parsed.locationGroupId = locationGroupId;
@@ -246,7 +264,7 @@ export function parseGroupListQuery(
 ): Result<GroupListQuery, ValidationFailedError> {
   const problems = new Problems();
   unknownParameters(query, GROUP_LIST_PARAMETERS, problems);
-  const parsed: GroupListQuery = { page: parsePage(query, problems) };
+  const parsed: GroupListQuery = { page: parsePage(query, problems, true) };
   const type = single(query, 'type', 'INVALID_FILTER', problems);
   if (type !== undefined) {
     if (type === groupType) parsed.type = type;

@@ -22,6 +22,8 @@ import {
   outboxEnv,
   rateLimitConfig,
   rateLimitEnv,
+  readPoolConfig,
+  readPoolEnv,
   serviceClientConfig,
   serviceClientEnv,
   storageConfig,
@@ -318,6 +320,41 @@ describe('rate limits (RATE_LIMITS, RATE_LIMIT_SYNC_MS)', () => {
     expect(problemsOf({ RATE_LIMIT_SYNC_MS: value }, rateLimitSchema)).toEqual([
       expect.stringMatching(/^RATE_LIMIT_SYNC_MS: /),
     ]);
+  });
+});
+
+describe('RSP read pool (READ_POOL_SIZE, READ_STATEMENT_TIMEOUT_MS, READ_SCAN_CONCURRENCY, READ_QUEUE_TIMEOUT_MS)', () => {
+  const readPoolSchema = z.object(readPoolEnv).transform(readPoolConfig);
+
+  it('given nothing, then 6 connections, 5 s statements, 2 scans at once, 5 s of waiting', () => {
+    expect(loadConfig('svc', readPoolSchema, {})).toStrictEqual({
+      poolSize: 6,
+      statementTimeoutMs: 5_000,
+      scanConcurrency: 2,
+      queueTimeoutMs: 5_000,
+    });
+  });
+
+  it('given each setting, then each is taken', () => {
+    expect(
+      loadConfig('svc', readPoolSchema, {
+        READ_POOL_SIZE: '20',
+        READ_STATEMENT_TIMEOUT_MS: '250',
+        READ_SCAN_CONCURRENCY: '1',
+        READ_QUEUE_TIMEOUT_MS: '10',
+      }),
+    ).toStrictEqual({ poolSize: 20, statementTimeoutMs: 250, scanConcurrency: 1, queueTimeoutMs: 10 });
+  });
+
+  it.each([
+    ['READ_POOL_SIZE', '0'],
+    ['READ_POOL_SIZE', '101'],
+    ['READ_STATEMENT_TIMEOUT_MS', '9'],
+    ['READ_STATEMENT_TIMEOUT_MS', '600001'],
+    ['READ_SCAN_CONCURRENCY', '0'],
+    ['READ_QUEUE_TIMEOUT_MS', 'soon'],
+  ])('given %s=%p, then the variable is named', (name, value) => {
+    expect(problemsOf({ [name]: value }, readPoolSchema)).toEqual([expect.stringMatching(new RegExp(`^${name}: `))]);
   });
 });
 

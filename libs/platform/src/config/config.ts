@@ -311,6 +311,17 @@ export const rateLimitEnv = {
   RATE_LIMIT_SYNC_MS: z.coerce.number().int().min(100).max(60_000).default(500),
 };
 
+/**
+ * The pool of a service's RSP-facing reads (ReadPoolModule): its size, the statement timeout of every read, how many
+ * list reads run at once, and how long a read waits for a connection or a list slot before it is answered 503.
+ */
+export const readPoolEnv = {
+  READ_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(6),
+  READ_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(5_000),
+  READ_SCAN_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2),
+  READ_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(5_000),
+};
+
 /** Object storage (MinIO / S3) settings. */
 export const storageEnv = {
   MINIO_ENDPOINT_URL: url(['http:', 'https:']),
@@ -422,6 +433,16 @@ export interface DatabaseConfig {
   /** DATABASE_ADMIN_URL: the login `migrate` provisions the schema's owner with; never given to a running service. */
   adminUrl?: string;
 }
+export interface ReadPoolConfig {
+  /** READ_POOL_SIZE: connections of the RSP-facing reads, besides DATABASE_POOL_SIZE. */
+  poolSize: number;
+  /** READ_STATEMENT_TIMEOUT_MS: longest statement of a read; past it the read is cancelled and answered 503. */
+  statementTimeoutMs: number;
+  /** READ_SCAN_CONCURRENCY: list reads running at once (the rest of the pool stays for reads by id). */
+  scanConcurrency: number;
+  /** READ_QUEUE_TIMEOUT_MS: longest wait for a connection or a list slot before 503. */
+  queueTimeoutMs: number;
+}
 export interface KafkaConfig {
   brokers: readonly string[];
   clientId: string;
@@ -520,6 +541,12 @@ export const kafkaConfig = (env: Env<typeof kafkaEnv>, clientId: string): KafkaC
 export const rateLimitConfig = (env: Env<typeof rateLimitEnv>): RateLimitConfig => ({
   limits: env.RATE_LIMITS,
   syncMs: env.RATE_LIMIT_SYNC_MS,
+});
+export const readPoolConfig = (env: Env<typeof readPoolEnv>): ReadPoolConfig => ({
+  poolSize: env.READ_POOL_SIZE,
+  statementTimeoutMs: env.READ_STATEMENT_TIMEOUT_MS,
+  scanConcurrency: env.READ_SCAN_CONCURRENCY,
+  queueTimeoutMs: env.READ_QUEUE_TIMEOUT_MS,
 });
 export const outboxConfig = (env: Env<typeof outboxEnv>): OutboxConfig => ({
   retentionSeconds: env.OUTBOX_RETENTION_SECONDS,

@@ -174,7 +174,7 @@ class PurgeRateLimitCountsSchedule extends IntervalRound {
 
 /**
  * Per-client rate limits of the routes marked @RateLimited, by client kind (RATE_LIMITS), counted across the
- * service's replicas in its `rate_limit_counts` table (CREATE_RATE_LIMIT_COUNTS, created by one of its migrations).
+ * service's replicas in its `rate_limit_counts` table (created by AddRateLimitCounts1797984000000 in its migrations).
  */
 @Module({})
 export class RateLimitModule {

@@ -1,20 +1,37 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { PG_POOL } from '../database/database';
 import type { WindowCounts } from './rate-limit';
 
 /**
- * The table of request counts a service that limits its requests creates in its own schema (one migration each, with
- * this statement): one row per subject and window, which every replica adds its requests to. Rows are updated in place
+ * The table of request counts a service that limits its requests creates in its own schema (AddRateLimitCounts in its
+ * migrations): one row per subject and window, which every replica adds its requests to. Rows are updated in place
  * several times a second, so pages keep room for their new versions (fillfactor).
  */
-export const CREATE_RATE_LIMIT_COUNTS = `
+const CREATE_RATE_LIMIT_COUNTS = `
   CREATE TABLE rate_limit_counts (
     subject text NOT NULL,
     window_start bigint NOT NULL,
     requests bigint NOT NULL,
     CONSTRAINT rate_limit_counts_pkey PRIMARY KEY (subject, window_start)
   ) WITH (fillfactor = 50)`;
+
+/**
+ * The migration of every service that limits its requests (RateLimitModule): the request counts shared by its
+ * replicas. One class for all of them; each lists it in its own migrations, in its own schema's history.
+ */
+export class AddRateLimitCounts1797984000000 implements MigrationInterface {
+  name = 'AddRateLimitCounts1797984000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(CREATE_RATE_LIMIT_COUNTS);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('DROP TABLE rate_limit_counts');
+  }
+}
 
 /**
  * Adds the requests not sent yet and reads the totals of the windows tracked, in one statement. Rows are upserted in

@@ -77,7 +77,11 @@ describe('exports', () => {
   let service: ExportWorkerHarness;
 
   beforeAll(async () => {
-    service = await startExportWorker({ EXPORT_MAX_UNFINISHED: '50', EXPORT_MAX_ATTEMPTS: '2' });
+    service = await startExportWorker({
+      EXPORT_MAX_UNFINISHED: '50',
+      EXPORT_MAX_ATTEMPTS: '2',
+      READ_STATEMENT_TIMEOUT_MS: '1000',
+    });
     service.peers.locations.push(...locationsOfEveryShape());
     service.peers.groups.add(GROUP);
   }, 90_000);
@@ -433,6 +437,24 @@ describe('exports', () => {
       expect(validate(exportListReplySchema, own.body).ok).toBe(true);
       expect(own.body.pagination).toEqual({ limit: 1, offset: 0, total: 2 });
       expect(own.body.exports.map((item: Json) => item.requestId)).toEqual([second]);
+    });
+
+    it('lists on the bounded read pool: offsets past 10,000 refused, a list held up past the statement timeout 503', async () => {
+      const deep = await service.request('GET', '/locations/exports?offset=10001');
+      expect(deep.status).toBe(400);
+      expect(deep.body.error.details.issues).toEqual([
+        expect.objectContaining({ field: 'offset', message: expect.stringContaining('narrow the filters') }),
+      ]);
+      await service.db.query('BEGIN');
+      try {
+        await service.db.query('LOCK TABLE export_requests IN ACCESS EXCLUSIVE MODE');
+        const held = await service.request('GET', '/locations/exports');
+        expect(held.status).toBe(503);
+        expect(held.headers['retry-after']).toBe('1');
+        expect(held.body.error.details).toEqual({ reason: 'statementTimeout', timeoutMs: 1000 });
+      } finally {
+        await service.db.query('ROLLBACK');
+      }
     });
   });
 

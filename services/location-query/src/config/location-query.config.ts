@@ -15,6 +15,8 @@ import {
   loadConfig,
   rateLimitConfig,
   rateLimitEnv,
+  readPoolConfig,
+  readPoolEnv,
 } from '@lx/platform';
 
 const readSideEnv = {
@@ -27,7 +29,15 @@ const readSideEnv = {
 };
 
 const schema = z
-  .object({ ...httpEnv(3003), ...databaseEnv, ...authEnv, ...kafkaEnv, ...rateLimitEnv, ...readSideEnv })
+  .object({
+    ...httpEnv(3003),
+    ...databaseEnv,
+    ...authEnv,
+    ...kafkaEnv,
+    ...rateLimitEnv,
+    ...readPoolEnv,
+    ...readSideEnv,
+  })
   .superRefine(kafkaEnvRules)
   .superRefine(databaseEnvRules)
   .transform((env) => ({
@@ -36,6 +46,7 @@ const schema = z
     database: databaseConfig(env, 'location_query'),
     kafka: kafkaConfig(env, 'location-query'),
     rateLimits: rateLimitConfig(env),
+    readPool: readPoolConfig(env),
     projection: {
       /** Consumer group of the read model; its offsets are stored beside the tables it feeds. */
       groupId: env.PROJECTION_GROUP_ID,

@@ -18,12 +18,11 @@ import {
   TOPICS,
 } from '@lx/contracts';
 import { type ProjectedEvent, replayProjection } from '@lx/messaging';
-import { dataSourceOptions, migrateSchema } from '@lx/platform';
+import { AddRateLimitCounts1797984000000, dataSourceOptions, migrateSchema } from '@lx/platform';
 import { aNewLocation, publish, requireEnv, uniqueSuffix, usePrivateSchema, waitUntilCaughtUp } from '@lx/testing';
 import { loadLocationQueryConfig } from '../../src/config/location-query.config';
 import { MIGRATIONS } from '../../src/database/migrations';
 import { AddReadModelDigest1797292800000 } from '../../src/database/migrations/1797292800000-AddReadModelDigest';
-import { AddRateLimitCounts1797984000000 } from '../../src/database/migrations/1797984000000-AddRateLimitCounts';
 import { LocationReadModelProjection } from '../../src/read-model/location-read-model.projection';
 import { LIVE_TABLES } from '../../src/read-model/read-model-tables';
 import { READ_MODEL_REPLAY } from '../../src/replay/replay-read-model';

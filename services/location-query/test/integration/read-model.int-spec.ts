@@ -298,7 +298,10 @@ describe('location-query read model', () => {
       const page = await service.get(`/locations?locationGroupId=${locationGroupId}&limit=3&offset=1`);
       expect(page.status).toBe(200);
       expect(validate(locationListSchema, page.body).ok).toBe(true);
-      expect(page.body).toEqual({ locations: byId.slice(1, 4), pagination: { limit: 3, offset: 1, total: 5 } });
+      expect(page.body).toEqual({
+        locations: byId.slice(1, 4),
+        pagination: { limit: 3, offset: 1, total: 5, next: byId[3]!.id },
+      });
 
       const both = await service.get(`/locations?locationGroupId=${locationGroupId}&addressGroupId=${addressGroupId}`);
       expect(both.body.locations.map((location: Location) => location.id).sort()).toEqual(

@@ -14,6 +14,8 @@ import {
   loadConfig,
   rateLimitConfig,
   rateLimitEnv,
+  readPoolConfig,
+  readPoolEnv,
 } from '@lx/platform';
 
 const projectionEnv = {
@@ -23,7 +25,15 @@ const projectionEnv = {
 };
 
 const schema = z
-  .object({ ...httpEnv(3004), ...databaseEnv, ...authEnv, ...kafkaEnv, ...rateLimitEnv, ...projectionEnv })
+  .object({
+    ...httpEnv(3004),
+    ...databaseEnv,
+    ...authEnv,
+    ...kafkaEnv,
+    ...rateLimitEnv,
+    ...readPoolEnv,
+    ...projectionEnv,
+  })
   .superRefine(kafkaEnvRules)
   .superRefine(databaseEnvRules)
   .transform((env) => ({
@@ -32,6 +42,7 @@ const schema = z
     database: databaseConfig(env, 'statistics_projection'),
     kafka: kafkaConfig(env, 'statistics-projection'),
     rateLimits: rateLimitConfig(env),
+    readPool: readPoolConfig(env),
     projection: {
       /** Consumer group of the facts; its offsets are stored beside them. */
       groupId: env.PROJECTION_GROUP_ID,

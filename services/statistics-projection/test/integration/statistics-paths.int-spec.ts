@@ -1,4 +1,4 @@
-import { Client, Pool } from 'pg';
+import { Client } from 'pg';
 import type { Location, ServiceabilityStatus } from '@lx/contracts';
 import { parseStatisticsQuery, type QueryParameters } from '@lx/domain';
 import { aGeography, aLocation, anAddress } from '@lx/domain/testing';
@@ -15,6 +15,7 @@ import {
 import { MIGRATIONS } from '../../src/database/migrations';
 import { LocationFactsProjection } from '../../src/facts/location-facts.projection';
 import { type StatisticsSource, sourceFor } from '../../src/statistics/infrastructure/statistics-query';
+import { MetricsRegistry, ReadPool } from '@lx/platform';
 import { StatisticsRepository } from '../../src/statistics/infrastructure/statistics.repository';
 
 const LOCATION_GROUPS = ['1b4e28ba-2fa1-41d2-883f-0016d3cca427', '6fa459ea-ee8a-4ca4-894e-db77e160355e', undefined];
@@ -189,7 +190,13 @@ describe('statistics: every path against a recount of the facts', () => {
   const schema = `sp_paths_${uniqueSuffix()}`;
   const databaseUrl = requireEnv('DATABASE_URL');
   const db = new Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
-  const pool = new Pool({ connectionString: databaseUrl, max: 2, options: `-c search_path=${schema}` });
+  const pool = new ReadPool(
+    {
+      database: { url: databaseUrl, schema },
+      read: { poolSize: 2, statementTimeoutMs: 60_000, scanConcurrency: 2, queueTimeoutMs: 60_000 },
+    },
+    new MetricsRegistry(),
+  );
   const repository = new StatisticsRepository(pool);
   const projection = new LocationFactsProjection();
   const next = random(14);
@@ -250,7 +257,7 @@ describe('statistics: every path against a recount of the facts', () => {
   afterAll(async () => {
     await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     await db.end();
-    await pool.end();
+    await pool.beforeApplicationShutdown();
   });
 
   it('given the seeded facts, then every counters table equals a recount of the facts', async () => {

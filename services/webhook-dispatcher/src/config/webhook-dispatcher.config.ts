@@ -8,6 +8,8 @@ import {
   consumerGroupEnv,
   databaseConfig,
   databaseEnv,
+  readPoolConfig,
+  readPoolEnv,
   databaseEnvRules,
   encryptionKey,
   httpConfig,
@@ -80,13 +82,14 @@ const webhookEnv = {
 };
 
 const schema = z
-  .object({ ...httpEnv(3006), ...databaseEnv, ...authEnv, ...kafkaEnv, ...outboxEnv, ...webhookEnv })
+  .object({ ...httpEnv(3006), ...databaseEnv, ...readPoolEnv, ...authEnv, ...kafkaEnv, ...outboxEnv, ...webhookEnv })
   .superRefine(kafkaEnvRules)
   .superRefine(databaseEnvRules)
   .transform((env) => ({
     http: httpConfig(env),
     auth: authConfig(env),
     database: databaseConfig(env, 'webhook_dispatcher'),
+    readPool: readPoolConfig(env),
     kafka: kafkaConfig(env, 'webhook-dispatcher'),
     outbox: outboxConfig(env),
     /** Text, not a Buffer: the frozen configuration cannot hold typed arrays. */

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ExportFormat, ExportStatus } from '@lx/contracts';
-import type { ExportFile, ExportRequest, ExportSelection, Page } from '@lx/domain';
+import type { ExportFile, ExportRequest, ExportSelection, Listed, Page } from '@lx/domain';
+import { ReadPool } from '@lx/platform';
 
 interface ExportRequestRow {
   id: string;
@@ -113,7 +114,10 @@ function fileOf(row: ExportRequestRow): ExportFile {
  */
 @Injectable()
 export class ExportRequestRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly reads: ReadPool,
+  ) {}
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(work);
@@ -128,22 +132,17 @@ export class ExportRequestRepository {
     return rows[0] === undefined ? undefined : requestOf(rows[0]);
   }
 
-  /** The client's exports, newest first, and how many there are. */
-  async list(clientId: string, page: Page, status?: ExportStatus): Promise<{ items: ExportRequest[]; total: number }> {
-    const where = status === undefined ? 'client_id = $1' : 'client_id = $1 AND status = $2';
-    const values: unknown[] = status === undefined ? [clientId] : [clientId, status];
-    const [rows, counted] = await Promise.all([
-      this.dataSource.query<ExportRequestRow[]>(
-        `SELECT * FROM export_requests WHERE ${where} ORDER BY created_at DESC, id DESC
-          LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
-        [...values, page.limit, page.offset],
-      ),
-      this.dataSource.query<{ total: number }[]>(
-        `SELECT count(*)::int AS total FROM export_requests WHERE ${where}`,
-        values,
-      ),
-    ]);
-    return { items: rows.map(requestOf), total: counted[0]?.total ?? 0 };
+  /** The client's exports, newest first, and how many there are: an RSP's read, on the ReadPool. */
+  async list(clientId: string, page: Page, status?: ExportStatus): Promise<{ items: ExportRequest[] } & Listed> {
+    const { rows, ...listed } = await this.reads.page<ExportRequestRow>({
+      columns: '*',
+      table: 'export_requests',
+      conditions: status === undefined ? ['client_id = $1'] : ['client_id = $1', 'status = $2'],
+      values: status === undefined ? [clientId] : [clientId, status],
+      page,
+      order: 'created_at DESC, id DESC',
+    });
+    return { items: rows.map(requestOf), ...listed };
   }
 
   /** The request made with this Idempotency-Key since `since`, with the hash of its body. */

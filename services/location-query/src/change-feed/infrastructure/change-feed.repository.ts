@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
-import { checkOut, PG_POOL } from '@lx/platform';
+import { checkOut, PG_POOL, ReadPool } from '@lx/platform';
 import type { ChangePosition } from '../domain/change-cursor';
 
 /** One stored change: its position and the delivery body as the text the webhook sends. */
@@ -60,22 +60,28 @@ const PURGE_CANDIDATES = `
 
 /**
  * The feed's storage: reads for RSPs, and the purge. Raw SQL through node-postgres: the reads are row-comparison range
- * scans of the primary key that return stored text, with no entity mapping.
+ * scans of the primary key that return stored text, with no entity mapping. RSPs' reads are scans of the RSP-facing
+ * ReadPool (statement timeout, one of its scan slots); the purge and the metrics use the service's own pool.
  */
 @Injectable()
 export class ChangeFeedRepository {
-  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly reads: ReadPool,
+  ) {}
 
   /** The changes after `after` (or after the oldest retained position), with the feed's epoch and purge position. */
   async read(after: Omit<ChangePosition, 'epoch'> | undefined, limit: number): Promise<ChangeRead> {
-    const { rows } = await this.pool.query<{
-      epoch: string;
-      purged_tx: string;
-      purged_seq: string;
-      tx: string | null;
-      seq: string | null;
-      body: string | null;
-    }>(CHANGES_AFTER, [after?.txId ?? null, after?.seq ?? null, limit]);
+    const { rows } = await this.reads.scan(() =>
+      this.reads.query<{
+        epoch: string;
+        purged_tx: string;
+        purged_seq: string;
+        tx: string | null;
+        seq: string | null;
+        body: string | null;
+      }>(CHANGES_AFTER, [after?.txId ?? null, after?.seq ?? null, limit]),
+    );
     const state = rows[0];
     if (state === undefined) throw new Error('change_feed_state has no row: the migrations seed it');
     return {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Pool, PoolClient } from 'pg';
+import type { PoolClient } from 'pg';
 import {
   type DigestEntriesReply,
   type DigestNodeReply,
@@ -8,7 +8,7 @@ import {
   formatDigestHash,
   TOPICS,
 } from '@lx/contracts';
-import { checkOut, PG_POOL } from '@lx/platform';
+import { ReadPool } from '@lx/platform';
 import { LIVE_TABLES } from '../../read-model/read-model-tables';
 import { DIGEST_OPTIONS, type DigestOptions } from '../digest-options';
 
@@ -38,6 +38,7 @@ type Snapshot = Pick<DigestNodeReply, 'position' | 'computedAt'>;
 /**
  * Reads of the digest, each in one REPEATABLE READ, READ ONLY transaction: the node, its children or entries and the
  * position come from one snapshot, so they agree with each other (and the position says which changes they hold).
+ * Each is a scan of the RSP-facing ReadPool (statement timeout, one of its scan slots).
  *
  * Where a node comes from: nodes and children up to 3 hex digits deep are sums of the stored nodes (at most 4,096 per
  * resource, times the slots); deeper ones are grouped from the resources' rows by the digest_key index, which holds
@@ -46,7 +47,7 @@ type Snapshot = Pick<DigestNodeReply, 'position' | 'computedAt'>;
 @Injectable()
 export class DigestRepository {
   constructor(
-    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly pool: ReadPool,
     @Inject(DIGEST_OPTIONS) private readonly options: DigestOptions,
   ) {}
 
@@ -116,30 +117,27 @@ export class DigestRepository {
     resource: DigestResource,
     read: (client: PoolClient, snapshot: Snapshot) => Promise<T>,
   ): Promise<T> {
-    const { client, release } = await checkOut(this.pool);
-    try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      // The first statement takes the snapshot: the position and everything read after it belong together.
-      const { rows } = await client.query<{ partition: number; next_offset: string; computed_at: string }>(
-        `SELECT o.partition, o.next_offset::text AS next_offset,
-                to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS computed_at
-           FROM (SELECT 1) AS now
-           LEFT JOIN consumer_offsets o ON o.group_id = $1 AND o.topic = $2
-          ORDER BY o.partition`,
-        [this.options.projectionGroupId, SOURCES[resource].topic],
-      );
-      const offsets: Record<string, string> = {};
-      for (const row of rows) if (row.next_offset !== null) offsets[String(row.partition)] = row.next_offset;
-      const position: DigestPosition = { [SOURCES[resource].topic]: offsets };
-      const result = await read(client, { position, computedAt: rows[0]!.computed_at });
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      release();
-    }
+    return this.pool.scan(() =>
+      this.pool.withClient(async (client) => {
+        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        // The first statement takes the snapshot: the position and everything read after it belong together.
+        const { rows } = await client.query<{ partition: number; next_offset: string; computed_at: string }>(
+          `SELECT o.partition, o.next_offset::text AS next_offset,
+                  to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS computed_at
+             FROM (SELECT 1) AS now
+             LEFT JOIN consumer_offsets o ON o.group_id = $1 AND o.topic = $2
+            ORDER BY o.partition`,
+          [this.options.projectionGroupId, SOURCES[resource].topic],
+        );
+        const offsets: Record<string, string> = {};
+        for (const row of rows) if (row.next_offset !== null) offsets[String(row.partition)] = row.next_offset;
+        const position: DigestPosition = { [SOURCES[resource].topic]: offsets };
+        // A failure ends the transaction with the connection: withClient destroys a connection given an error.
+        const result = await read(client, { position, computedAt: rows[0]!.computed_at });
+        await client.query('COMMIT');
+        return result;
+      }),
+    );
   }
 }
 

@@ -1,8 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { Pool } from 'pg';
+import { Injectable } from '@nestjs/common';
 import type { AddressGroup, AddressGroupListItem, LocationGroup, LocationGroupListItem } from '@lx/contracts';
-import type { GroupListQuery, Page } from '@lx/domain';
-import { PG_POOL } from '@lx/platform';
+import type { GroupListQuery, Listed, Page } from '@lx/domain';
+import { ReadPool } from '@lx/platform';
 import { GROUP_ROW_COLUMNS, groupListItem, type GroupRow, groupSelection } from '../../read-model/group-rows';
 import { LIVE_TABLES } from '../../read-model/read-model-tables';
 
@@ -20,10 +19,10 @@ function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
 }
 
-/** Reads of groups: live ones, and with modifiedSince the tombstones of deleted ones too. */
+/** Reads of groups (on the RSP-facing ReadPool): live ones, and with modifiedSince the tombstones of deleted ones too. */
 @Injectable()
 export class GroupReadRepository {
-  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+  constructor(private readonly pool: ReadPool) {}
 
   async find(kind: GroupKind, id: string): Promise<{ group: Group; version: number } | undefined> {
     const { rows } = await this.pool.query<Group & { version: number }>(
@@ -37,17 +36,18 @@ export class GroupReadRepository {
   }
 
   /**
-   * A page and the total; name matches any case. Without modifiedSince: the live groups, ordered by name (byte order,
-   * so the same everywhere) then id. With it: the groups changed after it, tombstones included, ordered by id. Such a
-   * set only grows while an RSP pages through it (a change moves no group out of it, a deletion leaves a tombstone),
-   * so with a fixed id order, offset paging repeats at worst a group that changed meanwhile and never skips one
-   * (unless a `name` filter is given too: a rename can move a group out of that).
+   * A page and the total; name matches any case. Without modifiedSince or `after`: the live groups, ordered by name
+   * (byte order, so the same everywhere) then id. With modifiedSince: the groups changed after it, tombstones
+   * included. With modifiedSince or `after`, ordered by id (after `after`), and `next` names the next page's `after`.
+   * A set selected by modifiedSince only grows while an RSP pages through it (a change moves no group out of it, a
+   * deletion leaves a tombstone), so in id order, paging repeats at worst a group that changed meanwhile and never
+   * skips one (unless a `name` filter is given too: a rename can move a group out of that).
    */
   async list(
     kind: GroupKind,
     query: Omit<GroupListQuery, 'page'>,
     page: Page,
-  ): Promise<{ groups: (LocationGroupListItem | AddressGroupListItem)[]; total: number }> {
+  ): Promise<{ groups: (LocationGroupListItem | AddressGroupListItem)[] } & Listed> {
     const values: unknown[] = [];
     const conditions = [groupSelection(query.modifiedSince, values)];
     if (query.type !== undefined) {
@@ -58,16 +58,16 @@ export class GroupReadRepository {
       values.push(likePattern(query.name));
       conditions.push(`name ILIKE $${values.length}`);
     }
-    const where = `WHERE ${conditions.join(' AND ')}`;
-    const order = query.modifiedSince === undefined ? 'name COLLATE "C", id' : 'id';
-    const [items, count] = await Promise.all([
-      this.pool.query<GroupRow>(
-        `SELECT ${GROUP_ROW_COLUMNS} FROM ${TABLES[kind]} ${where}
-          ORDER BY ${order} LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
-        [...values, page.limit, page.offset],
-      ),
-      this.pool.query<{ total: string }>(`SELECT count(*) AS total FROM ${TABLES[kind]} ${where}`, values),
-    ]);
-    return { groups: items.rows.map(groupListItem), total: Number(count.rows[0]?.total ?? 0) };
+    // In id order with modifiedSince (see above) or after; else by name.
+    const byName = query.modifiedSince === undefined && page.after === undefined;
+    const { rows, ...listed } = await this.pool.page<GroupRow>({
+      columns: GROUP_ROW_COLUMNS,
+      table: TABLES[kind],
+      conditions,
+      values,
+      page,
+      ...(byName && { order: 'name COLLATE "C", id' }),
+    });
+    return { groups: rows.map(groupListItem), ...listed };
   }
 }

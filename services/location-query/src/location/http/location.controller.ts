@@ -25,7 +25,7 @@ export class LocationController {
   async list(@Query() query: QueryParameters, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     const page = await this.listLocations.execute(valueOrThrow(parseLocationListQuery(query)));
     void reply.type(JSON_CONTENT_TYPE);
-    return `{"locations":[${page.bodies.join(',')}],"pagination":${JSON.stringify(page.pagination)}}`;
+    return `{"locations":[${page.bodies}],"pagination":${JSON.stringify(page.pagination)}}`;
   }
 
   /** The Location with its version as ETag; 304 without a body when If-None-Match names that version. */

@@ -1,7 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { Pool } from 'pg';
-import type { Page } from '@lx/domain';
-import { PG_POOL } from '@lx/platform';
+import { Injectable } from '@nestjs/common';
+import type { Listed, Page } from '@lx/domain';
+import { ReadPool } from '@lx/platform';
 
 /** A stored location: its JSON text exactly as served, and its aggregate version (the ETag). */
 export interface StoredLocation {
@@ -9,10 +8,10 @@ export interface StoredLocation {
   body: string;
 }
 
-export interface LocationPage {
-  /** JSON texts of the locations, ordered by id. */
-  bodies: string[];
-  total: number;
+/** A page: the JSON texts of the locations, ordered by id; the total (see ReadPool.total) and the next `after`. */
+export interface LocationPage extends Listed {
+  /** The locations' JSON texts joined by commas. */
+  bodies: string;
 }
 
 export interface LocationListFilter {
@@ -23,11 +22,12 @@ export interface LocationListFilter {
 /**
  * Reads of the location read model through node-postgres directly: GET /locations/{id} is the hottest path of the
  * service, and one round trip with the stored text (no entity mapping, no JSON parse and re-serialisation) is what
- * keeps it close to a bare primary-key lookup.
+ * keeps it close to a bare primary-key lookup. Every read is on the RSP-facing ReadPool (statement timeout); a list
+ * holds one of its scan slots.
  */
 @Injectable()
 export class LocationReadRepository {
-  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+  constructor(private readonly pool: ReadPool) {}
 
   async find(id: string): Promise<StoredLocation | undefined> {
     // A named statement: each connection parses and plans it once, then only binds the id (Postgres re-plans it by
@@ -40,7 +40,7 @@ export class LocationReadRepository {
     return rows[0];
   }
 
-  /** One page ordered by id, and how many match in total. */
+  /** One page ordered by id (after `page.after` when given), how many match in total, and the next `after`. */
   async list(filter: LocationListFilter, page: Page): Promise<LocationPage> {
     const conditions: string[] = [];
     const values: unknown[] = [];
@@ -52,14 +52,13 @@ export class LocationReadRepository {
       values.push(filter.addressGroupId);
       conditions.push(`address_group_id = $${values.length}`);
     }
-    const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
-    const [items, count] = await Promise.all([
-      this.pool.query<{ body: string }>(
-        `SELECT body::text AS body FROM locations ${where} ORDER BY id LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
-        [...values, page.limit, page.offset],
-      ),
-      this.pool.query<{ total: string }>(`SELECT count(*) AS total FROM locations ${where}`, values),
-    ]);
-    return { bodies: items.rows.map((row) => row.body), total: Number(count.rows[0]?.total ?? 0) };
+    const { joined, ...listed } = await this.pool.joinedPage({
+      columns: 'body::text',
+      table: 'locations',
+      conditions,
+      values,
+      page,
+    });
+    return { bodies: joined, ...listed };
   }
 }

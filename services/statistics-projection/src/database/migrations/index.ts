@@ -1,6 +1,6 @@
+import { AddRateLimitCounts1797984000000 } from '@lx/platform';
 import { CreateLocationFacts1795824000000 } from './1795824000000-CreateLocationFacts';
 import { AddStatisticsRollups1797379200000 } from './1797379200000-AddStatisticsRollups';
-import { AddRateLimitCounts1797984000000 } from './1797984000000-AddRateLimitCounts';
 
 /** Every migration of this service, oldest first. */
 export const MIGRATIONS = [

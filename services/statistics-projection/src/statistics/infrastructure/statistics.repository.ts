@@ -1,16 +1,18 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { Pool } from 'pg';
+import { Injectable } from '@nestjs/common';
 import { SERVICEABILITY_STATUSES, type StatisticsResponse } from '@lx/contracts';
 import type { StatisticsFilter } from '@lx/domain';
-import { PG_POOL } from '@lx/platform';
+import { ReadPool } from '@lx/platform';
 import { buildStatisticsQuery, type StatisticsRow } from './statistics-query';
 
 export type Counts = Omit<StatisticsResponse, 'queryTimestamp'>;
 
-/** Runs the one statistics query through node-postgres (a single round trip on the hot path). */
+/**
+ * Runs the one statistics query through node-postgres (a single round trip on the hot path), on the RSP-facing
+ * ReadPool: under its statement timeout, on connections apart from the projection's.
+ */
 @Injectable()
 export class StatisticsRepository {
-  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+  constructor(private readonly pool: ReadPool) {}
 
   async count(filter: StatisticsFilter): Promise<Counts> {
     const query = buildStatisticsQuery(filter);

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
 import type { Delivery, DeliveryAttempt, Endpoint, WebhookEventType } from '@lx/contracts';
-import { type DeliveryListQuery, parseDeliveryId } from '@lx/domain';
-import { PG_POOL } from '@lx/platform';
+import { type DeliveryListQuery, type Listed, parseDeliveryId } from '@lx/domain';
+import { PG_POOL, ReadPool } from '@lx/platform';
 import { startPositionSql } from './notification-log.repository';
 
 interface DeliveryRow {
@@ -99,10 +99,13 @@ const ENDPOINT_SELECT = `SELECT s.client_id, s.webhook_url, s.enabled, s.consecu
 /** Reads and operator actions on the delivery records: lists, one delivery with its attempts, redrives, endpoints. */
 @Injectable()
 export class DeliveryRecordsRepository {
-  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly reads: ReadPool,
+  ) {}
 
-  /** Deliveries matching the query, newest first, and how many match in all. */
-  async list(query: DeliveryListQuery): Promise<{ items: Delivery[]; total: number }> {
+  /** Deliveries matching the query, newest first, and how many match in all: a read on the ReadPool. */
+  async list(query: DeliveryListQuery): Promise<{ items: Delivery[] } & Listed> {
     const conditions: string[] = [];
     const values: unknown[] = [];
     const where = (condition: (parameter: string) => string, value: unknown) => {
@@ -113,16 +116,15 @@ export class DeliveryRecordsRepository {
     if (query.status !== undefined) where((p) => `d.status = ${p}`, query.status);
     if (query.since !== undefined) where((p) => `d.created_at >= ${p}`, query.since);
     if (query.until !== undefined) where((p) => `d.created_at < ${p}`, query.until);
-    const filter = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
-    const [rows, counted] = await Promise.all([
-      this.pool.query<DeliveryRow>(
-        `SELECT ${DELIVERY_COLUMNS} FROM delivery_view d ${filter}
-         ORDER BY d.created_at DESC, d.id DESC LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
-        [...values, query.page.limit, query.page.offset],
-      ),
-      this.pool.query<{ total: number }>(`SELECT count(*)::int AS total FROM delivery_view d ${filter}`, values),
-    ]);
-    return { items: rows.rows.map(deliveryOf), total: counted.rows[0]?.total ?? 0 };
+    const { rows, ...listed } = await this.reads.page<DeliveryRow>({
+      columns: DELIVERY_COLUMNS,
+      table: 'delivery_view d',
+      conditions,
+      values,
+      page: query.page,
+      order: 'd.created_at DESC, d.id DESC',
+    });
+    return { items: rows.map(deliveryOf), ...listed };
   }
 
   /** One delivery with its attempts; only the client's own when `clientId` is given. */

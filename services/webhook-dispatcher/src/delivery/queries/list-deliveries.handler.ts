@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { DeliveryList } from '@lx/contracts';
-import { type DeliveryListQuery, parseDeliveryListQuery, type QueryParameters } from '@lx/domain';
+import { type DeliveryListQuery, paginationOf, parseDeliveryListQuery, type QueryParameters } from '@lx/domain';
 import { DeliveryRecordsRepository } from '../infrastructure/delivery-records.repository';
 
 export interface ListDeliveries {
@@ -19,7 +19,7 @@ export class ListDeliveriesHandler {
     if (!parsed.ok) throw parsed.error;
     const query: DeliveryListQuery =
       request.clientId === undefined ? parsed.value : { ...parsed.value, clientId: request.clientId };
-    const { items, total } = await this.records.list(query);
-    return { deliveries: items, pagination: { ...query.page, total } };
+    const { items, ...listed } = await this.records.list(query);
+    return { deliveries: items, pagination: paginationOf(query.page, listed) };
   }
 }

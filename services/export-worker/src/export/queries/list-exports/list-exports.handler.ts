@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { ExportListReply } from '@lx/contracts';
-import { type ExportListQuery, exportStatusReplyOf } from '@lx/domain';
+import { type ExportListQuery, exportStatusReplyOf, paginationOf } from '@lx/domain';
 import { ExportRequestRepository } from '../../infrastructure/export-request.repository';
 
 export interface ListExports {
@@ -14,7 +14,7 @@ export class ListExportsHandler {
   constructor(private readonly requests: ExportRequestRepository) {}
 
   async execute({ clientId, query }: ListExports): Promise<ExportListReply> {
-    const { items, total } = await this.requests.list(clientId, query.page, query.status);
-    return { exports: items.map(exportStatusReplyOf), pagination: { ...query.page, total } };
+    const { items, ...listed } = await this.requests.list(clientId, query.page, query.status);
+    return { exports: items.map(exportStatusReplyOf), pagination: paginationOf(query.page, listed) };
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AddressGroupListItem, LocationGroupListItem, Pagination } from '@lx/contracts';
-import type { GroupListQuery } from '@lx/domain';
+import { type GroupListQuery, paginationOf } from '@lx/domain';
 import { GroupReadRepository, type GroupKind } from '../../infrastructure/group-read.repository';
 
 export interface ListGroups extends GroupListQuery {
@@ -18,7 +18,7 @@ export class ListGroupsHandler {
   async execute(
     query: ListGroups,
   ): Promise<{ groups: (LocationGroupListItem | AddressGroupListItem)[]; pagination: Pagination }> {
-    const { groups, total } = await this.groups.list(query.kind, query, query.page);
-    return { groups, pagination: { limit: query.page.limit, offset: query.page.offset, total } };
+    const { groups, ...listed } = await this.groups.list(query.kind, query, query.page);
+    return { groups, pagination: paginationOf(query.page, listed) };
   }
 }

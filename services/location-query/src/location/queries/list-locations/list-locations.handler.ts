@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Pagination } from '@lx/contracts';
-import type { LocationListQuery } from '@lx/domain';
+import { type LocationListQuery, paginationOf } from '@lx/domain';
 import { LocationReadRepository } from '../../infrastructure/location-read.repository';
 
 /** A page of locations as JSON texts with the pagination object of the group lists. */
 export interface LocationListPage {
-  bodies: string[];
+  bodies: string;
   pagination: Pagination;
 }
 
@@ -15,7 +15,7 @@ export class ListLocationsHandler {
   constructor(private readonly locations: LocationReadRepository) {}
 
   async execute(query: LocationListQuery): Promise<LocationListPage> {
-    const { bodies, total } = await this.locations.list(query, query.page);
-    return { bodies, pagination: { limit: query.page.limit, offset: query.page.offset, total } };
+    const { bodies, ...listed } = await this.locations.list(query, query.page);
+    return { bodies, pagination: paginationOf(query.page, listed) };
   }
 }

@@ -1,0 +1,323 @@
+import { type BeforeApplicationShutdown, type DynamicModule, Global, Inject, Injectable, Module } from '@nestjs/common';
+import { Pool, type PoolClient, type QueryConfig, type QueryResult, type QueryResultRow } from 'pg';
+import { Counter, Gauge } from 'prom-client';
+import { PAGINATION } from '@lx/contracts';
+import { DomainError, type Listed, type Page } from '@lx/domain';
+import type { DatabaseConfig, ReadPoolConfig } from '../config/config';
+import { MetricsRegistry } from '../metrics/metrics';
+import { tlsOptionsOf } from './tls';
+
+/** Postgres's SQLSTATE for a statement cancelled, as statement_timeout does. */
+const QUERY_CANCELED = '57014';
+/** Seconds a refused read is told to wait before it tries again. */
+const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * A read refused for want of capacity (503 SERVICE_UNAVAILABLE with Retry-After): it ran past the statement timeout,
+ * or waited past READ_QUEUE_TIMEOUT_MS for a connection or a scan slot. Nothing was changed; the caller retries.
+ */
+export class ReadCapacityError extends DomainError {
+  readonly code = 'SERVICE_UNAVAILABLE';
+
+  private constructor(message: string, details: Record<string, unknown>) {
+    super(message, details, { 'retry-after': String(RETRY_AFTER_SECONDS) });
+  }
+
+  static statementTimeout(timeoutMs: number): ReadCapacityError {
+    return new ReadCapacityError(`the query ran longer than ${timeoutMs} ms and was cancelled; retry later`, {
+      reason: 'statementTimeout',
+      timeoutMs,
+    });
+  }
+
+  static busy(waitedMs: number): ReadCapacityError {
+    return new ReadCapacityError(`the service is busy: no capacity for the read within ${waitedMs} ms; retry later`, {
+      reason: 'busy',
+      waitedMs,
+    });
+  }
+}
+
+/** Admits at most `slots` callers at a time; one that waited longer than `timeoutMs` for a slot gets `undefined`. */
+export class Bulkhead {
+  private readonly waiting: (() => void)[] = [];
+  private inUse = 0;
+
+  constructor(
+    private readonly slots: number,
+    private readonly timeoutMs: number,
+  ) {}
+
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  get running(): number {
+    return this.inUse;
+  }
+
+  /** Resolves true once a slot is held (the caller must `release` it), false after timeoutMs without one. */
+  async acquire(): Promise<boolean> {
+    if (this.inUse < this.slots) {
+      this.inUse += 1;
+      return true;
+    }
+    return new Promise<boolean>((resolve) => {
+      const admit = () => {
+        clearTimeout(timer);
+        this.inUse += 1;
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.waiting.splice(this.waiting.indexOf(admit), 1);
+        resolve(false);
+      }, this.timeoutMs);
+      this.waiting.push(admit);
+    });
+  }
+
+  release(): void {
+    this.inUse -= 1;
+    this.waiting.shift()?.();
+  }
+}
+
+/** What ReadPool counts (see the metrics' help). */
+class ReadPoolMetrics {
+  readonly refused: Counter<'reason'>;
+  readonly scans: Gauge<'state'>;
+  constructor(metrics: MetricsRegistry) {
+    this.refused = new Counter({
+      name: 'db_read_refused_total',
+      help: 'RSP reads answered 503: cancelled at the statement timeout, or no connection or scan slot in time (busy)',
+      labelNames: ['reason'] as const,
+      registers: [metrics.registry],
+    });
+    this.scans = new Gauge({
+      name: 'db_read_scans',
+      help: 'List reads (scans) running and waiting for one of the READ_SCAN_CONCURRENCY slots',
+      labelNames: ['state'] as const,
+      registers: [metrics.registry],
+    });
+  }
+}
+
+/** The database a ReadPool connects to (the service's own, on its schema) and the pool's settings. */
+export interface ReadPoolOptions {
+  database: Pick<DatabaseConfig, 'url' | 'schema' | 'ssl'>;
+  read: ReadPoolConfig;
+}
+
+const READ_POOL_CONFIG = Symbol('READ_POOL_CONFIG');
+
+/** A list read by ReadPool.page: see there. */
+export interface PageRead {
+  columns: string;
+  table: string;
+  conditions: readonly string[];
+  values: readonly unknown[];
+  page: Page;
+  order?: string;
+}
+
+function whereOf(conditions: readonly string[]): string {
+  return conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
+}
+
+/** The statement of a page (one row beyond it) and its values. */
+function pageSql(list: PageRead): { sql: string; values: unknown[] } {
+  const values = [...list.values];
+  const conditions = [...list.conditions];
+  if (list.page.after !== undefined) {
+    values.push(list.page.after);
+    conditions.push(`id > $${values.length}`);
+  }
+  values.push(list.page.limit + 1, list.page.offset);
+  return {
+    sql: `SELECT ${list.columns} FROM ${list.table}${whereOf(conditions)} ORDER BY ${list.order ?? 'id'}
+           LIMIT $${values.length - 1} OFFSET $${values.length}`,
+    values,
+  };
+}
+
+/**
+ * The connections of RSP-facing reads, apart from the service's own pool (projections, the internal snapshot, the
+ * rate-limit counts): a flood of reads cannot take the connections a projection needs, nor the other way round. Every
+ * statement runs under `statement_timeout` (READ_STATEMENT_TIMEOUT_MS, set on each connection); reads that scan a
+ * page of rows (`scan`) run at most READ_SCAN_CONCURRENCY at a time, so the other connections stay free for reads by
+ * id. A read cancelled at the timeout, or that finds no connection or slot within READ_QUEUE_TIMEOUT_MS, is
+ * ReadCapacityError (503 with Retry-After), never a hung request.
+ */
+@Injectable()
+export class ReadPool implements BeforeApplicationShutdown {
+  private readonly pool: Pool;
+  private readonly scans: Bulkhead;
+  private readonly metrics: ReadPoolMetrics;
+  private ended?: Promise<void>;
+
+  constructor(
+    @Inject(READ_POOL_CONFIG) private readonly config: ReadPoolOptions,
+    metrics: MetricsRegistry,
+  ) {
+    const { database, read } = config;
+    this.metrics = new ReadPoolMetrics(metrics);
+    this.pool = new Pool({
+      connectionString: database.url,
+      max: read.poolSize,
+      connectionTimeoutMillis: read.queueTimeoutMs,
+      options: `-c search_path=${database.schema} -c statement_timeout=${read.statementTimeoutMs}`,
+      ...(database.ssl !== undefined && { ssl: tlsOptionsOf(database.ssl) }),
+    });
+    // An idle connection the server drops is removed by the pool; without a listener it would crash the process.
+    this.pool.on('error', () => undefined);
+    this.scans = new Bulkhead(read.scanConcurrency, read.queueTimeoutMs);
+  }
+
+  /** One statement on a pooled connection. */
+  async query<R extends QueryResultRow>(query: string | QueryConfig, values?: unknown[]): Promise<QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(query, values);
+    } catch (error) {
+      throw this.refusal(error);
+    }
+  }
+
+  /**
+   * One page of a list, read in a scan slot: the rows of `table` that match every condition (placeholders $1… bound
+   * to `values`), in id order after `page.after` (or in `order` when given, which must not come with `after`), from
+   * `page.offset`, one row beyond the page to know whether another follows: in id order, `next` is then the page's
+   * last id. With the total of the matching rows (see total).
+   */
+  async page<R extends { id: string }>(list: PageRead): Promise<{ rows: R[] } & Listed> {
+    const { sql, values } = pageSql(list);
+    return this.scan(async () => {
+      const { rows } = await this.query<R>(sql, values);
+      const shown = rows.slice(0, list.page.limit);
+      const last = shown[shown.length - 1];
+      const more = rows.length > list.page.limit && list.order === undefined && last !== undefined;
+      return { rows: shown, ...(await this.totalOf(list)), ...(more && { next: last.id }) };
+    });
+  }
+
+  /**
+   * The page of `page`, but `columns` is one text expression and the page comes back as those texts joined by commas
+   * in one row, built by Postgres: a thousand rows cost this process one string instead of a thousand row objects
+   * (what a read by id would wait behind). In id order only.
+   */
+  async joinedPage(list: Omit<PageRead, 'order'>): Promise<{ joined: string } & Listed> {
+    const { sql, values } = pageSql({ ...list, columns: `id, ${list.columns} AS item` });
+    values.push(list.page.limit);
+    const limit = `$${values.length}`;
+    return this.scan(async () => {
+      const { rows } = await this.query<{ rows: number; joined: string | null; last: string | null }>(
+        `SELECT count(*)::int AS rows, string_agg(item, ',' ORDER BY id) FILTER (WHERE position <= ${limit}) AS joined,
+                min(id::text) FILTER (WHERE position = ${limit}) AS last
+           FROM (SELECT id, item, row_number() OVER (ORDER BY id) AS position FROM (${sql}) AS limited) AS page`,
+        values,
+      );
+      const row = rows[0]!;
+      const more = row.rows > list.page.limit && row.last !== null;
+      return { joined: row.joined ?? '', ...(await this.totalOf(list)), ...(more && { next: row.last! }) };
+    });
+  }
+
+  /**
+   * How many rows `from` (a table and its WHERE clause, placeholders bound to `values`) holds: counted exactly up to
+   * PAGINATION.exactTotalUpTo, past that the planner's estimate (never below the count), flagged `estimated`; so a
+   * list's total never reads more than that many rows.
+   */
+  async total(from: string, values: unknown[]): Promise<{ total: number; estimated: boolean }> {
+    const limit = PAGINATION.exactTotalUpTo + 1;
+    const { rows } = await this.query<{ total: string }>(
+      `SELECT count(*) AS total FROM (SELECT 1 FROM ${from} LIMIT ${limit}) AS capped`,
+      values,
+    );
+    const counted = Number(rows[0]?.total ?? 0);
+    if (counted < limit) return { total: counted, estimated: false };
+    const plan = await this.query<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(
+      `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${from}`,
+      values,
+    );
+    const estimate = Math.round(plan.rows[0]?.['QUERY PLAN'][0].Plan['Plan Rows'] ?? 0);
+    return { total: Math.max(counted, estimate), estimated: true };
+  }
+
+  private async totalOf(list: PageRead): Promise<Omit<Listed, 'next'>> {
+    const { total, estimated } = await this.total(`${list.table}${whereOf(list.conditions)}`, [...list.values]);
+    return { total, totalEstimated: estimated };
+  }
+
+  /** Runs `read` with one connection held (for a transaction); the connection is destroyed when `read` throws. */
+  async withClient<T>(read: (client: PoolClient) => Promise<T>): Promise<T> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw this.refusal(error);
+    }
+    const ignore = () => undefined;
+    client.on('error', ignore);
+    try {
+      const result = await read(client);
+      client.removeListener('error', ignore);
+      client.release();
+      return result;
+    } catch (error) {
+      client.removeListener('error', ignore);
+      client.release(error instanceof Error ? error : true);
+      throw this.refusal(error);
+    }
+  }
+
+  /** Runs a read of a page of rows in one of the scan slots (see the class). */
+  async scan<T>(read: () => Promise<T>): Promise<T> {
+    this.metrics.scans.set({ state: 'waiting' }, this.scans.queued + 1);
+    const admitted = await this.scans.acquire();
+    this.metrics.scans.set({ state: 'waiting' }, this.scans.queued);
+    if (!admitted) {
+      this.metrics.refused.inc({ reason: 'busy' });
+      throw ReadCapacityError.busy(this.config.read.queueTimeoutMs);
+    }
+    this.metrics.scans.set({ state: 'running' }, this.scans.running);
+    try {
+      return await read();
+    } finally {
+      this.scans.release();
+      this.metrics.scans.set({ state: 'running' }, this.scans.running);
+    }
+  }
+
+  /** Closes the pool once, however often the application is closed. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.ended ??= this.pool.end();
+    await this.ended;
+  }
+
+  /** The typed error for a statement cancelled at the timeout or a connection not had in time; others unchanged. */
+  private refusal(error: unknown): unknown {
+    if (error instanceof DomainError) return error;
+    if ((error as { code?: unknown } | undefined)?.code === QUERY_CANCELED) {
+      this.metrics.refused.inc({ reason: 'statementTimeout' });
+      return ReadCapacityError.statementTimeout(this.config.read.statementTimeoutMs);
+    }
+    // node-postgres's pool rejects a wait past connectionTimeoutMillis with this message (pg-pool's only signal).
+    if (error instanceof Error && error.message === 'timeout exceeded when trying to connect') {
+      this.metrics.refused.inc({ reason: 'busy' });
+      return ReadCapacityError.busy(this.config.read.queueTimeoutMs);
+    }
+    return error;
+  }
+}
+
+/** ReadPool for a service's RSP-facing reads, on the service's database and schema (see ReadPool). */
+@Global()
+@Module({})
+export class ReadPoolModule {
+  static forRoot(database: DatabaseConfig, read: ReadPoolConfig): DynamicModule {
+    return {
+      module: ReadPoolModule,
+      providers: [{ provide: READ_POOL_CONFIG, useValue: { database, read } }, ReadPool],
+      exports: [ReadPool],
+    };
+  }
+}
