@@ -20,8 +20,9 @@ export const paginationSchema = z
     limit: z.number().int().min(1).max(PAGINATION.maxLimit),
     offset: countSchema,
     total: countSchema,
+    // A boolean, though only ever sent as true: `enum: [true]` breaks generated clients (openapi-generator's Java).
     totalEstimated: z
-      .literal(true)
+      .boolean()
       .optional()
       .openapi({
         description: `Present (true) when more than ${PAGINATION.exactTotalUpTo} items match: total is then the database's estimate, not a count.`,

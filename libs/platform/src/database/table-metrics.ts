@@ -30,15 +30,18 @@ const GAUGES: readonly { name: string; help: string; value: (row: TableRow) => n
 
 /** One catalog query serves both gauges of a scrape: results younger than this are reused. */
 const FRESH_MS = 1_000;
+/** Longest wait of the sizes for one table's lock, and of the whole query (see readTables). */
+const LOCK_TIMEOUT_MS = 1_000;
+const STATEMENT_TIMEOUT_MS = 5_000;
 
 /**
  * The size of every table of the service's schema, read from the catalog when Prometheus scrapes:
  * `db_table_size_bytes{table}` (heap, indexes and TOAST: pg_total_relation_size) and `db_table_rows_estimate{table}`
  * (the planner's row estimate, kept by autovacuum and ANALYZE: no table is counted). What an SRE watches to see a
  * table that only grows. A scrape while the database refuses the query keeps the last values (and logs why) rather
- * than failing /metrics (a database that never answers holds the scrape until Prometheus gives up: the query has no
- * deadline of its own); a dropped table leaves the gauges at the next scrape. Without MetricsModule (a CLI) it
- * registers nothing.
+ * than failing /metrics, as does a query past its deadline (a second for a table's lock, five seconds in all, so a
+ * table locked by a replay's swap or a migration does not hold the scrape); a dropped table leaves the gauges at the
+ * next scrape. Without MetricsModule (a CLI) it registers nothing.
  */
 @Injectable()
 export class DatabaseTableMetrics {
@@ -75,13 +78,19 @@ export class DatabaseTableMetrics {
 
   private readTables(): Promise<TableRow[] | undefined> {
     return this.dataSource
-      .query<TableRow[]>(
-        `SELECT c.relname AS table, pg_total_relation_size(c.oid)::float8 AS bytes,
-                greatest(c.reltuples, 0)::float8 AS rows
-           FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-          WHERE n.nspname = $1 AND c.relkind IN ('r', 'p')`,
-        [this.config.schema],
-      )
+      .transaction(async (manager) => {
+        // A table locked by another transaction (a replay's swap, a migration) would hold the scrape: the sizes wait
+        // LOCK_TIMEOUT at most for a table's lock, the whole query STATEMENT_TIMEOUT, then the last values stay.
+        await manager.query(`SET LOCAL lock_timeout = ${LOCK_TIMEOUT_MS}`);
+        await manager.query(`SET LOCAL statement_timeout = ${STATEMENT_TIMEOUT_MS}`);
+        return manager.query<TableRow[]>(
+          `SELECT c.relname AS table, pg_total_relation_size(c.oid)::float8 AS bytes,
+                  greatest(c.reltuples, 0)::float8 AS rows
+             FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = $1 AND c.relkind IN ('r', 'p')`,
+          [this.config.schema],
+        );
+      })
       .catch((error: unknown) => {
         this.logger.warn({
           msg: 'Reading table sizes failed',

@@ -37,6 +37,8 @@ describe('location-query bounded reads', () => {
     );
     ids = rows.map((row) => row.id).sort();
     await service.db.query('ANALYZE locations');
+    // One scrape now, so the table sizes have values to keep while the table is locked below.
+    expect((await service.get('/metrics', { token: null })).text).toMatch(/^db_table_size_bytes\{table="locations"\}/m);
   }, 120_000);
 
   afterAll(async () => {
@@ -159,13 +161,18 @@ describe('location-query bounded reads', () => {
       expect(waited).toBeGreaterThanOrEqual(QUEUE_TIMEOUT_MS - 20);
       expect(waited).toBeLessThan(STATEMENT_TIMEOUT_MS - 100);
       expect((await holding).body.error.details.reason).toBe('statementTimeout');
+      // The scrape does not wait for the lock either: the table sizes give up after a second and keep their values.
+      const scrapeStarted = Date.now();
+      const metrics = await service.get('/metrics', { token: null });
+      expect(metrics.status).toBe(200);
+      expect(Date.now() - scrapeStarted).toBeLessThan(3_000);
+      expect(metrics.text).toMatch(/^db_table_size_bytes\{table="locations"\} [1-9]/m);
     });
   });
 
   it('serves reads again once the lock is gone, and has counted the refusals by reason', async () => {
     expect((await service.get(`/locations/${ids[0]}`)).status).toBe(200);
     expect((await service.get('/locations?limit=1')).status).toBe(200);
-    // Read after the lock: the scrape's table sizes would wait for it.
     const metrics = await service.get('/metrics', { token: null });
     expect(metrics.text).toMatch(/^db_read_refused_total\{reason="statementTimeout"\} 2$/m);
     expect(metrics.text).toMatch(/^db_read_refused_total\{reason="busy"\} 1$/m);

@@ -18,7 +18,7 @@ describe('webhook operations', () => {
   const receivers: Receiver[] = [];
 
   beforeAll(async () => {
-    dispatcher = await startDispatcher({ WEBHOOK_RETRY_SCHEDULE: '200ms,200ms' });
+    dispatcher = await startDispatcher({ WEBHOOK_RETRY_SCHEDULE: '200ms,200ms', READ_STATEMENT_TIMEOUT_MS: '1000' });
   }, 120_000);
 
   afterAll(async () => {
@@ -248,5 +248,26 @@ describe('webhook operations', () => {
     expect(reply.body.error).toEqual(
       expect.objectContaining({ code: expect.any(String), message: expect.any(String) }),
     );
+  });
+  it('reads deliveries and the subscription on the bounded read pool: past the statement timeout 503, then served again', async () => {
+    const clientId = randomUUID();
+    const deep = await dispatcher.call('GET', '/webhooks/deliveries?offset=10001', rsp(clientId));
+    expect(deep.status).toBe(400);
+    expect(deep.body.error.details.issues).toEqual([expect.objectContaining({ field: 'offset' })]);
+    await dispatcher.db.query('BEGIN');
+    try {
+      await dispatcher.db.query('LOCK TABLE deliveries IN ACCESS EXCLUSIVE MODE');
+      for (const url of ['/webhooks/deliveries', '/webhooks/subscription']) {
+        const held = await dispatcher.call('GET', url, rsp(clientId));
+        expect({ url, status: held.status, details: held.body.error.details }).toEqual({
+          url,
+          status: 503,
+          details: { reason: 'statementTimeout', timeoutMs: 1000 },
+        });
+      }
+    } finally {
+      await dispatcher.db.query('ROLLBACK');
+    }
+    expect((await dispatcher.call('GET', '/webhooks/deliveries', rsp(clientId))).status).toBe(200);
   });
 });

@@ -96,7 +96,10 @@ const ENDPOINT_SELECT = `SELECT s.client_id, s.webhook_url, s.enabled, s.consecu
     (SELECT count(*) FROM delivery_view d WHERE d.client_id = s.client_id AND d.status = 'PENDING') AS pending
   FROM subscriptions s`;
 
-/** Reads and operator actions on the delivery records: lists, one delivery with its attempts, redrives, endpoints. */
+/**
+ * Reads and operator actions on the delivery records: lists, one delivery with its attempts, redrives, endpoints. The
+ * reads (an RSP's or an SRE's) are on the ReadPool, under its statement timeout; the writes on the service's pool.
+ */
 @Injectable()
 export class DeliveryRecordsRepository {
   constructor(
@@ -131,7 +134,7 @@ export class DeliveryRecordsRepository {
   async find(id: string, clientId?: string): Promise<{ delivery: Delivery; attempts: DeliveryAttempt[] } | undefined> {
     const row = await this.one(id, clientId);
     if (row === undefined) return undefined;
-    const attempts = await this.pool.query<AttemptRow>(
+    const attempts = await this.reads.query<AttemptRow>(
       `SELECT attempt, attempted_at, url, status_code, latency_ms, response_excerpt, error
        FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt`,
       [id],
@@ -161,7 +164,7 @@ export class DeliveryRecordsRepository {
   /** One delivery as the view shows it: a recorded one by its id, a derived id by its position and endpoint. */
   private async one(id: string, clientId?: string): Promise<DeliveryRow | undefined> {
     const derived = parseDeliveryId(id);
-    const { rows } = await this.pool.query<DeliveryRow>(
+    const { rows } = await this.reads.query<DeliveryRow>(
       `SELECT ${DELIVERY_COLUMNS} FROM delivery_view d
        WHERE d.id = $1 AND ($2::text IS NULL OR d.client_id = $2) AND ($3::bigint IS NULL OR d.position = $3)`,
       [id, clientId ?? null, derived?.position ?? null],
@@ -180,12 +183,12 @@ export class DeliveryRecordsRepository {
   }
 
   async endpoints(): Promise<Endpoint[]> {
-    const { rows } = await this.pool.query<EndpointRow>(`${ENDPOINT_SELECT} ORDER BY s.client_id`);
+    const { rows } = await this.reads.query<EndpointRow>(`${ENDPOINT_SELECT} ORDER BY s.client_id`);
     return rows.map(endpointOf);
   }
 
   async endpoint(clientId: string): Promise<Endpoint | undefined> {
-    const { rows } = await this.pool.query<EndpointRow>(`${ENDPOINT_SELECT} WHERE s.client_id = $1`, [clientId]);
+    const { rows } = await this.reads.query<EndpointRow>(`${ENDPOINT_SELECT} WHERE s.client_id = $1`, [clientId]);
     return rows[0] === undefined ? undefined : endpointOf(rows[0]);
   }
 
