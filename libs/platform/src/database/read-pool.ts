@@ -5,6 +5,7 @@ import { PAGINATION } from '@lx/contracts';
 import { DomainError, type Listed, type Page } from '@lx/domain';
 import type { DatabaseConfig, ReadPoolConfig } from '../config/config';
 import { MetricsRegistry } from '../metrics/metrics';
+import { checkOut } from './pg-pool';
 import { tlsOptionsOf } from './tls';
 
 /** Postgres's SQLSTATE for a statement cancelled, as statement_timeout does. */
@@ -249,22 +250,18 @@ export class ReadPool implements BeforeApplicationShutdown {
 
   /** Runs `read` with one connection held (for a transaction); the connection is destroyed when `read` throws. */
   async withClient<T>(read: (client: PoolClient) => Promise<T>): Promise<T> {
-    let client: PoolClient;
+    let held: Awaited<ReturnType<typeof checkOut>>;
     try {
-      client = await this.pool.connect();
+      held = await checkOut(this.pool);
     } catch (error) {
       throw this.refusal(error);
     }
-    const ignore = () => undefined;
-    client.on('error', ignore);
     try {
-      const result = await read(client);
-      client.removeListener('error', ignore);
-      client.release();
+      const result = await read(held.client);
+      held.release();
       return result;
     } catch (error) {
-      client.removeListener('error', ignore);
-      client.release(error instanceof Error ? error : true);
+      held.release(error instanceof Error ? error : new Error(String(error)));
       throw this.refusal(error);
     }
   }
