@@ -162,6 +162,11 @@ describe('exportListReplySchema', () => {
     expect(issuesOf(exportListReplySchema, reply)).toEqual([]);
   });
 
+  it('given a total past the exact count, when validated, then the estimate flag is accepted, as on every list', () => {
+    const estimated = { ...reply, pagination: { limit: 20, offset: 0, total: 25_000, totalEstimated: true } };
+    expect(issuesOf(exportListReplySchema, estimated)).toEqual([]);
+  });
+
   it('given a page without pagination or with an unknown paging field, when validated, then each is named', () => {
     expect(issuesOf(exportListReplySchema, { exports: [] })).toEqual([
       { field: 'pagination', rule: 'required', message: 'pagination is required' },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { errorCodeSchema } from '../errors/error-codes';
 import { countSchema, httpUrlSchema, nonEmptyStringSchema, utcDateTimeSchema, uuidSchema } from '../primitives';
-import { addressGroupListItemSchema, locationGroupListItemSchema } from './groups';
+import { addressGroupListItemSchema, locationGroupListItemSchema, paginationSchema } from './groups';
 import { locationSchema } from './location';
 
 /** Export file formats. */
@@ -156,7 +156,7 @@ export type ExportStatusReply = z.infer<typeof exportStatusReplySchema>;
 export const exportListReplySchema = z
   .object({
     exports: z.array(exportStatusReplySchema),
-    pagination: z.object({ limit: countSchema, offset: countSchema, total: countSchema }).strict(),
+    pagination: paginationSchema,
   })
   .strict();
 /** Reply of GET /locations/exports. */

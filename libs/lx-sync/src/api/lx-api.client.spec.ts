@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LxApiClient, rateLimitWaitMs } from './lx-api.client';
+import { LxApiClient, retryWaitMs } from './lx-api.client';
 
 /** An API on loopback that answers the token endpoint, and /locations/statistics from `replies` in turn. */
 async function fakeApi(replies: { status: number; headers?: Record<string, string>; body: unknown }[]) {
@@ -64,6 +64,34 @@ describe('LxApiClient', () => {
     }
   });
 
+  it('given a read refused 503 with Retry-After (the API busy), when called, then it waits and sends it again', async () => {
+    const busy = {
+      status: 503,
+      headers: { 'retry-after': '1' },
+      body: { error: { code: 'SERVICE_UNAVAILABLE', message: 'busy', details: { reason: 'busy' } } },
+    };
+    const api = await fakeApi([busy, { status: 200, body: { totalCount: 9 } }]);
+    try {
+      expect(await api.client.statistics()).toEqual({ totalCount: 9 });
+      expect(api.seen[1]! - api.seen[0]!).toBeGreaterThanOrEqual(950);
+      expect(api.client.requests).toMatchObject({ api: 2, throttled: 1 });
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('given a write refused 503 with Retry-After, when called, then it fails at once (it is not sent twice)', async () => {
+    const api = await fakeApi([{ status: 503, headers: { 'retry-after': '0' }, body: { error: { code: 'X' } } }]);
+    try {
+      await expect(api.client.createExport({ format: 'json', includeVersions: true })).rejects.toMatchObject({
+        message: expect.stringContaining('HTTP 503'),
+      });
+      expect(api.seen).toHaveLength(1);
+    } finally {
+      await api.close();
+    }
+  });
+
   it('given a token refused after a wait for the rate limit, when called, then it still fetches a new token once', async () => {
     const api = await fakeApi([
       throttled('0'),
@@ -79,7 +107,7 @@ describe('LxApiClient', () => {
   });
 });
 
-describe('rateLimitWaitMs', () => {
+describe('retryWaitMs', () => {
   const now = Date.parse('2024-03-01T10:00:00Z');
   const limited = (retryAfter?: string) =>
     new Headers({
@@ -88,18 +116,26 @@ describe('rateLimitWaitMs', () => {
     });
 
   it('given a 429 of the rate limit, when read, then it is its Retry-After, at most a minute', () => {
-    expect(rateLimitWaitMs({ status: 429, headers: limited('3') }, now)).toBe(3_000);
-    expect(rateLimitWaitMs({ status: 429, headers: limited('Fri, 01 Mar 2024 10:00:05 GMT') }, now)).toBe(5_000);
-    expect(rateLimitWaitMs({ status: 429, headers: limited('3600') }, now)).toBe(60_000);
+    expect(retryWaitMs('GET', { status: 429, headers: limited('3') }, now)).toBe(3_000);
+    expect(retryWaitMs('GET', { status: 429, headers: limited('Fri, 01 Mar 2024 10:00:05 GMT') }, now)).toBe(5_000);
+    expect(retryWaitMs('GET', { status: 429, headers: limited('3600') }, now)).toBe(60_000);
   });
 
   it('given a 429 of the rate limit without a usable Retry-After, when read, then it is a second', () => {
-    expect(rateLimitWaitMs({ status: 429, headers: limited() }, now)).toBe(1_000);
-    expect(rateLimitWaitMs({ status: 429, headers: limited('soon') }, now)).toBe(1_000);
+    expect(retryWaitMs('GET', { status: 429, headers: limited() }, now)).toBe(1_000);
+    expect(retryWaitMs('GET', { status: 429, headers: limited('soon') }, now)).toBe(1_000);
   });
 
   it('given another reply, when read, then there is nothing to wait for', () => {
-    expect(rateLimitWaitMs({ status: 429, headers: new Headers({ 'retry-after': '3' }) }, now)).toBeUndefined();
-    expect(rateLimitWaitMs({ status: 503, headers: limited('3') }, now)).toBeUndefined();
+    expect(retryWaitMs('GET', { status: 429, headers: new Headers({ 'retry-after': '3' }) }, now)).toBeUndefined();
+    expect(retryWaitMs('GET', { status: 503, headers: new Headers() }, now)).toBeUndefined();
+    expect(retryWaitMs('POST', { status: 503, headers: limited('3') }, now)).toBeUndefined();
+    expect(retryWaitMs('GET', { status: 500, headers: limited('3') }, now)).toBeUndefined();
+  });
+
+  it('given a read refused 503 with Retry-After, when read, then it is its Retry-After, at most a minute', () => {
+    expect(retryWaitMs('GET', { status: 503, headers: new Headers({ 'retry-after': '2' }) }, now)).toBe(2_000);
+    expect(retryWaitMs('GET', { status: 503, headers: new Headers({ 'retry-after': '999' }) }, now)).toBe(60_000);
+    expect(retryWaitMs('GET', { status: 503, headers: new Headers({ 'retry-after': 'soon' }) }, now)).toBe(1_000);
   });
 });

@@ -41,18 +41,33 @@ interface Reply {
 const SCOPE = 'locations:read';
 /** A token is renewed this long before it expires. */
 const RENEW_BEFORE_MS = 60_000;
-/** Requests refused by the API's rate limit (429) are sent again after Retry-After, at most this many times in a row. */
+/**
+ * Requests refused by the API's rate limit (429) or, reads, for want of capacity (503), are sent again after
+ * Retry-After, at most this many times in a row.
+ */
 const MAX_THROTTLED_RETRIES = 10;
 /** The longest wait for one Retry-After (a larger value is waited in part, then asked again). */
 const MAX_RETRY_AFTER_MS = 60_000;
 
 /**
- * Milliseconds to wait before sending again a request the API's rate limit refused (a 429 with the RateLimit-Policy
- * field); undefined for any other reply, such as a 429 of the export quota (an hour's window: not worth waiting).
+ * Milliseconds to wait before sending again a request the API refused for now: one over the rate limit (a 429 with
+ * the RateLimit-Policy field), or a read (GET) the API had no capacity for (a 503 with Retry-After: a query past its
+ * time, every connection busy; nothing was done). Undefined for any other reply, such as a 429 of the export quota (an
+ * hour's window: not worth waiting) or a 503 of a write or without Retry-After (a proxy's: not the API's word).
  */
-export function rateLimitWaitMs(reply: { status: number; headers: Headers }, nowMs: number): number | undefined {
-  if (reply.status !== 429 || !reply.headers.has('ratelimit-policy')) return undefined;
-  return parseRetryAfter(reply.headers.get('retry-after') ?? '', nowMs, MAX_RETRY_AFTER_MS) ?? 1_000;
+export function retryWaitMs(
+  method: string,
+  reply: { status: number; headers: Headers },
+  nowMs: number,
+): number | undefined {
+  const retryAfter = reply.headers.get('retry-after');
+  if (reply.status === 429 && reply.headers.has('ratelimit-policy')) {
+    return parseRetryAfter(retryAfter ?? '', nowMs, MAX_RETRY_AFTER_MS) ?? 1_000;
+  }
+  if (reply.status === 503 && method === 'GET' && retryAfter !== null) {
+    return parseRetryAfter(retryAfter, nowMs, MAX_RETRY_AFTER_MS) ?? 1_000;
+  }
+  return undefined;
 }
 
 /**
@@ -72,7 +87,10 @@ export class LxApiClient {
     },
   ) {}
 
-  /** Requests, in this client's life, by kind (for the benchmark and the verify report); `throttled`: 429s waited out. */
+  /**
+   * Requests, in this client's life, by kind (for the benchmark and the verify report); `throttled`: 429s and 503s
+   * waited out.
+   */
   readonly requests = { token: 0, api: 0, throttled: 0 };
 
   async createExport(body: { format: 'json'; includeVersions: true; modifiedSince?: string }): Promise<string> {
@@ -178,8 +196,8 @@ export class LxApiClient {
         this.token = undefined;
         continue;
       }
-      // Over the client's rate limit: wait as told and send it again.
-      const waitMs = rateLimitWaitMs(reply, Date.now());
+      // Over the client's rate limit, or a read the API was too busy for: wait as told and send it again.
+      const waitMs = retryWaitMs(method, reply, Date.now());
       if (waitMs !== undefined && throttled < MAX_THROTTLED_RETRIES) {
         throttled++;
         this.requests.throttled++;

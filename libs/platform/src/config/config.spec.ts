@@ -24,6 +24,7 @@ import {
   rateLimitEnv,
   readPoolConfig,
   readPoolEnv,
+  readPoolEnvRules,
   serviceClientConfig,
   serviceClientEnv,
   storageConfig,
@@ -324,7 +325,7 @@ describe('rate limits (RATE_LIMITS, RATE_LIMIT_SYNC_MS)', () => {
 });
 
 describe('RSP read pool (READ_POOL_SIZE, READ_STATEMENT_TIMEOUT_MS, READ_SCAN_CONCURRENCY, READ_QUEUE_TIMEOUT_MS)', () => {
-  const readPoolSchema = z.object(readPoolEnv).transform(readPoolConfig);
+  const readPoolSchema = z.object(readPoolEnv).superRefine(readPoolEnvRules).transform(readPoolConfig);
 
   it('given nothing, then 6 connections, 5 s statements, 2 scans at once, 5 s of waiting', () => {
     expect(loadConfig('svc', readPoolSchema, {})).toStrictEqual({
@@ -349,6 +350,7 @@ describe('RSP read pool (READ_POOL_SIZE, READ_STATEMENT_TIMEOUT_MS, READ_SCAN_CO
   it.each([
     ['READ_POOL_SIZE', '0'],
     ['READ_POOL_SIZE', '101'],
+    ['READ_POOL_SIZE', '1.5'],
     ['READ_STATEMENT_TIMEOUT_MS', '9'],
     ['READ_STATEMENT_TIMEOUT_MS', '600001'],
     ['READ_SCAN_CONCURRENCY', '0'],
@@ -356,6 +358,22 @@ describe('RSP read pool (READ_POOL_SIZE, READ_STATEMENT_TIMEOUT_MS, READ_SCAN_CO
   ])('given %s=%p, then the variable is named', (name, value) => {
     expect(problemsOf({ [name]: value }, readPoolSchema)).toEqual([expect.stringMatching(new RegExp(`^${name}: `))]);
   });
+
+  it.each([
+    ['2', '2'],
+    ['6', '7'],
+  ])(
+    'given READ_POOL_SIZE=%p and READ_SCAN_CONCURRENCY=%p, then the slots must leave reads by id a connection',
+    (size, scans) => {
+      expect(problemsOf({ READ_POOL_SIZE: size, READ_SCAN_CONCURRENCY: scans }, readPoolSchema)).toEqual([
+        'READ_SCAN_CONCURRENCY: must be less than READ_POOL_SIZE (list reads must leave reads by id a connection)',
+      ]);
+      const fewer = String(Number(size) - 1);
+      expect(loadConfig('svc', readPoolSchema, { READ_POOL_SIZE: size, READ_SCAN_CONCURRENCY: fewer })).toMatchObject({
+        scanConcurrency: Number(fewer),
+      });
+    },
+  );
 });
 
 describe('request deadline (HTTP_REQUEST_TIMEOUT_MS)', () => {

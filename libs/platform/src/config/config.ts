@@ -322,6 +322,19 @@ export const readPoolEnv = {
   READ_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(5_000),
 };
 
+/** The read pool's settings that hold together: list reads must leave reads by id a connection. */
+export function readPoolEnvRules(env: Env<typeof readPoolEnv>, ctx: z.RefinementCtx): void {
+  // A pool size that is itself refused (0, 1.5) is reported once, by its own rule.
+  const size = env.READ_POOL_SIZE;
+  if (Number.isInteger(size) && size > 0 && env.READ_SCAN_CONCURRENCY >= size) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      path: ['READ_SCAN_CONCURRENCY'],
+      message: 'must be less than READ_POOL_SIZE (list reads must leave reads by id a connection)',
+    });
+  }
+}
+
 /** Object storage (MinIO / S3) settings. */
 export const storageEnv = {
   MINIO_ENDPOINT_URL: url(['http:', 'https:']),

@@ -1,4 +1,4 @@
-import { Bulkhead } from './read-pool';
+import { Bulkhead, pageSql } from './read-pool';
 
 describe('Bulkhead', () => {
   beforeEach(() => jest.useFakeTimers());
@@ -42,5 +42,44 @@ describe('Bulkhead', () => {
     bulkhead.release();
     expect(bulkhead.running).toBe(0);
     await expect(bulkhead.acquire()).resolves.toBe(true);
+  });
+});
+
+describe('pageSql', () => {
+  const list = { columns: 'id, body', table: 'locations', conditions: [], values: [] };
+
+  it('given no filter, then the page in id order, one row beyond it, from the offset', () => {
+    expect(pageSql({ ...list, page: { limit: 10, offset: 20 } })).toEqual({
+      sql: expect.stringMatching(/^SELECT id, body FROM locations ORDER BY id\s+LIMIT \$1 OFFSET \$2$/),
+      values: [11, 20],
+    });
+  });
+
+  it('given conditions and after, then every condition and the cursor after the filter values, in id order', () => {
+    const after = '7c4e0d6a-0000-4000-8000-000000000000';
+    const read = pageSql({
+      ...list,
+      conditions: ['location_group_id = $1', 'address_group_id = $2'],
+      values: ['g', 'a'],
+      page: { limit: 5, offset: 0, after },
+    });
+    expect(read.sql).toMatch(
+      /^SELECT id, body FROM locations WHERE location_group_id = \$1 AND address_group_id = \$2 AND id > \$3 ORDER BY id\s+LIMIT \$4 OFFSET \$5$/,
+    );
+    expect(read.values).toEqual(['g', 'a', after, 6, 0]);
+  });
+
+  it('given an order, then in that order; the values given are not changed', () => {
+    const values = ['x'];
+    const read = pageSql({
+      ...list,
+      conditions: ['name = $1'],
+      values,
+      order: 'name, id',
+      page: { limit: 1, offset: 3 },
+    });
+    expect(read.sql).toMatch(/WHERE name = \$1 ORDER BY name, id\s+LIMIT \$2 OFFSET \$3$/);
+    expect(read.values).toEqual(['x', 2, 3]);
+    expect(values).toEqual(['x']);
   });
 });

@@ -10,6 +10,11 @@ import { tlsOptionsOf } from './tls';
 
 /** Postgres's SQLSTATE for a statement cancelled, as statement_timeout does. */
 const QUERY_CANCELED = '57014';
+/** node-postgres's errors for a connection not had within connectionTimeoutMillis (pg-pool 3: waiting, connecting). */
+const CONNECT_TIMEOUTS = new Set([
+  'timeout exceeded when trying to connect',
+  'Connection terminated due to connection timeout',
+]);
 /** Seconds a refused read is told to wait before it tries again. */
 const RETRY_AFTER_SECONDS = 1;
 
@@ -126,7 +131,7 @@ function whereOf(conditions: readonly string[]): string {
 }
 
 /** The statement of a page (one row beyond it) and its values. */
-function pageSql(list: PageRead): { sql: string; values: unknown[] } {
+export function pageSql(list: PageRead): { sql: string; values: unknown[] } {
   const values = [...list.values];
   const conditions = [...list.conditions];
   if (list.page.after !== undefined) {
@@ -141,13 +146,25 @@ function pageSql(list: PageRead): { sql: string; values: unknown[] } {
   };
 }
 
+/** A statement as node-postgres takes it: text, or a config (named, with values). */
+type Statement = string | QueryConfig;
+
+/**
+ * The statements of one scan (ReadPool.scan): on one connection, and together within one statement timeout: each
+ * statement after the first runs under what is left of READ_STATEMENT_TIMEOUT_MS since the first began.
+ */
+export interface ScanSession {
+  query<R extends QueryResultRow>(query: Statement, values?: unknown[]): Promise<QueryResult<R>>;
+}
+
 /**
  * The connections of RSP-facing reads, apart from the service's own pool (projections, the internal snapshot, the
  * rate-limit counts): a flood of reads cannot take the connections a projection needs, nor the other way round. Every
  * statement runs under `statement_timeout` (READ_STATEMENT_TIMEOUT_MS, set on each connection); reads that scan a
  * page of rows (`scan`) run at most READ_SCAN_CONCURRENCY at a time, so the other connections stay free for reads by
- * id. A read cancelled at the timeout, or that finds no connection or slot within READ_QUEUE_TIMEOUT_MS, is
- * ReadCapacityError (503 with Retry-After), never a hung request.
+ * id, and all statements of one scan share one deadline. A read cancelled at the timeout, or that finds no connection
+ * or slot within READ_QUEUE_TIMEOUT_MS, is ReadCapacityError (503 with Retry-After), never a hung request; its
+ * connection goes back to the pool (a cancelled statement leaves it usable).
  */
 @Injectable()
 export class ReadPool implements BeforeApplicationShutdown {
@@ -174,13 +191,9 @@ export class ReadPool implements BeforeApplicationShutdown {
     this.scans = new Bulkhead(read.scanConcurrency, read.queueTimeoutMs);
   }
 
-  /** One statement on a pooled connection. */
-  async query<R extends QueryResultRow>(query: string | QueryConfig, values?: unknown[]): Promise<QueryResult<R>> {
-    try {
-      return await this.pool.query<R>(query, values);
-    } catch (error) {
-      throw this.refusal(error);
-    }
+  /** One statement on a pooled connection (a read by id: no scan slot). */
+  async query<R extends QueryResultRow>(query: Statement, values?: unknown[]): Promise<QueryResult<R>> {
+    return this.onConnection((client) => client.query<R>(query, values));
   }
 
   /**
@@ -191,12 +204,12 @@ export class ReadPool implements BeforeApplicationShutdown {
    */
   async page<R extends { id: string }>(list: PageRead): Promise<{ rows: R[] } & Listed> {
     const { sql, values } = pageSql(list);
-    return this.scan(async () => {
-      const { rows } = await this.query<R>(sql, values);
+    return this.scan(async (session) => {
+      const { rows } = await session.query<R>(sql, values);
       const shown = rows.slice(0, list.page.limit);
       const last = shown[shown.length - 1];
       const more = rows.length > list.page.limit && list.order === undefined && last !== undefined;
-      return { rows: shown, ...(await this.totalOf(list)), ...(more && { next: last.id }) };
+      return { rows: shown, ...(await totalOf(session, list)), ...(more && { next: last.id }) };
     });
   }
 
@@ -209,8 +222,8 @@ export class ReadPool implements BeforeApplicationShutdown {
     const { sql, values } = pageSql({ ...list, columns: `id, ${list.columns} AS item` });
     values.push(list.page.limit);
     const limit = `$${values.length}`;
-    return this.scan(async () => {
-      const { rows } = await this.query<{ rows: number; joined: string | null; last: string | null }>(
+    return this.scan(async (session) => {
+      const { rows } = await session.query<{ rows: number; joined: string | null; last: string | null }>(
         `SELECT count(*)::int AS rows, string_agg(item, ',' ORDER BY id) FILTER (WHERE position <= ${limit}) AS joined,
                 min(id::text) FILTER (WHERE position = ${limit}) AS last
            FROM (SELECT id, item, row_number() OVER (ORDER BY id) AS position FROM (${sql}) AS limited) AS page`,
@@ -218,56 +231,16 @@ export class ReadPool implements BeforeApplicationShutdown {
       );
       const row = rows[0]!;
       const more = row.rows > list.page.limit && row.last !== null;
-      return { joined: row.joined ?? '', ...(await this.totalOf(list)), ...(more && { next: row.last! }) };
+      return { joined: row.joined ?? '', ...(await totalOf(session, list)), ...(more && { next: row.last! }) };
     });
   }
 
   /**
-   * How many rows `from` (a table and its WHERE clause, placeholders bound to `values`) holds: counted exactly up to
-   * PAGINATION.exactTotalUpTo, past that the planner's estimate (never below the count), flagged `estimated`; so a
-   * list's total never reads more than that many rows.
+   * Runs a read of rows in one of the scan slots (see the class) and on one connection: `session`'s statements share
+   * one deadline, READ_STATEMENT_TIMEOUT_MS from the first. With `snapshot`, they also share one snapshot (a
+   * repeatable-read transaction); without, the second statement opens a read-only transaction, for the deadline.
    */
-  async total(from: string, values: unknown[]): Promise<{ total: number; estimated: boolean }> {
-    const limit = PAGINATION.exactTotalUpTo + 1;
-    const { rows } = await this.query<{ total: string }>(
-      `SELECT count(*) AS total FROM (SELECT 1 FROM ${from} LIMIT ${limit}) AS capped`,
-      values,
-    );
-    const counted = Number(rows[0]?.total ?? 0);
-    if (counted < limit) return { total: counted, estimated: false };
-    const plan = await this.query<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(
-      `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${from}`,
-      values,
-    );
-    const estimate = Math.round(plan.rows[0]?.['QUERY PLAN'][0].Plan['Plan Rows'] ?? 0);
-    return { total: Math.max(counted, estimate), estimated: true };
-  }
-
-  private async totalOf(list: PageRead): Promise<Omit<Listed, 'next'>> {
-    const { total, estimated } = await this.total(`${list.table}${whereOf(list.conditions)}`, [...list.values]);
-    return { total, totalEstimated: estimated };
-  }
-
-  /** Runs `read` with one connection held (for a transaction); the connection is destroyed when `read` throws. */
-  async withClient<T>(read: (client: PoolClient) => Promise<T>): Promise<T> {
-    let held: Awaited<ReturnType<typeof checkOut>>;
-    try {
-      held = await checkOut(this.pool);
-    } catch (error) {
-      throw this.refusal(error);
-    }
-    try {
-      const result = await read(held.client);
-      held.release();
-      return result;
-    } catch (error) {
-      held.release(error instanceof Error ? error : new Error(String(error)));
-      throw this.refusal(error);
-    }
-  }
-
-  /** Runs a read of a page of rows in one of the scan slots (see the class). */
-  async scan<T>(read: () => Promise<T>): Promise<T> {
+  async scan<T>(read: (session: ScanSession) => Promise<T>, options: { snapshot?: boolean } = {}): Promise<T> {
     this.metrics.scans.set({ state: 'waiting' }, this.scans.queued + 1);
     const admitted = await this.scans.acquire();
     this.metrics.scans.set({ state: 'waiting' }, this.scans.queued);
@@ -277,7 +250,26 @@ export class ReadPool implements BeforeApplicationShutdown {
     }
     this.metrics.scans.set({ state: 'running' }, this.scans.running);
     try {
-      return await read();
+      return await this.onConnection(async (client) => {
+        let inTransaction = options.snapshot === true;
+        if (inTransaction) await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        let deadline: number | undefined;
+        const result = await read({
+          query: async <R extends QueryResultRow>(query: Statement, values?: unknown[]) => {
+            if (deadline === undefined) {
+              deadline = Date.now() + this.config.read.statementTimeoutMs;
+            } else {
+              const left = deadline - Date.now();
+              if (left < 1) throw this.statementTimeout();
+              await client.query(`${inTransaction ? '' : 'BEGIN READ ONLY; '}SET LOCAL statement_timeout = ${left}`);
+              inTransaction = true;
+            }
+            return client.query<R>(query, values);
+          },
+        });
+        if (inTransaction) await client.query('COMMIT');
+        return result;
+      });
     } finally {
       this.scans.release();
       this.metrics.scans.set({ state: 'running' }, this.scans.running);
@@ -290,20 +282,75 @@ export class ReadPool implements BeforeApplicationShutdown {
     await this.ended;
   }
 
+  /**
+   * Runs `use` with a connection of the pool. When `use` fails the connection is rolled back (nothing to roll back
+   * outside a transaction: Postgres only warns) and goes back to the pool; only one that cannot even do that (lost,
+   * broken) is destroyed. So a flood of statements cancelled at the timeout does not cost a reconnection each.
+   */
+  private async onConnection<T>(use: (client: PoolClient) => Promise<T>): Promise<T> {
+    let held: Awaited<ReturnType<typeof checkOut>>;
+    try {
+      held = await checkOut(this.pool);
+    } catch (error) {
+      throw this.refusal(error);
+    }
+    try {
+      const result = await use(held.client);
+      held.release();
+      return result;
+    } catch (error) {
+      try {
+        await held.client.query('ROLLBACK');
+        held.release();
+      } catch (broken) {
+        held.release(broken instanceof Error ? broken : new Error(String(broken)));
+      }
+      throw this.refusal(error);
+    }
+  }
+
+  private statementTimeout(): ReadCapacityError {
+    this.metrics.refused.inc({ reason: 'statementTimeout' });
+    return ReadCapacityError.statementTimeout(this.config.read.statementTimeoutMs);
+  }
+
   /** The typed error for a statement cancelled at the timeout or a connection not had in time; others unchanged. */
   private refusal(error: unknown): unknown {
     if (error instanceof DomainError) return error;
-    if ((error as { code?: unknown } | undefined)?.code === QUERY_CANCELED) {
-      this.metrics.refused.inc({ reason: 'statementTimeout' });
-      return ReadCapacityError.statementTimeout(this.config.read.statementTimeoutMs);
-    }
-    // node-postgres's pool rejects a wait past connectionTimeoutMillis with this message (pg-pool's only signal).
-    if (error instanceof Error && error.message === 'timeout exceeded when trying to connect') {
+    if ((error as { code?: unknown } | undefined)?.code === QUERY_CANCELED) return this.statementTimeout();
+    // node-postgres's pool rejects a wait past connectionTimeoutMillis with one of these messages (its only signal):
+    // no connection was free in time, or a new one was not established in time.
+    if (error instanceof Error && CONNECT_TIMEOUTS.has(error.message)) {
       this.metrics.refused.inc({ reason: 'busy' });
       return ReadCapacityError.busy(this.config.read.queueTimeoutMs);
     }
     return error;
   }
+}
+
+/**
+ * How many rows `from` (a table and its WHERE clause, placeholders bound to `values`) holds: counted exactly up to
+ * PAGINATION.exactTotalUpTo, past that the planner's estimate (never below the count), flagged `estimated`; so a
+ * list's total never reads more than that many rows.
+ */
+async function total(session: ScanSession, from: string, values: unknown[]): Promise<Omit<Listed, 'next'>> {
+  const limit = PAGINATION.exactTotalUpTo + 1;
+  const { rows } = await session.query<{ total: string }>(
+    `SELECT count(*) AS total FROM (SELECT 1 FROM ${from} LIMIT ${limit}) AS capped`,
+    values,
+  );
+  const counted = Number(rows[0]?.total ?? 0);
+  if (counted < limit) return { total: counted, totalEstimated: false };
+  const plan = await session.query<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(
+    `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${from}`,
+    values,
+  );
+  const estimate = Math.round(plan.rows[0]?.['QUERY PLAN'][0].Plan['Plan Rows'] ?? 0);
+  return { total: Math.max(counted, estimate), totalEstimated: true };
+}
+
+function totalOf(session: ScanSession, list: PageRead): Promise<Omit<Listed, 'next'>> {
+  return total(session, `${list.table}${whereOf(list.conditions)}`, [...list.values]);
 }
 
 /** ReadPool for a service's RSP-facing reads, on the service's database and schema (see ReadPool). */

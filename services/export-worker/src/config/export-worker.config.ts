@@ -6,6 +6,7 @@ import {
   databaseEnv,
   readPoolConfig,
   readPoolEnv,
+  readPoolEnvRules,
   databaseEnvRules,
   httpConfig,
   httpEnv,
@@ -60,6 +61,7 @@ const schema = z
   })
   .superRefine(kafkaEnvRules)
   .superRefine(databaseEnvRules)
+  .superRefine(readPoolEnvRules)
   .transform((env) => ({
     http: httpConfig(env),
     auth: authConfig(env),

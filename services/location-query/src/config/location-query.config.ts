@@ -17,6 +17,7 @@ import {
   rateLimitEnv,
   readPoolConfig,
   readPoolEnv,
+  readPoolEnvRules,
 } from '@lx/platform';
 
 const readSideEnv = {
@@ -40,6 +41,7 @@ const schema = z
   })
   .superRefine(kafkaEnvRules)
   .superRefine(databaseEnvRules)
+  .superRefine(readPoolEnvRules)
   .transform((env) => ({
     http: httpConfig(env),
     auth: authConfig(env),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { PAGINATION } from '@lx/contracts';
-import { requireEnv } from '@lx/testing';
+import { requireEnv, waitFor } from '@lx/testing';
 import { type LocationQueryHarness, type Reply, startLocationQuery } from '../support/location-query-harness';
 
 const LOCATIONS = PAGINATION.exactTotalUpTo + 50;
@@ -152,7 +152,16 @@ describe('location-query bounded reads', () => {
     it('answers a list that finds every scan slot taken past the queue timeout 503 busy, without running it', async () => {
       const holding = service.get('/locations?limit=1');
       // The first list holds the only scan slot, waiting on the lock.
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await waitFor(
+        'the first list to wait on the lock in the scan slot',
+        async () =>
+          (
+            await service.db.query(
+              `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%string_agg%'`,
+            )
+          ).rowCount === 1,
+        STATEMENT_TIMEOUT_MS / 2,
+      );
       const started = Date.now();
       const refused = await service.get('/locations?limit=1');
       const waited = Date.now() - started;

@@ -16,6 +16,7 @@ import {
   rateLimitEnv,
   readPoolConfig,
   readPoolEnv,
+  readPoolEnvRules,
 } from '@lx/platform';
 
 const projectionEnv = {
@@ -36,6 +37,7 @@ const schema = z
   })
   .superRefine(kafkaEnvRules)
   .superRefine(databaseEnvRules)
+  .superRefine(readPoolEnvRules)
   .transform((env) => ({
     http: httpConfig(env),
     auth: authConfig(env),

@@ -10,6 +10,7 @@ import {
   databaseEnv,
   readPoolConfig,
   readPoolEnv,
+  readPoolEnvRules,
   databaseEnvRules,
   encryptionKey,
   httpConfig,
@@ -85,6 +86,7 @@ const schema = z
   .object({ ...httpEnv(3006), ...databaseEnv, ...readPoolEnv, ...authEnv, ...kafkaEnv, ...outboxEnv, ...webhookEnv })
   .superRefine(kafkaEnvRules)
   .superRefine(databaseEnvRules)
+  .superRefine(readPoolEnvRules)
   .transform((env) => ({
     http: httpConfig(env),
     auth: authConfig(env),

@@ -72,8 +72,8 @@ export class ChangeFeedRepository {
 
   /** The changes after `after` (or after the oldest retained position), with the feed's epoch and purge position. */
   async read(after: Omit<ChangePosition, 'epoch'> | undefined, limit: number): Promise<ChangeRead> {
-    const { rows } = await this.reads.scan(() =>
-      this.reads.query<{
+    const { rows } = await this.reads.scan((session) =>
+      session.query<{
         epoch: string;
         purged_tx: string;
         purged_seq: string;

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { PoolClient } from 'pg';
 import {
   type DigestEntriesReply,
   type DigestNodeReply,
@@ -8,7 +7,7 @@ import {
   formatDigestHash,
   TOPICS,
 } from '@lx/contracts';
-import { ReadPool } from '@lx/platform';
+import { ReadPool, type ScanSession } from '@lx/platform';
 import { LIVE_TABLES } from '../../read-model/read-model-tables';
 import { DIGEST_OPTIONS, type DigestOptions } from '../digest-options';
 
@@ -53,8 +52,8 @@ export class DigestRepository {
 
   /** The node of `prefix` and its non-empty children `depth` levels below, ordered by prefix. */
   async node(resource: DigestResource, prefix: string, depth: number): Promise<DigestNodeReply> {
-    return this.inSnapshot(resource, async (client, snapshot) => {
-      const children = await this.children(client, resource, prefix, prefix.length + depth);
+    return this.inSnapshot(resource, async (session, snapshot) => {
+      const children = await this.children(session, resource, prefix, prefix.length + depth);
       return { resource, prefix, ...total(children), children, ...snapshot };
     });
   }
@@ -65,12 +64,12 @@ export class DigestRepository {
     prefix: string,
     limit: number,
   ): Promise<DigestEntriesReply | { resource: DigestResource; prefix: string; count: number; tooLarge: true }> {
-    return this.inSnapshot(resource, async (client, snapshot) => {
-      const node = total(await this.children(client, resource, prefix, prefix.length));
+    return this.inSnapshot(resource, async (session, snapshot) => {
+      const node = total(await this.children(session, resource, prefix, prefix.length));
       if (node.count > limit) return { resource, prefix, count: node.count, tooLarge: true as const };
       const { table, live } = SOURCES[resource];
       const [lo, hi] = keyRange(prefix);
-      const { rows } = await client.query<{ id: string; version: number }>(
+      const { rows } = await session.query<{ id: string; version: number }>(
         `SELECT id::text AS id, version FROM ${table} WHERE digest_key BETWEEN $1 AND $2 ${live} ORDER BY id`,
         [lo, hi],
       );
@@ -80,16 +79,16 @@ export class DigestRepository {
 
   /** The non-empty nodes `childLength` hex digits deep below `prefix` (the node itself when as long), by prefix. */
   private async children(
-    client: PoolClient,
+    session: ScanSession,
     resource: DigestResource,
     prefix: string,
     childLength: number,
   ): Promise<ComputedNode[]> {
     const value = prefix === '' ? 0 : parseInt(prefix, 16);
-    let rows: { child: number | string; count: string; hash: string }[];
+    let rows: ChildRow[];
     if (childLength <= STORED_NODE_DIGITS) {
       const span = 16 ** (STORED_NODE_DIGITS - prefix.length);
-      ({ rows } = await client.query(
+      ({ rows } = await session.query<ChildRow>(
         `SELECT node >> $4 AS child, sum(count)::text AS count, bit_xor(hash)::text AS hash
            FROM ${LIVE_TABLES.digestNodes}
           WHERE resource = $1 AND node BETWEEN $2 AND $3
@@ -99,7 +98,7 @@ export class DigestRepository {
     } else {
       const { table, live } = SOURCES[resource];
       const [lo, hi] = keyRange(prefix);
-      ({ rows } = await client.query(
+      ({ rows } = await session.query<ChildRow>(
         `SELECT digest_key >> $3 AS child, count(*)::text AS count, bit_xor(digest_hash)::text AS hash
            FROM ${table} WHERE digest_key BETWEEN $1 AND $2 ${live}
           GROUP BY 1 ORDER BY 1`,
@@ -115,13 +114,12 @@ export class DigestRepository {
 
   private async inSnapshot<T>(
     resource: DigestResource,
-    read: (client: PoolClient, snapshot: Snapshot) => Promise<T>,
+    read: (session: ScanSession, snapshot: Snapshot) => Promise<T>,
   ): Promise<T> {
-    return this.pool.scan(() =>
-      this.pool.withClient(async (client) => {
-        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    return this.pool.scan(
+      async (session) => {
         // The first statement takes the snapshot: the position and everything read after it belong together.
-        const { rows } = await client.query<{ partition: number; next_offset: string; computed_at: string }>(
+        const { rows } = await session.query<{ partition: number; next_offset: string; computed_at: string }>(
           `SELECT o.partition, o.next_offset::text AS next_offset,
                   to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS computed_at
              FROM (SELECT 1) AS now
@@ -132,13 +130,18 @@ export class DigestRepository {
         const offsets: Record<string, string> = {};
         for (const row of rows) if (row.next_offset !== null) offsets[String(row.partition)] = row.next_offset;
         const position: DigestPosition = { [SOURCES[resource].topic]: offsets };
-        // A failure ends the transaction with the connection: withClient destroys a connection given an error.
-        const result = await read(client, { position, computedAt: rows[0]!.computed_at });
-        await client.query('COMMIT');
-        return result;
-      }),
+        return read(session, { position, computedAt: rows[0]!.computed_at });
+      },
+      { snapshot: true },
     );
   }
+}
+
+/** A child node as the digest's statements return it. */
+interface ChildRow {
+  child: number | string;
+  count: string;
+  hash: string;
 }
 
 /** The digest_key range (first 32 bits of the bucket) of the resources whose bucket starts with `prefix`. */
