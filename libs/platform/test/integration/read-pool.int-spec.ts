@@ -1,10 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { requireEnv, uniqueSuffix } from '@lx/testing';
 import { MetricsRegistry } from '../../src/metrics/metrics';
 import { ReadCapacityError, ReadPool } from '../../src/database/read-pool';
 
 const STATEMENT_TIMEOUT_MS = 800;
 const QUEUE_TIMEOUT_MS = 300;
+// From .infra/env (jest.integration.config.js): libs/testing depends on this library, so not its requireEnv.
+const DATABASE_URL = process.env['DATABASE_URL'] ?? '';
 
 /**
  * ReadPool against real Postgres: one deadline for all statements of a scan, connections kept (not reconnected) after
@@ -12,13 +14,14 @@ const QUEUE_TIMEOUT_MS = 300;
  * and totals estimated past the exact count with the filter's values bound.
  */
 describe('ReadPool', () => {
-  const schema = `read_pool_${uniqueSuffix()}`;
+  const schema = `read_pool_${randomBytes(4).toString('hex')}`;
   let admin: Client;
   let metrics: MetricsRegistry;
   let reads: ReadPool;
 
   beforeAll(async () => {
-    admin = new Client({ connectionString: requireEnv('DATABASE_URL') });
+    expect(DATABASE_URL).not.toBe('');
+    admin = new Client({ connectionString: DATABASE_URL });
     await admin.connect();
     await admin.query(`CREATE SCHEMA ${schema}`);
     await admin.query(`SET search_path = ${schema}`);
@@ -31,7 +34,7 @@ describe('ReadPool', () => {
     metrics = new MetricsRegistry();
     reads = new ReadPool(
       {
-        database: { url: requireEnv('DATABASE_URL'), schema },
+        database: { url: DATABASE_URL, schema },
         read: {
           poolSize: 3,
           statementTimeoutMs: STATEMENT_TIMEOUT_MS,
