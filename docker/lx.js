@@ -9,6 +9,7 @@
  *   lx <service> migrate         apply the service schema's pending migrations, print {"schema","applied"}, exit;
  *                                with DATABASE_ADMIN_URL, first make DATABASE_URL's user the owner of the schema
  *   lx <service> cli [args…]     the service's own command line (dist …/src/cli.js), for the services that have one
+ *   lx edge-errors               the Ingress controller's error backend (built with auth: dist …/auth/src/edge-errors.js)
  *
  * Configuration comes from environment variables only, as everywhere else in the project.
  */
@@ -25,16 +26,22 @@ const SERVICES = [
   'webhook-dispatcher',
 ];
 const COMMANDS = { serve: 'main.js', migrate: 'migrate.js', cli: 'cli.js' };
+/** Commands that are not a service's: the program, and the service whose build holds its entry point. */
+const PROGRAMS = { 'edge-errors': { service: 'auth', file: 'edge-errors.js' } };
 /** The build output, relative to this file: <repo or /app>/dist/services/<svc>/services/<svc>/src/. */
 const DIST = path.resolve(__dirname, '..', 'dist', 'services');
 
 const USAGE = `Usage: lx <service> [serve | migrate | cli [args...]]
+       lx edge-errors
 
   serve (default)  run the service's HTTP application
   migrate          apply the pending migrations of the service's schema and exit; given DATABASE_ADMIN_URL
                    (an administrator's login), first make DATABASE_URL's user the owner of the schema
   cli [args...]    run the service's command line (auth, location-query, statistics-projection);
                    "cli --help" lists its commands
+
+  edge-errors      the Ingress controller's error backend: the API's JSON error body for every path it is sent
+                   (404, or the status in X-Code); configured by HTTP_HOST and HTTP_PORT only
 
 Services: ${SERVICES.join(', ')}
 Configuration is read from environment variables (DATABASE_URL, KAFKA_BROKERS, ...); a missing or invalid
@@ -81,6 +88,13 @@ function main(argv) {
     process.stdout.write(USAGE);
     return;
   }
+  if (Object.hasOwn(PROGRAMS, service)) {
+    if (argv.length > 1) usageError(`'${service}' takes no arguments (got: ${argv.slice(1).join(' ')})`);
+    const program = PROGRAMS[service];
+    const file = path.join(DIST, program.service, 'services', program.service, 'src', program.file);
+    if (!fs.existsSync(file)) notBuilt(service, file);
+    return start(file, []);
+  }
   if (!SERVICES.includes(service)) usageError(`unknown service '${service}'`);
   if (command === '--help' || command === '-h') {
     process.stdout.write(USAGE);
@@ -91,14 +105,21 @@ function main(argv) {
 
   const file = entryFile(service, command);
   if (!fs.existsSync(file)) {
-    if (!fs.existsSync(entryFile(service, 'serve'))) {
-      process.stderr.write(`lx: ${service} is not built (no ${file}); run: npx nx run-many -t build --parallel=2\n`);
-      process.exit(1);
-    }
+    if (!fs.existsSync(entryFile(service, 'serve'))) notBuilt(service, file);
     const withCli = SERVICES.filter((name) => fs.existsSync(entryFile(name, 'cli')));
     usageError(`${service} has no '${command}' (services with a cli: ${withCli.join(', ') || 'none'})`);
   }
 
+  start(file, args);
+}
+
+function notBuilt(name, file) {
+  process.stderr.write(`lx: ${name} is not built (no ${file}); run: npx nx run-many -t build --parallel=2\n`);
+  process.exit(1);
+}
+
+/** Loads an entry point in this process. */
+function start(file, args) {
   // The entry point sees itself as the script, followed by its own arguments only (the cli parses process.argv).
   process.argv = [process.argv[0], file, ...args];
   terminateOnUnhandledSignalsAsPid1();

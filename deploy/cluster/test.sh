@@ -199,6 +199,22 @@ ingress() {
   LX_UPSTREAM_KEEPALIVE=0 bash "$LX_LOCAL_DIR/nginx.sh" start >/dev/null
   curl -fsS -o /dev/null --max-time 10 "http://$(service_ip auth)/health/live" ||
     lx_die "this machine cannot reach the cluster's Service addresses (auth at $(service_ip auth)); run the test from a node"
+  edge_errors
+}
+
+# The chart's error backend (edgeErrors) as an Ingress controller reaches it: a path without a route (what each
+# Ingress's catch-all "/" sends it) is the API's JSON 404, and an error intercepted by ingress-nginx's
+# custom-http-errors (its status in X-Code) that error, a 504 as 503 with Retry-After.
+edge_errors() {
+  local edge reply headers
+  edge="http://$(service_ip edge-errors)"
+  reply=$(curl -sS --max-time 10 -w ' %{http_code}' "$edge/no/such/route")
+  [[ "$reply" == $'{"error":{"code":"RESOURCE_NOT_FOUND","message":"No route for this path"}}\n 404' ]] ||
+    lx_die "the error backend answered a path without a route with: $reply"
+  headers=$(curl -sS --max-time 10 -H 'X-Code: 504' -D - -o /dev/null "$edge/locations")
+  [[ "$headers" == *"HTTP/1.1 503"* && "$headers" == *$'\nretry-after: 5\r'* ]] ||
+    lx_die "the error backend answered X-Code 504 with: $headers"
+  lx_ok "the error backend answers 404 RESOURCE_NOT_FOUND, and X-Code 504 as 503 with Retry-After"
 }
 
 system_env() {

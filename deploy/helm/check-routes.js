@@ -24,6 +24,9 @@ const SERVICES = [
   'webhook-dispatcher',
 ];
 const INGRESSES = ['public', 'operator'];
+/** The error backend (edgeErrors): each rendered Ingress may route "/" (every path without a route) to it, and only that. */
+const EDGE_ERRORS = 'edge-errors';
+const CATCH_ALL = { path: '/', match: 'prefix', service: EDGE_ERRORS };
 
 const problems = [];
 const show = (file) => relative(ROOT, file);
@@ -156,9 +159,9 @@ function readRendered(file) {
       if (path !== null) current = { path: path[1] };
       else if (pathType !== null && current !== null) current.match = pathType[1] === 'Exact' ? 'exact' : 'prefix';
       else if (name !== null && current !== null && current.match !== undefined) {
-        current.service = SERVICES.filter((service) => name[1].endsWith(`-${service}`)).sort(
-          (a, b) => b.length - a.length,
-        )[0];
+        current.service = [...SERVICES, EDGE_ERRORS]
+          .filter((service) => name[1].endsWith(`-${service}`))
+          .sort((a, b) => b.length - a.length)[0];
         // Several hosts repeat the same paths; each path counts once per Ingress.
         routes.set(current.path, current);
         current = null;
@@ -185,7 +188,12 @@ function main() {
     const ingresses = readRendered(rendered);
     if (ingresses.size === 0) problems.push(`${rendered}: no Ingress found`);
     for (const [kind, found] of ingresses) {
+      const catchAll = found.find((route) => route.service === EDGE_ERRORS);
+      if (catchAll !== undefined && (catchAll.path !== CATCH_ALL.path || catchAll.match !== CATCH_ALL.match)) {
+        problems.push(`the rendered ${kind} Ingress routes ${describe(catchAll)}: the error backend takes "/" only`);
+      }
       const expected = routes.filter((route) => route.ingress === kind);
+      if (catchAll !== undefined) expected.push(CATCH_ALL);
       compare(`${chartName} (${kind})`, expected, `the rendered ${kind} Ingress`, found);
       for (const route of found) {
         if (neverRouted.some((hidden) => route.path.startsWith(hidden))) {

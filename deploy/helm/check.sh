@@ -199,6 +199,28 @@ else
 fi
 if node "$HERE/check-routes.js"; then pass "check-routes.js: chart table = local nginx ingress"; else fail "check-routes.js"; fi
 
+info "edge errors"
+# The error backend (edgeErrors, on by default): its Deployment runs `lx edge-errors` with no Secret and no token, its
+# NetworkPolicy lets in the Ingress controller only and lets out nothing, each Ingress routes "/" to its Service; off,
+# none of it is rendered.
+edge_docs=$(awk 'BEGIN { RS = "\n---\n" } /app\.kubernetes\.io\/component: edge-errors/' "$DEFAULT")
+if [[ $(grep -E '^kind: ' <<<"$edge_docs" | sort | tr '\n' ' ') == "kind: Deployment kind: NetworkPolicy kind: Service " ]] &&
+  grep -qF 'args: ["edge-errors"]' <<<"$edge_docs" && grep -qF 'automountServiceAccountToken: false' <<<"$edge_docs" &&
+  grep -qE '^  egress: \[\]$' <<<"$edge_docs" && ! grep -qE 'secretKeyRef|envFrom|volumeMounts' <<<"$edge_docs" &&
+  [[ $(grep -cE '^ +- path: /$' "$DEFAULT") == 1 && $(grep -cE '^ +- path: /$' "$FULL") == 2 ]]; then
+  pass "edgeErrors: a Deployment (lx edge-errors, no Secret, no token), its Service, a NetworkPolicy without egress, / on each Ingress"
+else
+  printf '%s\n' "$edge_docs"
+  fail "edgeErrors: a Deployment (lx edge-errors, no Secret, no token), its Service, a NetworkPolicy without egress, / on each Ingress"
+fi
+helm_template -f "$CHART/ci/full-values.yaml" --set edgeErrors.enabled=false >"$WORK/no-edge.yaml"
+if ! grep -q 'edge-errors' "$WORK/no-edge.yaml" && ! grep -Eq '^ +- path: /$' "$WORK/no-edge.yaml" &&
+  node "$HERE/check-routes.js" --rendered "$WORK/no-edge.yaml" >/dev/null; then
+  pass "edgeErrors.enabled=false renders no error backend and no catch-all path"
+else
+  fail "edgeErrors.enabled=false renders no error backend and no catch-all path"
+fi
+
 info "secrets"
 grep_by_object "$DEFAULT" '^ +key: [A-Z_]+$' | grep '^Deployment' | sort -u >"$WORK/keys.txt"
 expected_keys=$(
@@ -384,12 +406,12 @@ fi
 
 info "security and migrations"
 for rendering in "$DEFAULT" "$FULL"; do
-  containers=$(grep -Ec '^ +(- name: (migrate-[a-z-]+|done|smoke-test|auth|location-command|location-query|statistics-projection|export-worker|webhook-dispatcher))$' "$rendering")
+  containers=$(grep -Ec '^ +(- name: (migrate-[a-z-]+|done|smoke-test|auth|location-command|location-query|statistics-projection|export-worker|webhook-dispatcher|edge-errors))$' "$rendering")
   readonly_fs=$(grep -c 'readOnlyRootFilesystem: true' "$rendering")
   no_escalation=$(grep -c 'allowPrivilegeEscalation: false' "$rendering")
   non_root=$(grep -c 'runAsNonRoot: true' "$rendering")
   pods=$(grep -Ec '^kind: (Deployment|Job|Pod)$' "$rendering")
-  if ((containers == 14 && readonly_fs == containers && no_escalation == containers && non_root == pods)); then
+  if ((containers == 15 && readonly_fs == containers && no_escalation == containers && non_root == pods)); then
     pass "$(basename "$rendering"): all $containers containers read-only, no privilege escalation; all $pods pods non-root"
   else
     fail "$(basename "$rendering"): containers $containers, read-only $readonly_fs, no escalation $no_escalation, pods $pods, non-root $non_root"

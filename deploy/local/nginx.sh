@@ -25,6 +25,8 @@ LX_COMPONENT=nginx
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 TEMPLATE="$LX_LOCAL_DIR/nginx/ingress.conf.template"
+# The error bodies and error pages nginx answers itself: the chart's files, which the template includes.
+EDGE_ERRORS_CONF_DIR=$(cd "$LX_LOCAL_DIR/../../helm/location-exchange/files/nginx" && pwd)
 NGINX_DIR="$LX_STATE_DIR/nginx"
 NGINX_CONF="$NGINX_DIR/conf/nginx.conf"
 NGINX_PID_FILE="$NGINX_DIR/run/nginx.pid"
@@ -92,7 +94,8 @@ render_config() {
   [[ "$keepalive" =~ ^[0-9]+$ ]] || lx_die "LX_UPSTREAM_KEEPALIVE='$keepalive' is not a number"
   # shellcheck disable=SC2034 # read by lx_render through indirection
   if ((keepalive > 0)); then UPSTREAM_KEEPALIVE=" keepalive $keepalive;"; else UPSTREAM_KEEPALIVE=""; fi
-  lx_render "$TEMPLATE" "$NGINX_CONF.new" NGINX_USER NGINX_LOG_DIR INGRESS_PORT "${UPSTREAM_VARS[@]}" UPSTREAM_KEEPALIVE
+  lx_render "$TEMPLATE" "$NGINX_CONF.new" NGINX_USER NGINX_LOG_DIR INGRESS_PORT "${UPSTREAM_VARS[@]}" UPSTREAM_KEEPALIVE \
+    EDGE_ERRORS_CONF_DIR
   local out
   if ! out=$(nginx_cmd -c "$NGINX_CONF.new" -t 2>&1); then
     printf '%s\n' "$out" | sed 's/^/[nginx] | /' >&2

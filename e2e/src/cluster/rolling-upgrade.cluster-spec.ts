@@ -170,7 +170,8 @@ describe('helm upgrade under write load', () => {
     expect(failures).toEqual([]);
     expect(written.length).toBeGreaterThan(20);
     // Every pod was replaced, never more than one extra at a time, never fewer available than wanted.
-    expect(Object.keys(availability)).toHaveLength(6);
+    // The six services and the Ingresses' error backend (edgeErrors).
+    expect(Object.keys(availability)).toHaveLength(7);
     expect(podsAfter).toHaveLength(Object.values(availability).reduce((sum, { desired }) => sum + desired, 0));
     for (const [deployment, { minAvailable, maxScheduled, desired }] of Object.entries(availability)) {
       expect({ deployment, minAvailable, maxScheduled }).toEqual({

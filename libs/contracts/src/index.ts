@@ -15,6 +15,7 @@ export * from './resources/digest';
 export * from './digest/digest-hash';
 export * from './errors/error-codes';
 export * from './errors/error-body';
+export * from './errors/edge-errors';
 export * from './events/envelope';
 export * from './events/event-types';
 export * from './events/payloads';

@@ -16,7 +16,7 @@ export const DOCUMENTATION_CONTENT_SECURITY_POLICY =
 
 /**
  * The headers on every reply of every service, errors included, and on the errors the ingress answers itself (nginx's
- * `add_header` lines in deploy/local/nginx/ingress.conf.template, the embedded host's ingress).
+ * `add_header` lines in helm/location-exchange/files/nginx/edge-errors.server.conf, answerEdgeError of libs/platform).
  */
 export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   // A download or error body is never sniffed into HTML or script.

@@ -25,6 +25,7 @@ export * from './crypto/webhook-signature';
 export * from './net/address-policy';
 export * from './http/method-not-allowed';
 export * from './http/security-headers';
+export * from './http/edge-errors';
 export * from './random/seeded-random';
 export * from './http/free-port';
 export * from './database/schema-owner';

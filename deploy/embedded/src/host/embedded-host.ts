@@ -9,8 +9,8 @@ import { Client, Pool } from 'pg';
 import { PostgresEventLog } from '@lx/messaging';
 import { Logger } from '@nestjs/common';
 import type { LevelWithSilent } from 'pino';
-import { API_SECURITY_HEADERS, type ErrorCode, errorBody, REVOCATIONS_PATH } from '@lx/contracts';
-import { createLogger, createServiceApp, freePort, PinoNestLogger } from '@lx/platform';
+import { API_SECURITY_HEADERS, EDGE_ERRORS, errorBody, REVOCATIONS_PATH } from '@lx/contracts';
+import { answerEdgeError, createLogger, createServiceApp, freePort, PinoNestLogger } from '@lx/platform';
 import { AppModule as AuthModule, loadAuthConfig } from '@lx/service/auth';
 import { AppModule as ExportWorkerModule, loadExportWorkerConfig } from '@lx/service/export-worker';
 import { AppModule as LocationCommandModule, loadLocationCommandConfig } from '@lx/service/location-command';
@@ -23,7 +23,7 @@ import { createWebhookDispatcherApp, loadWebhookDispatcherConfig } from '@lx/ser
 import { LocalFileObjectStore, localFileDownloads } from '@lx/storage';
 import { DataFolder, type EmbeddedSecrets } from './data-folder';
 import { startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres';
-import { edgeRefusal, loadIngressRoutes, MALFORMED_REQUEST, normalisedPath, serviceFor } from './ingress-routes';
+import { edgeRefusal, loadIngressRoutes, normalisedPath, serviceFor } from './ingress-routes';
 
 export interface EmbeddedOptions {
   repoRoot: string;
@@ -62,36 +62,6 @@ export class PortTakenError extends Error {
 const DATABASE = 'lx';
 
 /**
- * The request id nginx puts on every reply (deploy/local/nginx/ingress.conf.template, `$lx_request_id`): the caller's
- * X-Request-Id when it sent one, otherwise a new one in the form of nginx's `$request_id` (32 hexadecimal digits).
- */
-function requestIdOf(request: IncomingMessage): string {
-  const incoming = request.headers['x-request-id'];
-  return typeof incoming === 'string' && incoming !== '' ? incoming : randomBytes(16).toString('hex');
-}
-
-/**
- * The error replies nginx answers with in the stack, for the same situations: its body, its X-Request-Id and the API's
- * security headers.
- */
-function answer(
-  request: IncomingMessage,
-  response: ServerResponse,
-  status: number,
-  code: ErrorCode,
-  message: string,
-  headers = {},
-): void {
-  response.writeHead(status, {
-    'content-type': 'application/json',
-    'x-request-id': requestIdOf(request),
-    ...API_SECURITY_HEADERS,
-    ...headers,
-  });
-  response.end(`${JSON.stringify(errorBody(code, message))}\n`);
-}
-
-/**
  * nginx's room for a request line and its headers (`large_client_header_buffers 4 8k`): what fits reaches the
  * handler, which refuses as nginx does (edgeRefusal); a request larger still, or one Node cannot parse at all, is
  * answered 400 by onClientError (nginx would say 414 for a request line over 32 KB: not told apart here).
@@ -111,7 +81,7 @@ function onClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || !socket.writable || replying) {
     return void socket.destroy();
   }
-  const body = `${JSON.stringify(errorBody(MALFORMED_REQUEST.code, MALFORMED_REQUEST.message))}\n`;
+  const body = `${JSON.stringify(errorBody(EDGE_ERRORS[400].code, EDGE_ERRORS[400].message))}\n`;
   const headers = Object.entries({
     'content-type': 'application/json',
     'content-length': String(Buffer.byteLength(body)),
@@ -181,22 +151,19 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<RunningEm
         const refused = edgeRefusal(request.method ?? 'GET', request.url ?? '/', request.rawHeaders);
         // nginx closes the connection after these, as after any request it could not read.
         if (refused) {
-          return answer(request, response, refused.status, refused.code, refused.message, { connection: 'close' });
+          return answerEdgeError(request, response, refused, { connection: 'close' });
         }
         // The path as nginx matches it (edgeRefusal has refused those it cannot read); the app gets the URL as sent.
         const path = normalisedPath((request.url ?? '/').split('?')[0]!)!;
         if (request.method === 'TRACE') {
-          return answer(request, response, 405, 'METHOD_NOT_ALLOWED', 'This method is not allowed');
+          return answerEdgeError(request, response, 405);
         }
         for (const [prefix, handler] of mounts) if (path.startsWith(prefix)) return handler(request, response);
         const service = serviceFor(routes, path);
-        if (service === undefined)
-          return answer(request, response, 404, 'RESOURCE_NOT_FOUND', 'No route for this path');
+        if (service === undefined) return answerEdgeError(request, response, 404);
         const app = apps.get(service);
         if (app === undefined) {
-          return answer(request, response, 503, 'SERVICE_UNAVAILABLE', 'The service for this path is not available', {
-            'retry-after': '5',
-          });
+          return answerEdgeError(request, response, 503);
         }
         app.getHttpAdapter().getInstance().routing(request, response);
       },

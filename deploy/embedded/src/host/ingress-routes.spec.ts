@@ -67,21 +67,15 @@ describe('edgeRefusal (what nginx answers itself)', () => {
   });
 
   // The thresholds are nginx's, measured against the local ingress (nginx 1.22, default buffers).
-  it('answers 414 URI_TOO_LONG for a request line over 8 KB, as nginx with its default buffers', () => {
+  it('answers 414 (URI_TOO_LONG) for a request line over 8 KB, as nginx with its default buffers', () => {
     const url = (length: number) => `/locations/${'x'.repeat(length - '/locations/'.length)}`;
     expect(edgeRefusal('GET', url(8177), [])).toBeUndefined();
-    expect(edgeRefusal('GET', url(8178), [])).toMatchObject({
-      status: 414,
-      code: 'URI_TOO_LONG',
-    });
+    expect(edgeRefusal('GET', url(8178), [])).toBe(414);
   });
 
-  it('answers 400 INVALID_REQUEST for a header line over 8 KB and for a path above the root', () => {
-    expect(edgeRefusal('GET', '/locations', ['X-Big', 'y'.repeat(8184)])).toMatchObject({
-      status: 400,
-      code: 'INVALID_REQUEST',
-    });
+  it('answers 400 (INVALID_REQUEST) for a header line over 8 KB and for a path above the root', () => {
+    expect(edgeRefusal('GET', '/locations', ['X-Big', 'y'.repeat(8184)])).toBe(400);
     expect(edgeRefusal('GET', '/locations', ['X-Big', 'y'.repeat(8183)])).toBeUndefined();
-    expect(edgeRefusal('GET', '/locations/..%2F..%2Fetc%2Fpasswd', [])).toMatchObject({ status: 400 });
+    expect(edgeRefusal('GET', '/locations/..%2F..%2Fetc%2Fpasswd', [])).toBe(400);
   });
 });

@@ -34,12 +34,8 @@ export function serviceFor(routes: readonly IngressRoute[], path: string): strin
  */
 const LARGE_HEADER_BUFFER_BYTES = 8192;
 
-/** A request the ingress answers itself, as nginx does in the stack, before any route is chosen. */
-export interface EdgeRefusal {
-  status: 400 | 414;
-  code: 'INVALID_REQUEST' | 'URI_TOO_LONG';
-  message: string;
-}
+/** The status of a request the ingress answers itself, as nginx does in the stack, before any route is chosen. */
+export type EdgeRefusal = 400 | 414;
 
 /**
  * The path nginx matches its locations against: percent-decoded (%2F included) with `.` and `..` segments resolved and
@@ -68,29 +64,17 @@ export function normalisedPath(rawPath: string): string | undefined {
 
 /**
  * What nginx answers itself for a request line and headers (`rawHeaders`: Node's alternating names and values),
- * undefined when the request goes on to its route. Its own error body, as deploy/local/nginx/ingress.conf.template
- * gives it.
+ * undefined when the request goes on to its route. Its body is the ingress's (EDGE_ERRORS, answerEdgeError).
  */
 export function edgeRefusal(method: string, url: string, rawHeaders: readonly string[]): EdgeRefusal | undefined {
   // "GET <url> HTTP/1.1\r\n" must fit one buffer (nginx 1.22 measured: a GET of a 8,177-byte URL passes, 8,178 is 414).
   if (method.length + url.length + 12 > LARGE_HEADER_BUFFER_BYTES) {
-    return { status: 414, code: 'URI_TOO_LONG', message: 'The request URI is longer than the ingress accepts' };
+    return 414;
   }
   for (let n = 0; n + 1 < rawHeaders.length; n += 2) {
     // "<name>: <value>\r\n" must fit one buffer too (measured: X-Big with a value of 8,183 bytes passes, 8,184 is 400).
-    if (rawHeaders[n]!.length + rawHeaders[n + 1]!.length + 4 > LARGE_HEADER_BUFFER_BYTES) return malformed();
+    if (rawHeaders[n]!.length + rawHeaders[n + 1]!.length + 4 > LARGE_HEADER_BUFFER_BYTES) return 400;
   }
-  if (normalisedPath(url.split('?')[0]!) === undefined) return malformed();
+  if (normalisedPath(url.split('?')[0]!) === undefined) return 400;
   return undefined;
-}
-
-/** nginx's 400 for a request it cannot read, as the local ingress words it. */
-export const MALFORMED_REQUEST: EdgeRefusal = {
-  status: 400,
-  code: 'INVALID_REQUEST',
-  message: 'The request is malformed or its headers are too large',
-};
-
-function malformed(): EdgeRefusal {
-  return MALFORMED_REQUEST;
 }

@@ -138,7 +138,7 @@ const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
  * requests finish, pools close; then the process exits 0 (1 when closing failed). Nest's own shutdown hooks would
  * re-raise the signal after closing, and a pod stopped that way reports an error exit (143).
  */
-export function runMain(main: () => Promise<INestApplicationContext | void>): void {
+export function runMain(main: () => Promise<Pick<INestApplicationContext, 'close'> | void>): void {
   main().then(
     (app) => {
       if (app !== undefined) closeOnStopSignals(app);
@@ -156,7 +156,7 @@ export function runMain(main: () => Promise<INestApplicationContext | void>): vo
   );
 }
 
-function closeOnStopSignals(app: INestApplicationContext): void {
+function closeOnStopSignals(app: Pick<INestApplicationContext, 'close'>): void {
   const stop = (signal: NodeJS.Signals) => {
     for (const other of STOP_SIGNALS) process.removeListener(other, stop);
     process.stderr.write(`${JSON.stringify({ level: 'info', msg: 'stopping', signal })}\n`);
