@@ -465,13 +465,14 @@ def services() -> list[str]:
 
 
 def built_services(force_build: bool) -> Path:
-    """dist/services, after the Nx build when a service's main.js or migrate.js is missing (or with --build)."""
+    """dist/services, after the Nx build when an entry point is missing (or with --build): each service's main.js and
+    migrate.js, and lx edge-errors' (built with auth)."""
 
     def missing() -> list[str]:
+        entries = [(name, entry) for name in services() for entry in ("main.js", "migrate.js")]
         return [
             str(DIST_SERVICES / name / "services" / name / "src" / entry)
-            for name in services()
-            for entry in ("main.js", "migrate.js")
+            for name, entry in [*entries, ("auth", "edge-errors.js")]
             if not (DIST_SERVICES / name / "services" / name / "src" / entry).is_file()
         ]
 
