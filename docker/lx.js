@@ -40,8 +40,8 @@ const USAGE = `Usage: lx <service> [serve | migrate | cli [args...]]
   cli [args...]    run the service's command line (auth, location-query, statistics-projection);
                    "cli --help" lists its commands
 
-  edge-errors      the Ingress controller's error backend: the API's JSON error body for every path it is sent
-                   (404, or the status in X-Code); configured by HTTP_HOST and HTTP_PORT only
+  edge-errors      the Ingress controller's error backend: the API's JSON 404 for every request it is sent;
+                   configured by HTTP_HOST and HTTP_PORT only
 
 Services: ${SERVICES.join(', ')}
 Configuration is read from environment variables (DATABASE_URL, KAFKA_BROKERS, ...); a missing or invalid

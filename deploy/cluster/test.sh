@@ -203,18 +203,17 @@ ingress() {
 }
 
 # The chart's error backend (edgeErrors) as an Ingress controller reaches it: a path without a route (what each
-# Ingress's catch-all "/" sends it) is the API's JSON 404, and an error intercepted by ingress-nginx's
-# custom-http-errors (its status in X-Code) that error, a 504 as 503 with Retry-After.
+# Ingress's catch-all "/" sends it) is the API's JSON 404 with the API's security headers, whatever the method.
 edge_errors() {
   local edge reply headers
   edge="http://$(service_ip edge-errors)"
   reply=$(curl -sS --max-time 10 -w ' %{http_code}' "$edge/no/such/route")
   [[ "$reply" == $'{"error":{"code":"RESOURCE_NOT_FOUND","message":"No route for this path"}}\n 404' ]] ||
     lx_die "the error backend answered a path without a route with: $reply"
-  headers=$(curl -sS --max-time 10 -H 'X-Code: 504' -D - -o /dev/null "$edge/locations")
-  [[ "$headers" == *"HTTP/1.1 503"* && "$headers" == *$'\nretry-after: 5\r'* ]] ||
-    lx_die "the error backend answered X-Code 504 with: $headers"
-  lx_ok "the error backend answers 404 RESOURCE_NOT_FOUND, and X-Code 504 as 503 with Retry-After"
+  headers=$(curl -sS --max-time 10 -X POST -d '{}' -D - -o /dev/null "$edge/admin/keys/rotate")
+  [[ "$headers" == *"HTTP/1.1 404"* && "$headers" == *$'\nx-content-type-options: nosniff\r'* ]] ||
+    lx_die "the error backend answered POST /admin/keys/rotate with: $headers"
+  lx_ok "the error backend answers 404 RESOURCE_NOT_FOUND with the API's headers"
 }
 
 system_env() {

@@ -627,3 +627,14 @@ and, with kafka.tls.ca, the brokers' CA from the chart's ConfigMap (kafka-ca.yam
 {{- define "location-exchange.kafkaCaConfigMap" -}}
 {{- include "location-exchange.fullname" .root }}-{{ if .hook }}migrate-{{ end }}kafka-ca
 {{- end }}
+
+{{/* The NetworkPolicy peer of the Ingress controller (networkPolicy.ingressController): one item of a `from` list. */}}
+{{- define "location-exchange.ingressControllerPeer" -}}
+{{- $controller := .Values.networkPolicy.ingressController -}}
+- namespaceSelector:
+    {{- toYaml $controller.namespaceSelector | nindent 4 }}
+  {{- with $controller.podSelector }}
+  podSelector:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+{{- end }}

@@ -28,22 +28,10 @@ export const EDGE_ERRORS = {
 /** A status of EDGE_ERRORS. */
 export type EdgeStatus = keyof typeof EDGE_ERRORS;
 
-/** Statuses the ingress answers as another: a service not answering (502, 504), a header too large (494). */
-const SAME_AS: Readonly<Record<number, EdgeStatus>> = { 502: 503, 504: 503, 494: 400 };
-
 /** Seconds the ingress's 503 (a service not answering) tells the caller to wait. */
 export const EDGE_RETRY_AFTER_SECONDS = 5;
 
-/**
- * The reply the ingress gives for a status it met: the status of EDGE_ERRORS, except that a service that did not
- * answer in time or at all (502, 504) is 503, nginx's own code for a header too large (494) is 400, as nginx sends
- * it, and any other status is the ingress's own failure (500); with Retry-After on the 503.
- */
-export function edgeReplyOf(met: number): { status: EdgeStatus; error: EdgeError; retryAfterSeconds?: number } {
-  const status: EdgeStatus = SAME_AS[met] ?? (met in EDGE_ERRORS ? (met as EdgeStatus) : 500);
-  return {
-    status,
-    error: EDGE_ERRORS[status],
-    ...(status === 503 && { retryAfterSeconds: EDGE_RETRY_AFTER_SECONDS }),
-  };
+/** The body of the ingress's own error of `status`, and the Retry-After of its 503. */
+export function edgeReplyOf(status: EdgeStatus): { error: EdgeError; retryAfterSeconds?: number } {
+  return { error: EDGE_ERRORS[status], ...(status === 503 && { retryAfterSeconds: EDGE_RETRY_AFTER_SECONDS }) };
 }

@@ -51,9 +51,10 @@ const MAX_RETRY_AFTER_MS = 60_000;
 
 /**
  * Milliseconds to wait before sending again a request the API refused for now: one over the rate limit (a 429 with
- * the RateLimit-Policy field), or a read (GET) the API had no capacity for (a 503 with Retry-After: a query past its
- * time, every connection busy; nothing was done). Undefined for any other reply, such as a 429 of the export quota (an
- * hour's window: not worth waiting) or a 503 of a write or without Retry-After (a proxy's: not the API's word).
+ * the RateLimit-Policy field), or a read (GET) refused 503 with Retry-After (nothing was done: the read service had
+ * no capacity, a query ran past its time, or the ingress found the service down, as in a restart). Undefined for any
+ * other reply, such as a 429 of the export quota (an hour's window: not worth waiting), a 503 of a write (not sent
+ * twice), or a 503 without Retry-After (no word on when to come back).
  */
 export function retryWaitMs(
   method: string,

@@ -348,15 +348,24 @@ describe('RSP read pool (READ_POOL_SIZE, READ_STATEMENT_TIMEOUT_MS, READ_SCAN_CO
   });
 
   it.each([
-    ['READ_POOL_SIZE', '0'],
+    ['READ_POOL_SIZE', '1'],
     ['READ_POOL_SIZE', '101'],
-    ['READ_POOL_SIZE', '1.5'],
+    ['READ_POOL_SIZE', '2.5'],
     ['READ_STATEMENT_TIMEOUT_MS', '9'],
     ['READ_STATEMENT_TIMEOUT_MS', '600001'],
     ['READ_SCAN_CONCURRENCY', '0'],
     ['READ_QUEUE_TIMEOUT_MS', 'soon'],
   ])('given %s=%p, then the variable is named', (name, value) => {
     expect(problemsOf({ [name]: value }, readPoolSchema)).toEqual([expect.stringMatching(new RegExp(`^${name}: `))]);
+  });
+
+  it.each([
+    ['1', '2'],
+    ['2.5', '3'],
+  ])('given a refused READ_POOL_SIZE=%p, then it alone is named, not READ_SCAN_CONCURRENCY=%p', (size, scans) => {
+    const problems = problemsOf({ READ_POOL_SIZE: size, READ_SCAN_CONCURRENCY: scans }, readPoolSchema);
+    expect(problems.length).toBeGreaterThan(0);
+    for (const problem of problems) expect(problem).toMatch(/^READ_POOL_SIZE: /);
   });
 
   it.each([

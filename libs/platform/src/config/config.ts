@@ -316,7 +316,7 @@ export const rateLimitEnv = {
  * list reads run at once, and how long a read waits for a connection or a list slot before it is answered 503.
  */
 export const readPoolEnv = {
-  READ_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(6),
+  READ_POOL_SIZE: z.coerce.number().int().min(2).max(100).default(6),
   READ_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(5_000),
   READ_SCAN_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2),
   READ_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(5_000),
@@ -324,9 +324,9 @@ export const readPoolEnv = {
 
 /** The read pool's settings that hold together: list reads must leave reads by id a connection. */
 export function readPoolEnvRules(env: Env<typeof readPoolEnv>, ctx: z.RefinementCtx): void {
-  // A pool size that is itself refused (0, 1.5) is reported once, by its own rule.
+  // A pool size that is itself refused (1, 1.5) is reported once, by its own rule.
   const size = env.READ_POOL_SIZE;
-  if (Number.isInteger(size) && size > 0 && env.READ_SCAN_CONCURRENCY >= size) {
+  if (Number.isInteger(size) && size >= 2 && env.READ_SCAN_CONCURRENCY >= size) {
     ctx.addIssue({
       code: z.ZodIssueCode.custom,
       path: ['READ_SCAN_CONCURRENCY'],

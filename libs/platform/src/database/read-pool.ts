@@ -1,5 +1,5 @@
 import { type BeforeApplicationShutdown, type DynamicModule, Global, Inject, Injectable, Module } from '@nestjs/common';
-import { Pool, type PoolClient, type QueryConfig, type QueryResult, type QueryResultRow } from 'pg';
+import { DatabaseError, Pool, type PoolClient, type QueryConfig, type QueryResult, type QueryResultRow } from 'pg';
 import { Counter, Gauge } from 'prom-client';
 import { PAGINATION } from '@lx/contracts';
 import { DomainError, type Listed, type Page } from '@lx/domain';
@@ -200,7 +200,7 @@ export class ReadPool implements BeforeApplicationShutdown {
    * One page of a list, read in a scan slot: the rows of `table` that match every condition (placeholders $1… bound
    * to `values`), in id order after `page.after` (or in `order` when given, which must not come with `after`), from
    * `page.offset`, one row beyond the page to know whether another follows: in id order, `next` is then the page's
-   * last id. With the total of the matching rows (see total).
+   * last id. With the total of the matching rows (see totalOf).
    */
   async page<R extends { id: string }>(list: PageRead): Promise<{ rows: R[] } & Listed> {
     const { sql, values } = pageSql(list);
@@ -250,24 +250,13 @@ export class ReadPool implements BeforeApplicationShutdown {
     }
     this.metrics.scans.set({ state: 'running' }, this.scans.running);
     try {
-      return await this.onConnection(async (client) => {
-        let inTransaction = options.snapshot === true;
-        if (inTransaction) await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-        let deadline: number | undefined;
-        const result = await read({
-          query: async <R extends QueryResultRow>(query: Statement, values?: unknown[]) => {
-            if (deadline === undefined) {
-              deadline = Date.now() + this.config.read.statementTimeoutMs;
-            } else {
-              const left = deadline - Date.now();
-              if (left < 1) throw this.statementTimeout();
-              await client.query(`${inTransaction ? '' : 'BEGIN READ ONLY; '}SET LOCAL statement_timeout = ${left}`);
-              inTransaction = true;
-            }
-            return client.query<R>(query, values);
-          },
-        });
-        if (inTransaction) await client.query('COMMIT');
+      return await this.onConnection(async (client, connection) => {
+        if (options.snapshot === true) {
+          await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+          connection.inTransaction = true;
+        }
+        const result = await read(this.sessionOn(client, connection));
+        if (connection.inTransaction) await client.query('COMMIT');
         return result;
       });
     } finally {
@@ -283,27 +272,74 @@ export class ReadPool implements BeforeApplicationShutdown {
   }
 
   /**
-   * Runs `use` with a connection of the pool. When `use` fails the connection is rolled back (nothing to roll back
-   * outside a transaction: Postgres only warns) and goes back to the pool; only one that cannot even do that (lost,
-   * broken) is destroyed. So a flood of statements cancelled at the timeout does not cost a reconnection each.
+   * The session of one scan on `client`: its statements run one after another (a call made before the previous one
+   * settled waits for it), the first under the connection's statement_timeout, each later one under what is left of
+   * it inside a read-only transaction opened by the second (`SET LOCAL` ends with it). After a failed statement the
+   * session answers every further one with that failure: the transaction is aborted, and the first cause is the one
+   * to report.
    */
-  private async onConnection<T>(use: (client: PoolClient) => Promise<T>): Promise<T> {
+  private sessionOn(client: PoolClient, connection: { inTransaction: boolean }): ScanSession {
+    let deadline: number | undefined;
+    let failure: Error | undefined;
+    let previous: Promise<unknown> = Promise.resolve();
+    const run = async <R extends QueryResultRow>(query: Statement, values?: unknown[]) => {
+      if (failure !== undefined) throw failure;
+      try {
+        if (deadline === undefined) {
+          deadline = Date.now() + this.config.read.statementTimeoutMs;
+        } else {
+          const left = deadline - Date.now();
+          if (left < 1) throw this.statementTimeout();
+          const begin = connection.inTransaction ? '' : 'BEGIN READ ONLY; ';
+          await client.query(`${begin}SET LOCAL statement_timeout = ${left}`);
+          connection.inTransaction = true;
+        }
+        return await client.query<R>(query, values);
+      } catch (error) {
+        failure = error instanceof Error ? error : new Error(String(error));
+        throw error;
+      }
+    };
+    return {
+      query: <R extends QueryResultRow>(query: Statement, values?: unknown[]) => {
+        const result = previous.then(() => run<R>(query, values));
+        previous = result.catch(() => undefined);
+        return result;
+      },
+    };
+  }
+
+  /**
+   * Runs `use` with a connection of the pool. When `use` fails the connection goes back to the pool if it is sound: a
+   * transaction `use` opened (flagged in `connection`) is rolled back first; outside one, an error Postgres answered
+   * (a cancelled statement) or one of ours leaves it as it was. A connection that failed otherwise (lost, broken), or
+   * whose rollback failed, is destroyed. So a flood of statements cancelled at the timeout does not cost a
+   * reconnection each.
+   */
+  private async onConnection<T>(
+    use: (client: PoolClient, connection: { inTransaction: boolean }) => Promise<T>,
+  ): Promise<T> {
     let held: Awaited<ReturnType<typeof checkOut>>;
     try {
       held = await checkOut(this.pool);
     } catch (error) {
       throw this.refusal(error);
     }
+    const connection = { inTransaction: false };
     try {
-      const result = await use(held.client);
+      const result = await use(held.client, connection);
       held.release();
       return result;
     } catch (error) {
-      try {
-        await held.client.query('ROLLBACK');
+      if (connection.inTransaction) {
+        await held.client.query('ROLLBACK').then(
+          () => held.release(),
+          (broken: unknown) => held.release(broken instanceof Error ? broken : new Error(String(broken))),
+        );
+      } else if (error instanceof DatabaseError || error instanceof DomainError) {
         held.release();
-      } catch (broken) {
-        held.release(broken instanceof Error ? broken : new Error(String(broken)));
+      } else {
+        held.release(error instanceof Error ? error : new Error(String(error)));
       }
       throw this.refusal(error);
     }
@@ -329,11 +365,13 @@ export class ReadPool implements BeforeApplicationShutdown {
 }
 
 /**
- * How many rows `from` (a table and its WHERE clause, placeholders bound to `values`) holds: counted exactly up to
- * PAGINATION.exactTotalUpTo, past that the planner's estimate (never below the count), flagged `estimated`; so a
+ * How many rows of `list` match (its table and conditions, placeholders bound to its values): counted exactly up to
+ * PAGINATION.exactTotalUpTo, past that the planner's estimate (never below the count), flagged `totalEstimated`; so a
  * list's total never reads more than that many rows.
  */
-async function total(session: ScanSession, from: string, values: unknown[]): Promise<Omit<Listed, 'next'>> {
+async function totalOf(session: ScanSession, list: PageRead): Promise<Omit<Listed, 'next'>> {
+  const from = `${list.table}${whereOf(list.conditions)}`;
+  const values = [...list.values];
   const limit = PAGINATION.exactTotalUpTo + 1;
   const { rows } = await session.query<{ total: string }>(
     `SELECT count(*) AS total FROM (SELECT 1 FROM ${from} LIMIT ${limit}) AS capped`,
@@ -347,10 +385,6 @@ async function total(session: ScanSession, from: string, values: unknown[]): Pro
   );
   const estimate = Math.round(plan.rows[0]?.['QUERY PLAN'][0].Plan['Plan Rows'] ?? 0);
   return { total: Math.max(counted, estimate), totalEstimated: true };
-}
-
-function totalOf(session: ScanSession, list: PageRead): Promise<Omit<Listed, 'next'>> {
-  return total(session, `${list.table}${whereOf(list.conditions)}`, [...list.values]);
 }
 
 /** ReadPool for a service's RSP-facing reads, on the service's database and schema (see ReadPool). */

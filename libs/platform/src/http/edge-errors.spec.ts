@@ -39,25 +39,15 @@ describe('createEdgeErrorServer (on loopback)', () => {
     },
   );
 
-  it.each([
-    ['502', 503, 'SERVICE_UNAVAILABLE'],
-    ['503', 503, 'SERVICE_UNAVAILABLE'],
-    ['504', 503, 'SERVICE_UNAVAILABLE'],
-    ['413', 413, 'PAYLOAD_TOO_LARGE'],
-    ['400', 400, 'INVALID_REQUEST'],
-    ['418', 500, 'INTERNAL_ERROR'],
-  ])('given X-Code %s (an error the controller intercepted), then %p %s', async (code, status, errorCode) => {
-    const reply = await fetch(`${base}/locations/x`, { headers: { 'x-code': code } });
-    expect(reply.status).toBe(status);
-    expect(((await reply.json()) as { error: { code: string } }).error.code).toBe(errorCode);
-    expect(reply.headers.get('retry-after')).toBe(status === 503 ? '5' : null);
-  });
-
-  it.each(['', 'abc', '5033', '600', '99'])('given X-Code %p (not a status), then 404 as without one', async (code) => {
-    const reply = await fetch(`${base}/x`, { headers: { 'x-code': code } });
-    expect(reply.status).toBe(404);
-    await reply.body?.cancel();
-  });
+  it.each(['502', '504', '500', '200'])(
+    'given X-Code %s (a client can send it through the catch-all), then still 404',
+    async (code) => {
+      const reply = await fetch(`${base}/locations/x`, { headers: { 'x-code': code } });
+      expect(reply.status).toBe(404);
+      expect(reply.headers.get('retry-after')).toBeNull();
+      await reply.body?.cancel();
+    },
+  );
 
   it('given no X-Request-Id, then a new one; given HEAD, then no body', async () => {
     const first = await fetch(`${base}/x`);

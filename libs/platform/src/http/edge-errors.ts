@@ -6,7 +6,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
-import { API_SECURITY_HEADERS, edgeReplyOf, errorBody } from '@lx/contracts';
+import { API_SECURITY_HEADERS, type EdgeStatus, edgeReplyOf, errorBody } from '@lx/contracts';
 
 /**
  * The request id nginx puts on every reply (`$req_id`): the caller's X-Request-Id when it sent one, otherwise a new
@@ -18,17 +18,17 @@ function requestIdOf(request: IncomingMessage): string {
 }
 
 /**
- * Answers `request` as the ingress answers an error it met itself (`met`: see edgeReplyOf): the API's JSON error
- * body, the request id, the API's security headers, Retry-After on a 503; `headers` added (e.g. connection: close).
+ * Answers `request` with the ingress's own error of `status` (EDGE_ERRORS): the API's JSON error body, the request
+ * id, the API's security headers, Retry-After on a 503; `headers` added (e.g. connection: close).
  */
 export function answerEdgeError(
   request: IncomingMessage,
   response: ServerResponse,
-  met: number,
+  status: EdgeStatus,
   headers: OutgoingHttpHeaders = {},
 ): void {
-  const reply = edgeReplyOf(met);
-  response.writeHead(reply.status, {
+  const reply = edgeReplyOf(status);
+  response.writeHead(status, {
     'content-type': 'application/json',
     'x-request-id': requestIdOf(request),
     ...API_SECURITY_HEADERS,
@@ -42,20 +42,15 @@ export function answerEdgeError(
 const REQUEST_TIMEOUT_MS = 10_000;
 
 /**
- * The edge-errors backend (`lx edge-errors`, the chart's edgeErrors): what an Ingress controller forwards the requests
- * it has no route for (the chart's catch-all path, or the controller's default backend) and, with ingress-nginx's
- * custom-http-errors, the errors it intercepts (their status in X-Code). Answers the first 404 RESOURCE_NOT_FOUND, the
- * others their status as the ingress's own errors (answerEdgeError: 502 and 504 are 503), on every path and method:
- * it serves nothing else, so a catch-all route to it exposes nothing. Plain node:http, no framework: it has no
- * routes, no dependencies and no configuration but where to listen.
+ * The edge-errors backend (`lx edge-errors`, the chart's edgeErrors): what an Ingress controller sends the requests it
+ * has no route for (each chart Ingress's catch-all "/", or the controller's default backend). Answers every request,
+ * whatever its path, method or headers, 404 RESOURCE_NOT_FOUND as the ingress's own error (answerEdgeError): it serves
+ * nothing else, so a catch-all route to it exposes nothing, and nothing a client sends changes the answer (an
+ * ingress-nginx `X-Code` is not read: the catch-all passes client headers on, so a client could set it). Plain
+ * node:http, no framework: it has no routes, no dependencies and no configuration but where to listen.
  */
 export function createEdgeErrorServer(): Server {
-  return createServer(
-    { requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS },
-    (request, response) => {
-      const code = request.headers['x-code'];
-      const met = typeof code === 'string' && /^[1-5]\d\d$/.test(code) ? Number(code) : 404;
-      answerEdgeError(request, response, met);
-    },
+  return createServer({ requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS }, (request, response) =>
+    answerEdgeError(request, response, 404),
   );
 }

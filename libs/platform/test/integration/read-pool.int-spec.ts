@@ -116,6 +116,20 @@ describe('ReadPool', () => {
     expect(rows.map((row) => row.state)).toEqual(['idle', 'idle', 'idle']);
   });
 
+  it('answers every statement of a scan after a failed one with that first failure, and rolls back', async () => {
+    const codes: unknown[] = [];
+    await expect(
+      reads.scan(async (session) => {
+        await session.query('SELECT 1');
+        await session.query('SELECT 1 / 0').catch((error: { code?: string }) => codes.push(error.code));
+        await session.query('SELECT 2');
+      }),
+    ).rejects.toMatchObject({ code: '22012' });
+    // The division by zero (22012), not "current transaction is aborted" (25P02) from the statement after it.
+    expect(codes).toEqual(['22012']);
+    expect((await reads.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+
   it('reads a scan with snapshot in one snapshot: a row committed between its statements is not seen', async () => {
     const counts = await reads.scan(
       async (session) => {

@@ -193,7 +193,7 @@ describe('statistics: every path against a recount of the facts', () => {
   const pool = new ReadPool(
     {
       database: { url: databaseUrl, schema },
-      read: { poolSize: 2, statementTimeoutMs: 60_000, scanConcurrency: 2, queueTimeoutMs: 60_000 },
+      read: { poolSize: 3, statementTimeoutMs: 60_000, scanConcurrency: 2, queueTimeoutMs: 60_000 },
     },
     new MetricsRegistry(),
   );

@@ -8,7 +8,7 @@ export interface StoredLocation {
   body: string;
 }
 
-/** A page: the JSON texts of the locations, ordered by id; the total (see ReadPool.total) and the next `after`. */
+/** A page: the JSON texts of the locations, ordered by id; the total (see ReadPool.page) and the next `after`. */
 export interface LocationPage extends Listed {
   /** The locations' JSON texts joined by commas. */
   bodies: string;
