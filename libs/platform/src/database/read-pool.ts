@@ -251,9 +251,10 @@ export class ReadPool implements BeforeApplicationShutdown {
     this.metrics.scans.set({ state: 'running' }, this.scans.running);
     try {
       return await this.onConnection(async (client, connection) => {
+        // Flagged before it is sent: a transaction begun by a statement that then failed is still rolled back.
         if (options.snapshot === true) {
-          await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
           connection.inTransaction = true;
+          await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
         }
         const result = await read(this.sessionOn(client, connection));
         if (connection.inTransaction) await client.query('COMMIT');
@@ -291,8 +292,8 @@ export class ReadPool implements BeforeApplicationShutdown {
           const left = deadline - Date.now();
           if (left < 1) throw this.statementTimeout();
           const begin = connection.inTransaction ? '' : 'BEGIN READ ONLY; ';
-          await client.query(`${begin}SET LOCAL statement_timeout = ${left}`);
           connection.inTransaction = true;
+          await client.query(`${begin}SET LOCAL statement_timeout = ${left}`);
         }
         return await client.query<R>(query, values);
       } catch (error) {
