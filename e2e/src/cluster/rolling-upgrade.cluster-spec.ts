@@ -80,6 +80,9 @@ function watchDeployments(): { stop(): Promise<Availability> } {
   };
 }
 
+/** The components whose pods an upgrade replaces: the six services and the Ingresses' error backend (edgeErrors). */
+const COMPONENTS = [...SERVICES, 'edge-errors'];
+
 async function podsOfRelease(): Promise<string[]> {
   const { stdout } = await run(KUBECTL, [
     'get',
@@ -87,7 +90,7 @@ async function podsOfRelease(): Promise<string[]> {
     '-n',
     NAMESPACE,
     '-l',
-    `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/component in (${SERVICES.join(',')})`,
+    `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/component in (${COMPONENTS.join(',')})`,
     '-o',
     'jsonpath={.items[*].metadata.name}',
   ]);
@@ -170,8 +173,7 @@ describe('helm upgrade under write load', () => {
     expect(failures).toEqual([]);
     expect(written.length).toBeGreaterThan(20);
     // Every pod was replaced, never more than one extra at a time, never fewer available than wanted.
-    // The six services and the Ingresses' error backend (edgeErrors).
-    expect(Object.keys(availability)).toHaveLength(7);
+    expect(Object.keys(availability)).toHaveLength(COMPONENTS.length);
     expect(podsAfter).toHaveLength(Object.values(availability).reduce((sum, { desired }) => sum + desired, 0));
     for (const [deployment, { minAvailable, maxScheduled, desired }] of Object.entries(availability)) {
       expect({ deployment, minAvailable, maxScheduled }).toEqual({
