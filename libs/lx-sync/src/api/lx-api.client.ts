@@ -62,13 +62,10 @@ export function retryWaitMs(
   nowMs: number,
 ): number | undefined {
   const retryAfter = reply.headers.get('retry-after');
-  if (reply.status === 429 && reply.headers.has('ratelimit-policy')) {
-    return parseRetryAfter(retryAfter ?? '', nowMs, MAX_RETRY_AFTER_MS) ?? 1_000;
-  }
-  if (reply.status === 503 && method === 'GET' && retryAfter !== null) {
-    return parseRetryAfter(retryAfter, nowMs, MAX_RETRY_AFTER_MS) ?? 1_000;
-  }
-  return undefined;
+  const throttled = reply.status === 429 && reply.headers.has('ratelimit-policy');
+  const busy = reply.status === 503 && method === 'GET' && retryAfter !== null;
+  if (!throttled && !busy) return undefined;
+  return parseRetryAfter(retryAfter ?? '', nowMs, MAX_RETRY_AFTER_MS) ?? 1_000;
 }
 
 /**
