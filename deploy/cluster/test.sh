@@ -6,7 +6,9 @@
 #   2. the image, assembled offline (docker/build-image.py) and imported into the node's containerd
 #   3. PostgreSQL, Kafka and MinIO outside the cluster (deploy/local/infra.sh), listening on the node address
 #      10.244.0.1 that pods reach, with their own state in .infra-cluster/
-#   4. every ci/*.yaml of the chart checked by the API server (--dry-run=server); helm install --wait (the migration hook runs first; every pod must pass its probes), then helm test
+#   4. every ci/*.yaml of the chart checked by the API server (--dry-run=server; the Prometheus operator's CRDs created
+#      first where missing); helm install --wait (the migration hook runs first; every pod must pass its probes; the
+#      PodMonitor and PrometheusRule are created), then helm test
 #   5. the system suite of e2e/ through the project's nginx ingress (the local route table) on this machine, whose
 #      upstreams are the chart's Services: no Ingress controller can be built here (docs/kubernetes.md); then helm
 #      test again, which now reads a location the suite wrote
@@ -93,6 +95,10 @@ diagnose() {
     lx_info "logs of $pod (last 30 lines)"
     kubectl logs -n "$NAMESPACE" "$pod" --all-containers --tail=30 >&2 || true
   done
+  if [[ -f "$LX_LOG_DIR/postgres.log" ]]; then
+    lx_info "PostgreSQL's errors (last 30)"
+    grep -E 'ERROR|FATAL|PANIC' "$LX_LOG_DIR/postgres.log" | tail -n 30 >&2 || true
+  fi
 }
 
 cleanup() {
@@ -154,8 +160,24 @@ cluster() {
 
 # Every ci/*.yaml of the chart rendered and checked by the API server itself (kubectl apply --dry-run=server), which
 # rejects what helm lint and kubeconform let through; nothing is created.
+# The Prometheus operator's CRDs of PodMonitor and PrometheusRule (deploy/helm/prometheus/tools.sh), created where
+# the cluster has none yet: ci/full-values.yaml and the test release render both kinds. No operator runs here; the
+# API server checks the objects against the CRDs' schemas.
+monitoring_crds() {
+  local crds file name
+  crds=$(bash "$LX_REPO_ROOT/deploy/helm/prometheus/tools.sh" crds) || lx_die "the Prometheus operator's CRDs could not be fetched"
+  for file in "$crds"/monitoring.coreos.com_*.yaml; do
+    name="$(basename "$file" .yaml | sed -E 's/^monitoring\.coreos\.com_(.*)$/\1/').monitoring.coreos.com"
+    if ! kubectl get crd "$name" >/dev/null 2>&1; then
+      kubectl create -f "$file" >&2
+      kubectl wait --for=condition=Established --timeout=60s "crd/$name" >&2
+    fi
+  done
+}
+
 validate() {
   local values version
+  monitoring_crds
   version=$(kubectl version -o json | node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(0)).serverVersion.gitVersion)')
   local namespace="$NAMESPACE-validate"
   kubectl create namespace "$namespace" >&2
@@ -185,6 +207,8 @@ install() {
   mapfile -t args < <(helm_args)
   helm install "${args[@]}" --create-namespace --set "global.image.tag=$IMAGE_TAG" --wait --timeout 10m >&2
   kubectl get pods -n "$NAMESPACE" -o wide >&2
+  [[ $(kubectl get podmonitors,prometheusrules -n "$NAMESPACE" -o name | wc -l) == 2 ]] ||
+    lx_die "the release has no PodMonitor and PrometheusRule (deploy/cluster/values.yaml turns both on)"
   helm test "$RELEASE" -n "$NAMESPACE" --logs --timeout 5m >&2
 }
 

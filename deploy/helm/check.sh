@@ -11,6 +11,8 @@
 #   ${LX_CACHE_DIR:-~/.cache/location-exchange}/venv-kubeconform         kubernetes-validate from PyPI (its schemas)
 #   ${LX_CACHE_DIR:-~/.cache/location-exchange}/kubeconform-schemas      those schemas made usable offline
 #   ${LX_CACHE_DIR:-~/.cache/location-exchange}/venv-nca                 network-config-analyzer from PyPI
+#   ${LX_CACHE_DIR:-~/.cache/location-exchange}/promtool-*, prometheus-operator-crds-*   prometheus/tools.sh (the
+#       alerts' checks and unit tests; the PodMonitor's and PrometheusRule's schemas), from the Go module proxy
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -89,6 +91,8 @@ ensure_tool kubeconform "github.com/yannh/kubeconform/cmd/kubeconform@$KUBECONFO
 ensure_schemas
 HELM="$BIN/helm"
 KUBECONFORM="$BIN/kubeconform"
+OPERATOR_CRDS=$(bash "$HERE/prometheus/tools.sh" crds) || die "the Prometheus operator's CRDs could not be fetched"
+PROMTOOL=$(bash "$HERE/prometheus/tools.sh" promtool) || die "promtool could not be built"
 
 # A helm built with `go install` has no Kubernetes version stamped in and would assume 1.20 (below the chart's
 # kubeVersion), so every call names the cluster version the chart is checked against.
@@ -124,6 +128,7 @@ for values in "$CHART"/ci/*.yaml; do
   fi
   if "$KUBECONFORM" -strict -summary -kubernetes-version "$KUBE_VERSION" \
     -schema-location "$SCHEMAS/{{ .NormalizedKubernetesVersion }}-local-strict/{{ .ResourceKind }}{{ .KindSuffix }}.json" \
+    -schema-location "$OPERATOR_CRDS/schemas/{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json" \
     "$WORK/$name" >"$WORK/kubeconform.out" 2>&1; then
     pass "kubeconform -strict ci/$name"
   else
@@ -374,7 +379,7 @@ fi
 if (($(grep -c 'mountPath: /etc/location-exchange/kafka-ca$' "$FULL") == 12 &&
   $(count_env "$FULL" KAFKA_TLS_CA_FILE /etc/location-exchange/kafka-ca/ca.pem) == 12 &&
   $(count_env "$FULL" KAFKA_SASL_MECHANISM scram-sha-256) == 12 &&
-  $(grep -c '^kind: ConfigMap$' "$FULL") == 2)); then
+  $(grep -c '^  name: lx-\(migrate-\)\?kafka-ca$' "$FULL") == 2)); then
   pass "full-values.yaml: the brokers' CA (a ConfigMap and the hook's copy) is mounted in 12 containers, SCRAM-SHA-256"
 else
   fail "full-values.yaml: kafka.tls.ca must be mounted as KAFKA_TLS_CA_FILE in 12 containers from 2 ConfigMaps"
@@ -439,6 +444,104 @@ if [[ $(grep -c '^kind: PodDisruptionBudget$' "$DEFAULT") == 0 && $(grep -c '^ki
   pass "no PDB by default; full-values: 6 PDBs, 2 HPAs"
 else
   fail "no PDB by default; full-values: 6 PDBs, 2 HPAs"
+fi
+
+info "monitoring (promtool of prometheus/tools.sh)"
+# The alerts as the chart renders them for release lx in namespace lx: promtool checks them and runs their unit tests
+# (prometheus/alerts.test.yaml, each alert firing and not firing).
+helm_template -f "$CHART/ci/default-values.yaml" --set monitoring.podMonitor.enabled=true \
+  --set monitoring.prometheusRule.enabled=true >"$WORK/monitoring.yaml"
+python3 - "$WORK/monitoring.yaml" "$WORK/alerts.rendered.yaml" <<'PY'
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d.get("kind") == "PrometheusRule"]
+assert len(docs) == 1, f"{len(docs)} PrometheusRules rendered"
+yaml.safe_dump({"groups": docs[0]["spec"]["groups"]}, open(sys.argv[2], "w"), sort_keys=False)
+PY
+cp "$HERE/prometheus/alerts.test.yaml" "$WORK/"
+if "$PROMTOOL" check rules "$WORK/alerts.rendered.yaml" >"$WORK/promtool.out" 2>&1; then
+  pass "promtool check rules:$(sed -n 's/^ *SUCCESS: \([0-9]*\) rules found$/ \1 rules/p' "$WORK/promtool.out")"
+else
+  cat "$WORK/promtool.out"
+  fail "promtool check rules"
+fi
+if (cd "$WORK" && "$PROMTOOL" test rules alerts.test.yaml >"$WORK/promtool-test.out" 2>&1); then
+  pass "promtool test rules prometheus/alerts.test.yaml"
+else
+  cat "$WORK/promtool-test.out"
+  fail "promtool test rules prometheus/alerts.test.yaml"
+fi
+# Every alert: a unit test, and a runbook at docs/runbooks/<alert>.md named by its runbook_url (and no runbook
+# without its alert).
+mapfile -t alerts < <(sed -n 's/^ *- alert: \(.*\)$/\1/p' "$WORK/alerts.rendered.yaml")
+untested=() unbooked=()
+for alert in "${alerts[@]}"; do
+  grep -q "alertname: $alert\$" "$HERE/prometheus/alerts.test.yaml" || untested+=("$alert")
+  [[ -f "$ROOT/docs/runbooks/$alert.md" ]] && grep -q "runbook_url: docs/runbooks/$alert.md\$" "$WORK/alerts.rendered.yaml" ||
+    unbooked+=("$alert")
+done
+for runbook in "$ROOT"/docs/runbooks/Lx*.md; do
+  printf '%s\n' "${alerts[@]}" | grep -qx "$(basename "$runbook" .md)" || unbooked+=("$(basename "$runbook") (no alert)")
+done
+if ((${#alerts[@]} >= 10 && ${#untested[@]} == 0 && ${#unbooked[@]} == 0)); then
+  pass "each of the ${#alerts[@]} alerts has unit tests and its runbook docs/runbooks/<alert>.md"
+else
+  fail "alerts without unit tests: ${untested[*]:-none}; runbooks missing or unlinked: ${unbooked[*]:-none}"
+fi
+# Every selector of every alert is scoped to the release (e2e/src/monitoring.e2e-spec.ts checks that the services
+# expose each metric the alerts read).
+if python3 - "$WORK/alerts.rendered.yaml" <<'PY'; then
+import sys, yaml
+rules = [r for g in yaml.safe_load(open(sys.argv[1]))["groups"] for r in g["rules"]]
+unscoped = [r["alert"] for r in rules if r["expr"].count("{") != r["expr"].count('{job="lx-location-exchange",namespace="lx"')]
+sys.exit(f"selectors without the release's: {unscoped}" if unscoped else 0)
+PY
+  pass "every selector of the alerts is scoped by job and namespace"
+else
+  fail "every selector of the alerts is scoped by job and namespace"
+fi
+helm_template -f "$CHART/ci/default-values.yaml" --set monitoring.prometheusRule.enabled=true \
+  --set 'monitoring.selector=service="lx"' --set monitoring.prometheusRule.runbookBaseUrl=https://docs.example.test/runbooks/ \
+  --set monitoring.prometheusRule.alertLabels.severity=page --set monitoring.prometheusRule.alertLabels.team=network \
+  >"$WORK/monitoring-set.yaml"
+if grep -q 'up{service="lx"} == 0' "$WORK/monitoring-set.yaml" && ! grep -q 'job="lx-location-exchange"' "$WORK/monitoring-set.yaml" &&
+  grep -q 'runbook_url: https://docs.example.test/runbooks/LxTargetDown.md$' "$WORK/monitoring-set.yaml" &&
+  [[ $(grep -c 'team: network$' "$WORK/monitoring-set.yaml") == "${#alerts[@]}" ]] && ! grep -q 'severity: page' "$WORK/monitoring-set.yaml"; then
+  pass "monitoring.selector, runbookBaseUrl and alertLabels apply to every alert (a rule's own severity wins)"
+else
+  fail "monitoring.selector, runbookBaseUrl and alertLabels apply to every alert (a rule's own severity wins)"
+fi
+# The dashboard: a ConfigMap for Grafana's sidecar by default; every panel query on the release's series only, through
+# the dashboard's data source variable (e2e/src/monitoring.e2e-spec.ts checks the metrics exist).
+if python3 - "$CHART/files/grafana/location-exchange.json" <<'PY'; then
+import json, sys
+dashboard = json.load(open(sys.argv[1]))
+ids = [p["id"] for p in dashboard["panels"]]
+targets = [(p["title"], t) for p in dashboard["panels"] for t in p.get("targets", [])]
+problems = [f"panel ids repeat: {ids}"] if len(ids) != len(set(ids)) else []
+for title, target in targets:
+    expr = target["expr"]
+    if expr.count("{") != expr.count('{job="$job",namespace="$namespace"'):
+        problems.append(f"{title}: a selector without the release's labels")
+    if target.get("datasource", {}).get("uid") != "${datasource}":
+        problems.append(f"{title}: not on the data source variable")
+if len(targets) < 20:
+    problems.append(f"{len(targets)} queries")
+sys.exit("; ".join(problems) if problems else 0)
+PY
+  pass "the dashboard's panels query the release's series through its data source variable"
+else
+  fail "the dashboard's panels query the release's series through its data source variable"
+fi
+if grep -q '^    grafana_dashboard: "1"$' "$DEFAULT" &&
+  ! helm_template -f "$CHART/ci/default-values.yaml" --set monitoring.dashboard.enabled=false | grep -q 'grafana_dashboard'; then
+  pass "the dashboard ConfigMap is labelled for Grafana's sidecar by default, and can be turned off"
+else
+  fail "the dashboard ConfigMap is labelled for Grafana's sidecar by default, and can be turned off"
+fi
+if grep -qE '^kind: (PodMonitor|PrometheusRule)$' "$DEFAULT" || [[ $(grep -cE '^kind: (PodMonitor|PrometheusRule)$' "$FULL") != 2 ]]; then
+  fail "no PodMonitor or PrometheusRule by default (they need the operator's CRDs); full-values renders both"
+else
+  pass "no PodMonitor or PrometheusRule by default (they need the operator's CRDs); full-values renders both"
 fi
 
 info "network policies (network-config-analyzer $NCA_VERSION)"

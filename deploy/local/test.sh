@@ -34,7 +34,7 @@ lx_info "lint"
 npx nx show projects >/dev/null
 npx eslint . --max-warnings=0
 
-lx_info "chart (helm lint --strict, kubeconform against Kubernetes 1.34, the route table)"
+lx_info "chart (helm lint --strict, kubeconform against Kubernetes 1.34, the route table, promtool on the alerts)"
 bash deploy/helm/check.sh
 
 lx_info "unit tests"

@@ -97,6 +97,51 @@ async function podsOfRelease(): Promise<string[]> {
   return stdout.split(/\s+/).filter(Boolean);
 }
 
+/**
+ * Follows the logs of every pod of the release, those the upgrade starts included, until stopped: a pod that served a
+ * failed request may be gone by the time the test looks, and with it the log line that says why (the errorId of a
+ * 500 is only in the serving pod's log).
+ */
+function followLogs(): { stop(): void; linesWith(text: string): string[] } {
+  const lines: string[] = [];
+  const followed = new Map<string, ReturnType<typeof spawn>>();
+  let following = true;
+  const loop = (async () => {
+    while (following) {
+      for (const pod of await podsOfRelease()) {
+        if (followed.has(pod)) continue;
+        const child = spawn(KUBECTL, ['logs', '-f', '-n', NAMESPACE, pod, '--all-containers'], {
+          stdio: ['ignore', 'pipe', 'ignore'],
+        });
+        let rest = '';
+        child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+          const parts = (rest + chunk).split('\n');
+          rest = parts.pop() ?? '';
+          for (const line of parts) lines.push(`${pod} ${line}`);
+        });
+        followed.set(pod, child);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  })();
+  return {
+    stop: () => {
+      following = false;
+      void loop.finally(() => {
+        for (const child of followed.values()) child.kill();
+      });
+    },
+    linesWith: (text) => lines.filter((line) => line.includes(text)),
+  };
+}
+
+/** The errorIds of the INTERNAL_ERROR replies among the failures. */
+function errorIdsOf(failures: readonly string[]): string[] {
+  return failures.flatMap((failure) =>
+    [...failure.matchAll(/"errorId":"([0-9a-f-]+)"/g)].map((match) => match[1] ?? ''),
+  );
+}
+
 function upgrade(): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['-c', UPGRADE_COMMAND], { stdio: 'inherit' });
@@ -148,6 +193,7 @@ describe('helm upgrade under write load', () => {
       }
     };
     const watch = watchDeployments();
+    const logs = followLogs();
     const writers = [writer(1), writer(2)];
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     const upgradeStarted = Date.now();
@@ -164,6 +210,11 @@ describe('helm upgrade under write load', () => {
       120_000,
     );
     const podsAfter = await podsOfRelease();
+    logs.stop();
+    // What the pods logged about each failure, before the assertions report it.
+    for (const errorId of errorIdsOf(failures)) {
+      process.stderr.write(`logged for errorId ${errorId}:\n${logs.linesWith(errorId).join('\n')}\n`);
+    }
     // What the run saw, for the record (docs/kubernetes.md quotes it).
     process.stderr.write(
       `${JSON.stringify({ upgradeSeconds, written: written.length, failed: failures.length, availability })}\n`,

@@ -10,6 +10,7 @@ import { MetricsRegistry, PG_POOL, type ReadinessCheck } from '@lx/platform';
 import { EventBus } from '../event-bus';
 import type { Projection } from './projection';
 import { ProjectionConsumer } from './projection-consumer';
+import { ProjectionLag } from './projection-lag';
 
 export interface ProjectionModuleOptions {
   /**
@@ -68,8 +69,8 @@ class ProjectionLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
 }
 
 /**
- * Runs one projection from the event log into the service's database (the pool of DatabaseModule). A service may
- * register several, each under its own `name`; each registration exports its consumer and readiness check under the
+ * Runs one projection from the event log into the service's database (the pool of DatabaseModule), and reports its
+ * consumer lag per partition (ProjectionLag). A service may register several, each under its own `name`; each registration exports its consumer and readiness check under the
  * tokens of that name. Needs DatabaseModule, MessagingModule, MetricsModule.
  */
 @Module({})
@@ -99,6 +100,12 @@ export class ProjectionModule {
           provide: readinessToken,
           useFactory: (consumer: ProjectionConsumer) => new ProjectionReadinessCheck(name, consumer),
           inject: [consumerToken],
+        },
+        {
+          provide: `ProjectionLag:${name}`,
+          useFactory: (projection: Projection, consumer: ProjectionConsumer, bus: EventBus, metrics: MetricsRegistry) =>
+            new ProjectionLag(projection, consumer, bus, metrics.registry),
+          inject: [options.projection, consumerToken, EventBus, MetricsRegistry],
         },
         {
           provide: `ProjectionLifecycle:${name}`,

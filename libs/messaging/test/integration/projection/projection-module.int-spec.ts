@@ -3,7 +3,14 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { KAFKA_HEADERS, TOPICS, type TopicName } from '@lx/contracts';
-import { createServiceApp, DatabaseModule, DatabaseReadinessCheck, HealthModule, MetricsModule } from '@lx/platform';
+import {
+  createServiceApp,
+  DatabaseModule,
+  DatabaseReadinessCheck,
+  HealthModule,
+  MetricsModule,
+  MetricsRegistry,
+} from '@lx/platform';
 import {
   EventBusReadinessCheck,
   KafkaEventBus,
@@ -12,6 +19,7 @@ import {
   type Projection,
   ProjectionConsumer,
   projectionConsumerToken,
+  type ProjectionLag,
   ProjectionModule,
   projectionReadinessToken,
   type ProjectionTransaction,
@@ -52,6 +60,14 @@ describe('ProjectionModule: several projections in one service', () => {
   const pool = new Pool({ connectionString: databaseUrl, max: 2, options: `-c search_path=${schema}` });
   const bus = new KafkaEventBus(testKafka(`it-projection-module-${suffix}`));
   let app: NestFastifyApplication;
+  const publish = (topic: TopicName, type: string, data: Record<string, unknown>) =>
+    bus.publish(topic, [
+      {
+        key: String(data['id']),
+        value: JSON.stringify({ id: randomUUID(), type, timestamp: new Date().toISOString(), source: 'it', data }),
+        headers: { [KAFKA_HEADERS.aggregateVersion]: '1' },
+      },
+    ]);
 
   beforeAll(async () => {
     await pool.query(`CREATE SCHEMA ${schema}`);
@@ -124,14 +140,6 @@ describe('ProjectionModule: several projections in one service', () => {
   it('runs each projection under its own consumer group, and reports each in readiness', async () => {
     const locationGroupId = randomUUID();
     const addressGroupId = randomUUID();
-    const publish = (topic: TopicName, type: string, data: Record<string, unknown>) =>
-      bus.publish(topic, [
-        {
-          key: String(data['id']),
-          value: JSON.stringify({ id: randomUUID(), type, timestamp: new Date().toISOString(), source: 'it', data }),
-          headers: { [KAFKA_HEADERS.aggregateVersion]: '1' },
-        },
-      ]);
     await publish(TOPICS.locationGroupEvents.name, 'LOCATION_GROUP_CREATED', {
       id: locationGroupId,
       name: 'Fibre north',
@@ -163,5 +171,36 @@ describe('ProjectionModule: several projections in one service', () => {
     const ready = await app.getHttpAdapter().getInstance().inject({ method: 'GET', url: '/health/ready' });
     expect(ready.statusCode).toBe(200);
     expect(Object.keys(ready.json().info).sort()).toEqual(['address-groups', 'database', 'kafka', 'location-groups']);
+  });
+
+  it('reports the consumer lag of each projection per partition, from the offsets stored with the read model', async () => {
+    const lagsOf = async (projection: string) => {
+      await app.get<ProjectionLag>(`ProjectionLag:${projection}`).execute();
+      const metric = await app.get(MetricsRegistry).registry.getSingleMetric('projection_consumer_lag_messages')?.get();
+      return (metric?.values ?? [])
+        .filter(({ labels }) => labels['projection'] === projection)
+        .map(({ labels, value }) => ({ topic: labels['topic'], partition: Number(labels['partition']), value }))
+        .sort((a, b) => a.partition - b.partition);
+    };
+    const caughtUp = async (topic: TopicName) =>
+      (await bus.partitionBounds(topic))
+        .map(({ partition }) => ({ topic, partition, value: 0 }))
+        .sort((a, b) => a.partition - b.partition);
+    const groupsCaughtUp = await caughtUp(TOPICS.locationGroupEvents.name);
+    await waitFor(
+      'the projection to have applied everything',
+      async () => JSON.stringify(await lagsOf('location-groups')) === JSON.stringify(groupsCaughtUp),
+    );
+
+    // Stopped, the projection falls behind by what is published to its topic: three events of one group (one key,
+    // one partition). The other projection, on its own topic, does not.
+    await app.get<ProjectionConsumer>(projectionConsumerToken('location-groups')).stop();
+    const id = randomUUID();
+    for (const name of ['a', 'b', 'c']) {
+      await publish(TOPICS.locationGroupEvents.name, 'LOCATION_GROUP_CREATED', { id, name, type: 'OTHER' });
+    }
+    const behind = (await lagsOf('location-groups')).filter(({ value }) => value !== 0);
+    expect(behind).toEqual([{ topic: TOPICS.locationGroupEvents.name, partition: expect.any(Number), value: 3 }]);
+    expect(await lagsOf('address-groups')).toEqual(await caughtUp(TOPICS.addressGroupEvents.name));
   });
 });
