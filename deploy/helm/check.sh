@@ -446,6 +446,92 @@ else
   fail "no PDB by default; full-values: 6 PDBs, 2 HPAs"
 fi
 
+info "pods: memory settings, topology spread, priority, extra volumes, sidecars, image digest"
+# Each rendering's Deployments as "<component> <what>" facts, compared with what each setting must give.
+pod_facts() {
+  python3 -c '
+import sys, yaml
+for doc in yaml.safe_load_all(sys.stdin):
+    if not doc or doc.get("kind") != "Deployment":
+        continue
+    pod = doc["spec"]["template"]["spec"]
+    component = doc["metadata"]["labels"]["app.kubernetes.io/component"]
+    main = pod["containers"][0]
+    env = {e["name"]: e.get("value") for e in main.get("env", [])}
+    for name in ("NODE_OPTIONS", "MALLOC_ARENA_MAX", "MALLOC_MMAP_THRESHOLD_"):
+        print(component, f"{name}={env.get(name)}")
+    print(component, "image=" + main["image"])
+    print(component, "containers=" + ",".join(c["name"] for c in pod["containers"]))
+    print(component, "priorityClassName=" + str(pod.get("priorityClassName")))
+    print(component, "mounts=" + ",".join(m["mountPath"] for m in main.get("volumeMounts", [])))
+    print(component, "volumes=" + ",".join(v["name"] for v in pod.get("volumes", [])))
+    for c in pod.get("topologySpreadConstraints", []):
+        selector = c["labelSelector"]["matchLabels"].get("app.kubernetes.io/component")
+        keys = (c["topologyKey"], c["maxSkew"], c["whenUnsatisfiable"], selector, c.get("matchLabelKeys"))
+        print(component, "spread=" + "/".join(str(key) for key in keys))
+'
+}
+expect_facts() {
+  local label=$1 facts=$2 missing=()
+  shift 2
+  for fact in "$@"; do grep -qxF -- "$fact" <<<"$facts" || missing+=("$fact"); done
+  if ((${#missing[@]} == 0)); then pass "$label"; else
+    fail "$label: missing ${missing[*]}"
+  fi
+}
+default_facts=$(pod_facts <"$DEFAULT")
+expect_facts "memory settings by default from each container's 512Mi limit (1 MB semi-spaces for location-query and export-worker)" \
+  "$default_facts" \
+  'auth NODE_OPTIONS=--max-old-space-size=192 --max-semi-space-size=4' \
+  'location-command NODE_OPTIONS=--max-old-space-size=192 --max-semi-space-size=4' \
+  'location-query NODE_OPTIONS=--max-old-space-size=192 --max-semi-space-size=1' \
+  'statistics-projection NODE_OPTIONS=--max-old-space-size=192 --max-semi-space-size=4' \
+  'export-worker NODE_OPTIONS=--max-old-space-size=192 --max-semi-space-size=1' \
+  'webhook-dispatcher NODE_OPTIONS=--max-old-space-size=192 --max-semi-space-size=4' \
+  'auth MALLOC_ARENA_MAX=2' 'webhook-dispatcher MALLOC_MMAP_THRESHOLD_=1048576'
+expect_facts "pods spread over nodes and zones by default (ScheduleAnyway, per component and rollout)" "$default_facts" \
+  "auth spread=kubernetes.io/hostname/1/ScheduleAnyway/auth/['pod-template-hash']" \
+  "export-worker spread=topology.kubernetes.io/zone/1/ScheduleAnyway/export-worker/['pod-template-hash']"
+memory_facts=$(helm_template -f "$CHART/ci/default-values.yaml" \
+  --set-string auth.resources.limits.memory=1.5Gi --set locationCommand.resources.limits.memory=1000000000 \
+  --set locationQuery.env.NODE_OPTIONS=--max-old-space-size=100 --set statisticsProjection.memory.auto=false \
+  --set exportWorker.resources.limits.memory=null --set topologySpread.enabled=false | pod_facts)
+expect_facts "memory settings follow the limit (Gi with decimals, bytes); env wins; none with auto false or no limit" \
+  "$memory_facts" \
+  'auth NODE_OPTIONS=--max-old-space-size=576 --max-semi-space-size=4' \
+  'location-command NODE_OPTIONS=--max-old-space-size=357 --max-semi-space-size=4' \
+  'location-query NODE_OPTIONS=--max-old-space-size=100' 'location-query MALLOC_ARENA_MAX=2' \
+  'statistics-projection NODE_OPTIONS=None' 'statistics-projection MALLOC_ARENA_MAX=None' 'export-worker NODE_OPTIONS=None'
+if grep -q '^.* spread=' <<<"$memory_facts"; then
+  fail "topologySpread.enabled=false renders no topology spread"
+else
+  pass "topologySpread.enabled=false renders no topology spread"
+fi
+helm_template -f "$CHART/ci/default-values.yaml" --set-string exportWorker.resources.limits.memory=100Mi >"$WORK/memory.out" 2>&1 || true
+helm_template -f "$CHART/ci/default-values.yaml" --set-string auth.resources.limits.memory=lots >>"$WORK/memory.out" 2>&1 || true
+if grep -q 'exportWorker.resources.limits.memory 100Mi with memory.heapRatio 0.375 leaves V8 a heap of 37 MiB' "$WORK/memory.out" &&
+  grep -q 'auth.resources.limits.memory "lots" is not a memory quantity' "$WORK/memory.out"; then
+  pass "a memory limit too small for a heap, or not a quantity, is refused by name"
+else
+  cat "$WORK/memory.out"
+  fail "a memory limit too small for a heap, or not a quantity, is refused by name"
+fi
+full_facts=$(pod_facts <"$FULL")
+expect_facts "full-values: priorityClassName, extra volumes and mounts, a sidecar, a service's own spread and memory ratio, an image by digest" \
+  "$full_facts" \
+  'location-query priorityClassName=lx-high' 'location-query containers=location-query,log-shipper' \
+  "location-query spread=topology.kubernetes.io/zone/2/DoNotSchedule/location-query/None" \
+  'location-query NODE_OPTIONS=--max-old-space-size=256 --max-semi-space-size=2' \
+  'export-worker NODE_OPTIONS=None' \
+  'export-worker image=registry.example.test/lx/location-exchange@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef' \
+  'auth priorityClassName=None' 'auth containers=auth'
+if grep -q '^location-query mounts=.*/etc/ssl/corporate' <<<"$full_facts" && grep -q '^location-query volumes=.*extra-ca' <<<"$full_facts" &&
+  [[ $(grep -c '^location-query spread=' <<<"$full_facts") == 1 ]]; then
+  pass "full-values: the extra volume is mounted; a service's own constraints replace the default spread"
+else
+  fail "full-values: the extra volume is mounted; a service's own constraints replace the default spread"
+fi
+
 info "monitoring (promtool of prometheus/tools.sh)"
 # The alerts as the chart renders them for release lx in namespace lx: promtool checks them and runs their unit tests
 # (prometheus/alerts.test.yaml, each alert firing and not firing).

@@ -236,19 +236,64 @@ app.kubernetes.io/component: {{ .component }}
 {{- end }}
 
 {{/*
-The image reference: each of registry, repository, tag and pullPolicy from the service's block when set, else from
-global.image; the tag falls back to the chart's appVersion. Takes (dict "root" $ "image" <image block or empty>).
+The image reference: each of registry, repository, tag, digest and pullPolicy from the service's block when set, else
+from global.image; the tag falls back to the chart's appVersion; a digest replaces the tag (<repository>@sha256:…).
+Takes (dict "root" $ "image" <image block or empty>).
 */}}
 {{- define "location-exchange.image" -}}
 {{- $global := .root.Values.global.image }}
 {{- $image := .image | default dict }}
 {{- $registry := $image.registry | default $global.registry }}
 {{- $repository := $image.repository | default $global.repository }}
-{{- $tag := $image.tag | default $global.tag | default .root.Chart.AppVersion | toString }}
-{{- if $registry }}
-{{- printf "%s/%s:%s" $registry $repository $tag }}
+{{- $name := ternary (printf "%s/%s" $registry $repository) $repository (ne ($registry | toString) "") }}
+{{- with ($image.digest | default $global.digest) }}
+{{- printf "%s@%s" $name . }}
 {{- else }}
-{{- printf "%s:%s" $repository $tag }}
+{{- printf "%s:%s" $name ($image.tag | default $global.tag | default $.root.Chart.AppVersion | toString) }}
+{{- end }}
+{{- end }}
+
+{{/*
+A memory quantity of Kubernetes (bytes, or with one of the suffixes Ki Mi Gi Ti K M G T, decimals allowed) in MiB, a
+float. Fails on anything else, naming `where`. Takes (dict "quantity" <quantity> "where" "<values path>").
+*/}}
+{{- define "location-exchange.mebibytes" -}}
+{{- $quantity := .quantity }}
+{{- if or (kindIs "float64" $quantity) (kindIs "int" $quantity) (kindIs "int64" $quantity) }}
+{{- divf (float64 $quantity) 1048576 }}
+{{- else }}
+{{- $text := toString $quantity }}
+{{- $match := regexFindAll "^([0-9]+(?:\\.[0-9]+)?)(Ki|Mi|Gi|Ti|K|M|G|T)?$" $text 1 }}
+{{- if not $match }}
+{{- fail (printf "%s %q is not a memory quantity (bytes, or a number with Ki, Mi, Gi, Ti, K, M, G or T)" .where $text) }}
+{{- end }}
+{{- $unit := regexReplaceAll "^[0-9.]+" $text "" }}
+{{- $number := float64 (regexReplaceAll "[A-Za-z]+$" $text "") }}
+{{- $bytes := dict "" 1.0 "Ki" 1024.0 "Mi" 1048576.0 "Gi" 1073741824.0 "Ti" 1099511627776.0 "K" 1000.0 "M" 1000000.0 "G" 1000000000.0 "T" 1000000000000.0 }}
+{{- divf (mulf $number (index $bytes $unit)) 1048576 }}
+{{- end }}
+{{- end }}
+
+{{/*
+Node's and glibc's memory settings of one service (docs/operations.md, Memory), sized from its memory limit when
+memory.auto: the old generation heapRatio of the limit, the young generation's semi-spaces semiSpaceMb, two malloc
+arenas and a fixed mmap threshold. A dict of environment variables; empty without a memory limit; fails when the
+limit leaves V8 less than 64 MiB. Takes (dict "service" "<name>" "values" <service block>).
+*/}}
+{{- define "location-exchange.memoryEnv" -}}
+{{- $memory := .values.memory }}
+{{- $limit := dig "limits" "memory" "" .values.resources }}
+{{- if and $memory.auto $limit }}
+{{- $where := printf "%s.resources.limits.memory" (.service | camelcase | untitle) }}
+{{- $mib := include "location-exchange.mebibytes" (dict "quantity" $limit "where" $where) | float64 }}
+{{- $heap := floor (mulf $mib $memory.heapRatio) | int }}
+{{- if lt $heap 64 }}
+{{- fail (printf "%s %v with memory.heapRatio %v leaves V8 a heap of %d MiB: give at least 64 (or memory.auto false)" $where $limit $memory.heapRatio $heap) }}
+{{- end }}
+{{- toYaml (dict
+  "NODE_OPTIONS" (printf "--max-old-space-size=%d --max-semi-space-size=%d" $heap (int $memory.semiSpaceMb))
+  "MALLOC_ARENA_MAX" "2"
+  "MALLOC_MMAP_THRESHOLD_" "1048576") }}
 {{- end }}
 {{- end }}
 
@@ -346,6 +391,9 @@ map on top. Takes (dict "root" $ "service" "<name>" "values" <service block>); r
 {{- end }}
 {{- if eq .service "webhook-dispatcher" }}
 {{- $_ := set $env "WEBHOOK_ALLOWED_ADDRESS_KINDS" (join "," $root.Values.webhooks.allowedAddressKinds) }}
+{{- end }}
+{{- range $name, $value := (include "location-exchange.memoryEnv" (dict "service" .service "values" .values) | fromYaml) }}
+{{- $_ := set $env $name $value }}
 {{- end }}
 {{- range $name, $value := .values.env }}
 {{- $_ := set $env $name (toString $value) }}
