@@ -4,17 +4,13 @@ import { Counter, Gauge } from 'prom-client';
 import { PAGINATION } from '@lx/contracts';
 import { DomainError, type Listed, type Page } from '@lx/domain';
 import type { DatabaseConfig, ReadPoolConfig } from '../config/config';
+import { DATABASE_CONNECT_TIMEOUTS } from '../errors/error-response';
 import { MetricsRegistry } from '../metrics/metrics';
 import { checkOut } from './pg-pool';
 import { tlsOptionsOf } from './tls';
 
 /** Postgres's SQLSTATE for a statement cancelled, as statement_timeout does. */
 const QUERY_CANCELED = '57014';
-/** node-postgres's errors for a connection not had within connectionTimeoutMillis (pg-pool 3: waiting, connecting). */
-const CONNECT_TIMEOUTS = new Set([
-  'timeout exceeded when trying to connect',
-  'Connection terminated due to connection timeout',
-]);
 /** Seconds a refused read is told to wait before it tries again. */
 const RETRY_AFTER_SECONDS = 1;
 
@@ -357,7 +353,7 @@ export class ReadPool implements BeforeApplicationShutdown {
     if ((error as { code?: unknown } | undefined)?.code === QUERY_CANCELED) return this.statementTimeout();
     // node-postgres's pool rejects a wait past connectionTimeoutMillis with one of these messages (its only signal):
     // no connection was free in time, or a new one was not established in time.
-    if (error instanceof Error && CONNECT_TIMEOUTS.has(error.message)) {
+    if (error instanceof Error && DATABASE_CONNECT_TIMEOUTS.has(error.message)) {
       this.metrics.refused.inc({ reason: 'busy' });
       return ReadCapacityError.busy(this.config.read.queueTimeoutMs);
     }

@@ -18,7 +18,7 @@ import {
 import { errorBody } from '@lx/contracts';
 import { RateLimitExceededError, ResourceNotFoundError } from '@lx/domain';
 import { AuthenticationError } from '../auth/authentication.errors';
-import { toErrorResponse } from './error-response';
+import { isDatabaseUnavailable, toErrorResponse } from './error-response';
 
 describe('toErrorResponse', () => {
   it('given a typed error with headers, when mapped, then its status, body and headers are sent', () => {
@@ -65,6 +65,53 @@ describe('toErrorResponse', () => {
       error: { code: 'INTERNAL_ERROR', message: 'Internal error', details: { errorId: response.errorId } },
     });
     expect(JSON.stringify(response)).not.toContain('secret');
+  });
+
+  it.each([
+    ['a wait for a pooled connection past its timeout', new Error('timeout exceeded when trying to connect')],
+    ['a connection not established in time', new Error('Connection terminated due to connection timeout')],
+    ['too many connections', Object.assign(new Error('sorry, too many clients already'), { code: '53300' })],
+    ['a server starting up', Object.assign(new Error('the database system is starting up'), { code: '57P03' })],
+    [
+      'no server at the address',
+      Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED' }),
+    ],
+  ])('given %s, when mapped, then a 503 with Retry-After that reveals only an error id', (_, error) => {
+    const response = toErrorResponse(error);
+    expect(response).toEqual({
+      status: 503,
+      body: {
+        error: {
+          code: 'SERVICE_UNAVAILABLE',
+          message: 'The database cannot be reached right now; retry shortly',
+          details: { errorId: response.errorId },
+        },
+      },
+      headers: { 'retry-after': '1' },
+      errorId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+    expect(isDatabaseUnavailable(error)).toBe(true);
+  });
+
+  it.each([
+    [
+      'a connection lost while a statement ran (its effect unknown)',
+      Object.assign(new Error('Connection terminated unexpectedly'), { code: undefined }),
+    ],
+    [
+      'a statement cancelled',
+      Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }),
+    ],
+    [
+      'a server shutting down under a statement',
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+    ],
+    ['a numeric code', Object.assign(new Error('timeout'), { code: 53300 })],
+    ['a plain object with the message', { message: 'timeout exceeded when trying to connect' }],
+    ['nothing', undefined],
+  ])('given %s, then it is not a database refusal: a 500', (_, error) => {
+    expect(isDatabaseUnavailable(error)).toBe(false);
+    expect(toErrorResponse(error).status).toBe(500);
   });
 
   it.each([

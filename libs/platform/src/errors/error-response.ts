@@ -27,6 +27,33 @@ const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = {
   503: 'SERVICE_UNAVAILABLE',
 };
 
+/** node-postgres's errors for a connection not had within connectionTimeoutMillis (pg-pool 3: waiting, connecting). */
+export const DATABASE_CONNECT_TIMEOUTS: ReadonlySet<string> = new Set([
+  'timeout exceeded when trying to connect',
+  'Connection terminated due to connection timeout',
+]);
+
+/**
+ * Why a database connection was refused before any statement could run: Postgres's SQLSTATEs too_many_connections
+ * and cannot_connect_now (starting up, shutting down), or no server at the address. A connection lost while a
+ * statement ran is not among them: whether that statement took effect is unknown.
+ */
+const DATABASE_REFUSALS = new Set(['53300', '57P03', 'ECONNREFUSED']);
+
+/** Seconds a request refused for want of a database connection is told to wait before it tries again. */
+const DATABASE_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * Whether `error` says no database connection could be had (pool or connect timeout, a refusal): the request ran no
+ * statement, so repeating it is safe whatever it was.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (DATABASE_CONNECT_TIMEOUTS.has(error.message)) return true;
+  const { code } = error as { code?: unknown };
+  return typeof code === 'string' && DATABASE_REFUSALS.has(code);
+}
+
 /** The report @nestjs/terminus throws when a readiness check fails: `{ status: 'error', info, error, details }`. */
 function isReadinessReport(response: unknown): response is Record<string, unknown> {
   return (
@@ -62,8 +89,8 @@ function fromHttpException(exception: HttpException): ErrorResponse {
 /**
  * The one mapping from any thrown value to the spec's error body. Typed domain errors keep their
  * code and details; HTTP exceptions keep their status (Nest hands Fastify's body-parsing and routing
- * errors over as HttpException too); anything else is a 500 that reveals only an error id (the full
- * error is logged under that id by the caller).
+ * errors over as HttpException too); a request that could get no database connection is a 503 with Retry-After;
+ * anything else is a 500. Those two reveal only an error id (the full error is logged under that id by the caller).
  */
 export function toErrorResponse(exception: unknown): ErrorResponse {
   if (exception instanceof DomainError) {
@@ -74,6 +101,14 @@ export function toErrorResponse(exception: unknown): ErrorResponse {
   }
   if (exception instanceof HttpException) return fromHttpException(exception);
   const errorId = randomUUID();
+  if (isDatabaseUnavailable(exception)) {
+    return {
+      status: HttpStatus.SERVICE_UNAVAILABLE,
+      body: body('SERVICE_UNAVAILABLE', 'The database cannot be reached right now; retry shortly', { errorId }),
+      headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
+      errorId,
+    };
+  }
   return {
     status: HttpStatus.INTERNAL_SERVER_ERROR,
     body: body('INTERNAL_ERROR', 'Internal error', { errorId }),
