@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# Shared by deploy/cluster/test.sh and deploy/kind/test.sh (source it after deploy/local/lib.sh, once infra.sh is up).
+# Shared by deploy/cluster/test.sh and deploy/kind/test.sh (source it after deploy/local/lib.sh, once infra.sh is up):
+# write_release_values, and monitoring_crds (at the end).
 
 # write_release_values FILE: the values of a test release that are not in deploy/cluster/values.yaml: where the
 # external PostgreSQL, Kafka and MinIO of infra.sh listen, the Kafka logins and CA of infra.sh (with the services' ACLs
@@ -97,4 +98,19 @@ $(sed 's/^/    /' "$(lx_env_get LX_PG_CA_FILE)")
   kafkaPasswordWebhookDispatcher: "$(lx_env_get KAFKA_SASL_PASSWORD_WEBHOOK_DISPATCHER)"
 VALUES
   )
+}
+
+# The Prometheus operator's CRDs of PodMonitor and PrometheusRule (deploy/helm/prometheus/tools.sh), created where
+# the cluster has none yet: ci/full-values.yaml and the test release (values.yaml) render both kinds. No operator
+# runs in the test clusters; the API server checks the objects against the CRDs' schemas.
+monitoring_crds() {
+  local crds file name
+  crds=$(bash "$LX_REPO_ROOT/deploy/helm/prometheus/tools.sh" crds) || lx_die "the Prometheus operator's CRDs could not be fetched"
+  for file in "$crds"/monitoring.coreos.com_*.yaml; do
+    name="$(basename "$file" .yaml | sed -E 's/^monitoring\.coreos\.com_(.*)$/\1/').monitoring.coreos.com"
+    if ! kubectl get crd "$name" >/dev/null 2>&1; then
+      kubectl create -f "$file" >&2
+      kubectl wait --for=condition=Established --timeout=60s "crd/$name" >&2
+    fi
+  done
 }

@@ -160,21 +160,6 @@ cluster() {
 
 # Every ci/*.yaml of the chart rendered and checked by the API server itself (kubectl apply --dry-run=server), which
 # rejects what helm lint and kubeconform let through; nothing is created.
-# The Prometheus operator's CRDs of PodMonitor and PrometheusRule (deploy/helm/prometheus/tools.sh), created where
-# the cluster has none yet: ci/full-values.yaml and the test release render both kinds. No operator runs here; the
-# API server checks the objects against the CRDs' schemas.
-monitoring_crds() {
-  local crds file name
-  crds=$(bash "$LX_REPO_ROOT/deploy/helm/prometheus/tools.sh" crds) || lx_die "the Prometheus operator's CRDs could not be fetched"
-  for file in "$crds"/monitoring.coreos.com_*.yaml; do
-    name="$(basename "$file" .yaml | sed -E 's/^monitoring\.coreos\.com_(.*)$/\1/').monitoring.coreos.com"
-    if ! kubectl get crd "$name" >/dev/null 2>&1; then
-      kubectl create -f "$file" >&2
-      kubectl wait --for=condition=Established --timeout=60s "crd/$name" >&2
-    fi
-  done
-}
-
 validate() {
   local values version
   monitoring_crds

@@ -449,7 +449,7 @@ fi
 info "pods: memory settings, topology spread, priority, extra volumes, sidecars, image digest"
 # Each rendering's Deployments as "<component> <what>" facts, compared with what each setting must give.
 pod_facts() {
-  python3 -c '
+  "$VENV/bin/python" -c '
 import sys, yaml
 for doc in yaml.safe_load_all(sys.stdin):
     if not doc or doc.get("kind") != "Deployment":
@@ -495,13 +495,24 @@ expect_facts "pods spread over nodes and zones by default (ScheduleAnyway, per c
 memory_facts=$(helm_template -f "$CHART/ci/default-values.yaml" \
   --set-string auth.resources.limits.memory=1.5Gi --set locationCommand.resources.limits.memory=1000000000 \
   --set locationQuery.env.NODE_OPTIONS=--max-old-space-size=100 --set statisticsProjection.memory.auto=false \
-  --set exportWorker.resources.limits.memory=null --set topologySpread.enabled=false | pod_facts)
+  --set exportWorker.resources.limits.memory=null --set-string webhookDispatcher.resources.limits.memory=1000000k \
+  --set topologySpread.enabled=false --set locationQuery.image.tag=hotfix \
+  --set global.image.digest=sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef | pod_facts)
 expect_facts "memory settings follow the limit (Gi with decimals, bytes); env wins; none with auto false or no limit" \
   "$memory_facts" \
   'auth NODE_OPTIONS=--max-old-space-size=576 --max-semi-space-size=4' \
   'location-command NODE_OPTIONS=--max-old-space-size=357 --max-semi-space-size=4' \
   'location-query NODE_OPTIONS=--max-old-space-size=100' 'location-query MALLOC_ARENA_MAX=2' \
-  'statistics-projection NODE_OPTIONS=None' 'statistics-projection MALLOC_ARENA_MAX=None' 'export-worker NODE_OPTIONS=None'
+  'statistics-projection NODE_OPTIONS=None' 'statistics-projection MALLOC_ARENA_MAX=None' 'export-worker NODE_OPTIONS=None' \
+  'webhook-dispatcher NODE_OPTIONS=--max-old-space-size=357 --max-semi-space-size=4'
+expect_facts "global.image.digest pulls by digest every service that names no image of its own" "$memory_facts" \
+  'auth image=location-exchange@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef' \
+  'location-query image=location-exchange:hotfix'
+if grep -qE 'NODE_OPTIONS|MALLOC_' <(helm_template -f "$CHART/ci/default-values.yaml" --show-only templates/migrate-job.yaml); then
+  fail "the migration containers get no memory settings sized for the services' containers"
+else
+  pass "the migration containers get no memory settings sized for the services' containers"
+fi
 if grep -q '^.* spread=' <<<"$memory_facts"; then
   fail "topologySpread.enabled=false renders no topology spread"
 else
@@ -537,7 +548,7 @@ info "monitoring (promtool of prometheus/tools.sh)"
 # (prometheus/alerts.test.yaml, each alert firing and not firing).
 helm_template -f "$CHART/ci/default-values.yaml" --set monitoring.podMonitor.enabled=true \
   --set monitoring.prometheusRule.enabled=true >"$WORK/monitoring.yaml"
-python3 - "$WORK/monitoring.yaml" "$WORK/alerts.rendered.yaml" <<'PY'
+"$VENV/bin/python" - "$WORK/monitoring.yaml" "$WORK/alerts.rendered.yaml" <<'PY'
 import sys, yaml
 docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d.get("kind") == "PrometheusRule"]
 assert len(docs) == 1, f"{len(docs)} PrometheusRules rendered"
@@ -575,7 +586,7 @@ else
 fi
 # Every selector of every alert is scoped to the release (e2e/src/monitoring.e2e-spec.ts checks that the services
 # expose each metric the alerts read).
-if python3 - "$WORK/alerts.rendered.yaml" <<'PY'; then
+if "$VENV/bin/python" - "$WORK/alerts.rendered.yaml" <<'PY'; then
 import sys, yaml
 rules = [r for g in yaml.safe_load(open(sys.argv[1]))["groups"] for r in g["rules"]]
 unscoped = [r["alert"] for r in rules if r["expr"].count("{") != r["expr"].count('{job="lx-location-exchange",namespace="lx"')]
@@ -598,7 +609,7 @@ else
 fi
 # The dashboard: a ConfigMap for Grafana's sidecar by default; every panel query on the release's series only, through
 # the dashboard's data source variable (e2e/src/monitoring.e2e-spec.ts checks the metrics exist).
-if python3 - "$CHART/files/grafana/location-exchange.json" <<'PY'; then
+if "$VENV/bin/python" - "$CHART/files/grafana/location-exchange.json" <<'PY'; then
 import json, sys
 dashboard = json.load(open(sys.argv[1]))
 ids = [p["id"] for p in dashboard["panels"]]
@@ -618,8 +629,9 @@ PY
 else
   fail "the dashboard's panels query the release's series through its data source variable"
 fi
-if grep -q '^    grafana_dashboard: "1"$' "$DEFAULT" &&
-  ! helm_template -f "$CHART/ci/default-values.yaml" --set monitoring.dashboard.enabled=false | grep -q 'grafana_dashboard'; then
+# Rendered to a file first: under pipefail, grep -q leaving early would fail helm's write, and `!` turn that into a pass.
+helm_template -f "$CHART/ci/default-values.yaml" --set monitoring.dashboard.enabled=false >"$WORK/no-dashboard.yaml"
+if grep -q '^    grafana_dashboard: "1"$' "$DEFAULT" && ! grep -q 'grafana_dashboard' "$WORK/no-dashboard.yaml"; then
   pass "the dashboard ConfigMap is labelled for Grafana's sidecar by default, and can be turned off"
 else
   fail "the dashboard ConfigMap is labelled for Grafana's sidecar by default, and can be turned off"
@@ -680,7 +692,8 @@ if ! grep -q "at '/networkPolicy/kafka/ports': minItems" "$WORK/np-empty.out" ||
 else
   pass "values.schema.json refuses no Kafka port (which would open every port) and an IPv6 exception"
 fi
-if helm_template -f "$CHART/ci/default-values.yaml" --set networkPolicy.enabled=false | grep -q '^kind: NetworkPolicy$'; then
+helm_template -f "$CHART/ci/default-values.yaml" --set networkPolicy.enabled=false >"$WORK/no-policies.yaml"
+if grep -q '^kind: NetworkPolicy$' "$WORK/no-policies.yaml"; then
   fail "networkPolicy.enabled=false renders no NetworkPolicy"
 else
   pass "networkPolicy.enabled=false renders no NetworkPolicy"

@@ -54,8 +54,7 @@ kind load docker-image "$IMAGE" --name "$CLUSTER"
 bash "$LX_LOCAL_DIR/infra.sh" up
 write_release_values "$LX_STATE_DIR/release-values.yaml"
 # deploy/cluster/values.yaml turns on the PodMonitor and PrometheusRule: the Prometheus operator's CRDs first.
-for crd in "$(bash deploy/helm/prometheus/tools.sh crds)"/monitoring.coreos.com_*.yaml; do kubectl create -f "$crd"; done
-kubectl wait --for=condition=Established --timeout=60s crd/podmonitors.monitoring.coreos.com crd/prometheusrules.monitoring.coreos.com
+monitoring_crds
 helm install "$RELEASE" helm/location-exchange -n "$NAMESPACE" --create-namespace \
   -f deploy/cluster/values.yaml -f "$LX_STATE_DIR/release-values.yaml" \
   --set global.image.repository=location-exchange --set global.image.tag=kind --set global.image.pullPolicy=Never \

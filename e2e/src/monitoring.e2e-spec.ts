@@ -56,13 +56,17 @@ function metricsOf(query: string): string[] {
  */
 describe('monitoring: the alerts and the dashboard read metrics the services expose', () => {
   let exposed: Set<string>;
+  let expositions: string;
 
   beforeAll(async () => {
     exposed = new Set<string>();
+    expositions = '';
     for (const service of SERVICES) {
       const reply = await fetch(`${serviceUrl(service)}/metrics`);
       expect(reply.status).toBe(200);
-      for (const name of exposedNames(await reply.text())) exposed.add(name);
+      const text = await reply.text();
+      expositions += text;
+      for (const name of exposedNames(text)) exposed.add(name);
     }
   });
 
@@ -80,6 +84,18 @@ describe('monitoring: the alerts and the dashboard read metrics the services exp
     const queries = dashboardQueries();
     expect(queries.length).toBeGreaterThanOrEqual(20);
     expect(missing(queries)).toEqual([]);
+  });
+
+  it('exposes the series the alerts count with increase() before their first event (from 0, not born at 1)', () => {
+    const series = [
+      'projection_dead_letters_total{projection="location-read-model"}',
+      'projection_dead_letters_total{projection="statistics"}',
+      'webhook_deliveries_total{outcome="dead"}',
+      'exports_total{format="csv",outcome="failed"}',
+      'exports_total{format="json",outcome="failed"}',
+    ];
+    const lines = new Set(expositions.split('\n').map((line) => line.replace(/ [^ ]+$/, '')));
+    expect(series.filter((name) => !lines.has(name))).toEqual([]);
   });
 
   it('tells a missing metric apart (the check can fail)', () => {

@@ -3,7 +3,7 @@
 #
 #   tools.sh promtool   promtool (github.com/prometheus/prometheus, module PROMTOOL_VERSION): `check rules` and
 #                       `test rules` of the chart's alerts (deploy/helm/check.sh). Built once: its module graph is
-#                       large (about 1.5 GB of modules, removed after the build; 10-15 min on two cores).
+#                       large (about 1.5 GB of modules, removed after the build; about 12 min on two cores).
 #   tools.sh crds       a directory with the Prometheus operator's CRDs of PodMonitor and PrometheusRule
 #                       (the example/prometheus-operator-crd files of github.com/prometheus-operator/prometheus-operator
 #                       at PROMETHEUS_OPERATOR_VERSION) and, under schemas/, their JSON schemas for kubeconform
@@ -52,19 +52,39 @@ promtool() {
   printf '%s\n' "$dir/promtool"
 }
 
+# A python3 with PyYAML: the system's when it has it (Debian's python3-yaml), else a venv of its own from PyPI.
+python_with_yaml() {
+  if python3 -c 'import yaml' 2>/dev/null; then
+    printf '%s\n' python3
+    return
+  fi
+  local venv="$LX_CACHE_DIR/venv-pyyaml"
+  if ! "$venv/bin/python" -c 'import yaml' 2>/dev/null; then
+    python3 -m venv "$venv" >&2 || die "python3 -m venv failed (on Debian: apt-get install python3-venv)"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check pyyaml >&2 || die "pip install pyyaml failed"
+  fi
+  printf '%s\n' "$venv/bin/python"
+}
+
 crds() {
   local dir="$LX_CACHE_DIR/prometheus-operator-crds-$PROMETHEUS_OPERATOR_VERSION"
   if [[ ! -f "$dir/.complete" ]]; then
-    local module="github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION" source
-    rm -rf "$dir" && mkdir -p "$dir/schemas"
-    source=$(with_scratch_go "$dir/scratch" go mod download -json "$module" |
-      python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])') || die "go mod download $module failed"
-    for kind in podmonitors prometheusrules; do
-      cp "$source/example/prometheus-operator-crd/monitoring.coreos.com_$kind.yaml" "$dir/"
-    done
-    chmod -R u+w "$dir/scratch" && rm -rf "$dir/scratch"
-    python3 "$HERE/crd-schemas.py" "$dir/schemas" "$dir"/monitoring.coreos.com_*.yaml
-    touch "$dir/.complete"
+    mkdir -p "$LX_CACHE_DIR"
+    (
+      flock -w 600 9 || die "timed out waiting for another fetch of the operator's CRDs"
+      [[ -f "$dir/.complete" ]] && exit 0
+      local module="github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION" source python
+      rm -rf "$dir" && mkdir -p "$dir/schemas"
+      source=$(with_scratch_go "$dir/scratch" go mod download -json "$module" |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])') || die "go mod download $module failed"
+      for kind in podmonitors prometheusrules; do
+        cp "$source/example/prometheus-operator-crd/monitoring.coreos.com_$kind.yaml" "$dir/"
+      done
+      chmod -R u+w "$dir/scratch" && rm -rf "$dir/scratch"
+      python=$(python_with_yaml)
+      "$python" "$HERE/crd-schemas.py" "$dir/schemas" "$dir"/monitoring.coreos.com_*.yaml
+      touch "$dir/.complete"
+    ) 9>"$dir.lock"
   fi
   printf '%s\n' "$dir"
 }

@@ -104,42 +104,51 @@ async function podsOfRelease(): Promise<string[]> {
 /**
  * Follows the logs of every pod of the release, those the upgrade starts included, until stopped: a pod that served a
  * failed request may be gone by the time the test looks, and with it the log line that says why (the errorId of a
- * 500 is only in the serving pod's log).
+ * 500 or 503 is only in the serving pod's log). A pod whose container has not started yet (kubectl ends at once,
+ * with nothing) is tried again on the next round.
  */
-function followLogs(): { stop(): void; linesWith(text: string): string[] } {
+function followLogs(): { stop(): Promise<void>; linesWith(text: string): string[] } {
   const lines: string[] = [];
   const followed = new Map<string, ReturnType<typeof spawn>>();
   let following = true;
+  const follow = (pod: string) => {
+    const child = spawn(KUBECTL, ['logs', '-f', '-n', NAMESPACE, pod, '--all-containers'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let rest = '';
+    let read = 0;
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      const parts = (rest + chunk).split('\n');
+      rest = parts.pop() ?? '';
+      read += parts.length;
+      for (const line of parts) lines.push(`${pod} ${line}`);
+    });
+    child.on('exit', () => {
+      if (read === 0 && following) followed.delete(pod);
+    });
+    followed.set(pod, child);
+  };
   const loop = (async () => {
     while (following) {
-      for (const pod of await podsOfRelease()) {
-        if (followed.has(pod)) continue;
-        const child = spawn(KUBECTL, ['logs', '-f', '-n', NAMESPACE, pod, '--all-containers'], {
-          stdio: ['ignore', 'pipe', 'ignore'],
-        });
-        let rest = '';
-        child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-          const parts = (rest + chunk).split('\n');
-          rest = parts.pop() ?? '';
-          for (const line of parts) lines.push(`${pod} ${line}`);
-        });
-        followed.set(pod, child);
+      try {
+        for (const pod of await podsOfRelease()) if (!followed.has(pod)) follow(pod);
+      } catch {
+        // kubectl failed this round; the next one lists the pods again.
       }
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   })();
   return {
-    stop: () => {
+    stop: async () => {
       following = false;
-      void loop.finally(() => {
-        for (const child of followed.values()) child.kill();
-      });
+      await loop;
+      for (const child of followed.values()) child.kill();
     },
     linesWith: (text) => lines.filter((line) => line.includes(text)),
   };
 }
 
-/** The errorIds of the INTERNAL_ERROR replies among the failures. */
+/** The errorIds of the replies among the failures (a 500's, a 503's). */
 function errorIdsOf(failures: readonly string[]): string[] {
   return failures.flatMap((failure) =>
     [...failure.matchAll(/"errorId":"([0-9a-f-]+)"/g)].map((match) => match[1] ?? ''),
@@ -164,6 +173,7 @@ describe('helm upgrade under write load', () => {
   let operator: ApiClient;
   let rsp: ApiClient;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let logs: ReturnType<typeof followLogs> | undefined;
 
   beforeAll(async () => {
     registry = new ClientRegistry('cluster upgrade');
@@ -174,6 +184,7 @@ describe('helm upgrade under write load', () => {
   }, 120_000);
 
   afterAll(async () => {
+    await logs?.stop();
     await registry?.disableAll();
     await stopReceiver(receiver);
   });
@@ -182,7 +193,7 @@ describe('helm upgrade under write load', () => {
     const podsBefore = await podsOfRelease();
     const written: string[] = [];
     const failures: string[] = [];
-    // 503s with Retry-After: the service could get no database connection and ran nothing, so the operator's client
+    // 503s with Retry-After: the service could get no database connection for the write, so the operator's client
     // repeats the write after the wait, as docs/operations.md tells clients to; counted and bounded below.
     const refusals: string[] = [];
     let writing = true;
@@ -212,7 +223,7 @@ describe('helm upgrade under write load', () => {
       }
     };
     const watch = watchDeployments();
-    const logs = followLogs();
+    logs = followLogs();
     const writers = [writer(1), writer(2)];
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     const upgradeStarted = Date.now();
@@ -229,7 +240,7 @@ describe('helm upgrade under write load', () => {
       120_000,
     );
     const podsAfter = await podsOfRelease();
-    logs.stop();
+    await logs.stop();
     // What the pods logged about each failure, before the assertions report it.
     for (const errorId of errorIdsOf([...failures, ...refusals])) {
       process.stderr.write(`logged for errorId ${errorId}:\n${logs.linesWith(errorId).join('\n')}\n`);

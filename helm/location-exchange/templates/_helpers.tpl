@@ -237,7 +237,8 @@ app.kubernetes.io/component: {{ .component }}
 
 {{/*
 The image reference: each of registry, repository, tag, digest and pullPolicy from the service's block when set, else
-from global.image; the tag falls back to the chart's appVersion; a digest replaces the tag (<repository>@sha256:…).
+from global.image; the tag falls back to the chart's appVersion; a digest replaces the tag (<repository>@sha256:…),
+global.image.digest only for a service that sets none of its own repository, tag and digest.
 Takes (dict "root" $ "image" <image block or empty>).
 */}}
 {{- define "location-exchange.image" -}}
@@ -246,7 +247,12 @@ Takes (dict "root" $ "image" <image block or empty>).
 {{- $registry := $image.registry | default $global.registry }}
 {{- $repository := $image.repository | default $global.repository }}
 {{- $name := ternary (printf "%s/%s" $registry $repository) $repository (ne ($registry | toString) "") }}
-{{- with ($image.digest | default $global.digest) }}
+{{- /* global.image.digest names global.image's image: not for a service that sets its own repository or tag. */}}
+{{- $digest := $image.digest }}
+{{- if not (or $digest $image.repository $image.tag) }}
+{{- $digest = $global.digest }}
+{{- end }}
+{{- with $digest }}
 {{- printf "%s@%s" $name . }}
 {{- else }}
 {{- printf "%s:%s" $name ($image.tag | default $global.tag | default $.root.Chart.AppVersion | toString) }}
@@ -254,8 +260,9 @@ Takes (dict "root" $ "image" <image block or empty>).
 {{- end }}
 
 {{/*
-A memory quantity of Kubernetes (bytes, or with one of the suffixes Ki Mi Gi Ti K M G T, decimals allowed) in MiB, a
-float. Fails on anything else, naming `where`. Takes (dict "quantity" <quantity> "where" "<values path>").
+A memory quantity of Kubernetes (bytes, with one of the suffixes Ki Mi Gi Ti Pi Ei k M G T P E, or in e-notation;
+decimals allowed) in MiB, a float. Fails on anything else, naming `where`. Takes (dict "quantity" <quantity> "where"
+"<values path>").
 */}}
 {{- define "location-exchange.mebibytes" -}}
 {{- $quantity := .quantity }}
@@ -263,14 +270,17 @@ float. Fails on anything else, naming `where`. Takes (dict "quantity" <quantity>
 {{- divf (float64 $quantity) 1048576 }}
 {{- else }}
 {{- $text := toString $quantity }}
-{{- $match := regexFindAll "^([0-9]+(?:\\.[0-9]+)?)(Ki|Mi|Gi|Ti|K|M|G|T)?$" $text 1 }}
-{{- if not $match }}
-{{- fail (printf "%s %q is not a memory quantity (bytes, or a number with Ki, Mi, Gi, Ti, K, M, G or T)" .where $text) }}
+{{- if regexMatch "^[0-9]+(\\.[0-9]+)?[eE][+]?[0-9]+$" $text }}
+{{- divf (float64 $text) 1048576 }}
+{{- else }}
+{{- if not (regexMatch "^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$" $text) }}
+{{- fail (printf "%s %q is not a memory quantity (bytes, or a number with Ki, Mi, Gi, Ti, Pi, Ei, k, M, G, T, P or E)" .where $text) }}
 {{- end }}
 {{- $unit := regexReplaceAll "^[0-9.]+" $text "" }}
 {{- $number := float64 (regexReplaceAll "[A-Za-z]+$" $text "") }}
-{{- $bytes := dict "" 1.0 "Ki" 1024.0 "Mi" 1048576.0 "Gi" 1073741824.0 "Ti" 1099511627776.0 "K" 1000.0 "M" 1000000.0 "G" 1000000000.0 "T" 1000000000000.0 }}
+{{- $bytes := dict "" 1.0 "Ki" 1024.0 "Mi" 1048576.0 "Gi" 1073741824.0 "Ti" 1099511627776.0 "Pi" 1125899906842624.0 "Ei" 1152921504606846976.0 "k" 1000.0 "M" 1000000.0 "G" 1000000000.0 "T" 1000000000000.0 "P" 1000000000000000.0 "E" 1000000000000000000.0 }}
 {{- divf (mulf $number (index $bytes $unit)) 1048576 }}
+{{- end }}
 {{- end }}
 {{- end }}
 
@@ -392,8 +402,10 @@ map on top. Takes (dict "root" $ "service" "<name>" "values" <service block>); r
 {{- if eq .service "webhook-dispatcher" }}
 {{- $_ := set $env "WEBHOOK_ALLOWED_ADDRESS_KINDS" (join "," $root.Values.webhooks.allowedAddressKinds) }}
 {{- end }}
+{{- if .sizeMemory }}
 {{- range $name, $value := (include "location-exchange.memoryEnv" (dict "service" .service "values" .values) | fromYaml) }}
 {{- $_ := set $env $name $value }}
+{{- end }}
 {{- end }}
 {{- range $name, $value := .values.env }}
 {{- $_ := set $env $name (toString $value) }}
@@ -405,7 +417,8 @@ map on top. Takes (dict "root" $ "service" "<name>" "values" <service block>); r
 The container environment of one service, shared by its Deployment and its migration initContainer so both see the
 same configuration (`migrate` validates the service's whole configuration): plain variables, the Secret keys the
 service needs, then extraEnvVars (which win over both). Takes (dict "root" $ "service" "<name>" "values" <service
-block> "secretName" "<Secret>").
+block> "secretName" "<Secret>" "sizeMemory" <bool>); sizeMemory (the Deployment's) adds memoryEnv, sized from the
+service container's own limit, not the migration container's.
 */}}
 {{- define "location-exchange.containerEnv" -}}
 {{- range $name, $value := (include "location-exchange.plainEnv" . | fromYaml) }}

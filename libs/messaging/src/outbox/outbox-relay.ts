@@ -156,6 +156,8 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
         locked: boolean;
       }[];
       if (row?.locked) return true;
+      // Another replica leads and reports the lag: a value left from when this one led would hold an alert up.
+      this.oldestAge.set(0);
       await this.pause(1_000);
     }
     return false;

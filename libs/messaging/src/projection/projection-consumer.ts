@@ -96,7 +96,15 @@ export class ProjectionConsumer {
     this.logger = new Logger(`ProjectionConsumer:${projection.name}`);
     this.eventTypes = new Set(projection.eventTypes);
     this.deadLetterGroupId = options.deadLetterGroupId ?? options.groupId;
-    if (options.registry) this.metrics = createMetrics(options.registry);
+    if (options.registry) {
+      this.metrics = createMetrics(options.registry);
+      // The projection's series from the start, at 0: its first dead letter after a restart is then an increase an
+      // alert sees, not the birth of a series at 1.
+      const labels = { projection: projection.name };
+      for (const counter of [this.metrics.applied, this.metrics.deadLettered, this.metrics.duplicates]) {
+        counter.inc(labels, 0);
+      }
+    }
   }
 
   get groupId(): string {

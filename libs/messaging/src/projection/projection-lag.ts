@@ -61,8 +61,14 @@ export class ProjectionLag extends IntervalRound {
   }
 
   protected async round(): Promise<number> {
-    const bounds = (await Promise.all(this.projection.topics.map((topic) => this.bus.partitionBounds(topic)))).flat();
-    const lags = consumerLag(bounds, await this.consumer.positions());
+    let lags: ReturnType<typeof consumerLag>;
+    try {
+      const bounds = (await Promise.all(this.projection.topics.map((topic) => this.bus.partitionBounds(topic)))).flat();
+      lags = consumerLag(bounds, await this.consumer.positions());
+    } catch (error) {
+      // The round's warning names the projection: a service runs several.
+      throw new Error(`lag of ${this.projection.name}: ${error instanceof Error ? error.message : String(error)}`);
+    }
     for (const { topic, partition, lag } of lags) {
       this.gauge.set({ projection: this.projection.name, topic, partition: String(partition) }, lag);
     }

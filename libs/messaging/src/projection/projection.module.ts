@@ -36,6 +36,9 @@ export const projectionConsumerToken = (name = DEFAULT_NAME): string => `Project
 /** Injection token of the readiness check (a ReadinessCheck named after the projection) registered under this name. */
 export const projectionReadinessToken = (name = DEFAULT_NAME): string => `ProjectionReadinessCheck:${name}`;
 
+/** Injection token of the consumer lag round (ProjectionLag) registered under this name. */
+export const projectionLagToken = (name = DEFAULT_NAME): string => `ProjectionLag:${name}`;
+
 /**
  * Ready unless the projection is failing (its last batch could not be applied, or its consumer crashed) or stopped. A
  * consumer that has not joined its group yet, or is catching up, is ready: its reads are consistent, only older.
@@ -70,8 +73,9 @@ class ProjectionLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
 
 /**
  * Runs one projection from the event log into the service's database (the pool of DatabaseModule), and reports its
- * consumer lag per partition (ProjectionLag). A service may register several, each under its own `name`; each registration exports its consumer and readiness check under the
- * tokens of that name. Needs DatabaseModule, MessagingModule, MetricsModule.
+ * consumer lag per partition (ProjectionLag). A service may register several, each under its own `name`; each
+ * registration exports its consumer and readiness check under the tokens of that name. Needs DatabaseModule,
+ * MessagingModule, MetricsModule.
  */
 @Module({})
 export class ProjectionModule {
@@ -102,7 +106,7 @@ export class ProjectionModule {
           inject: [consumerToken],
         },
         {
-          provide: `ProjectionLag:${name}`,
+          provide: projectionLagToken(name),
           useFactory: (projection: Projection, consumer: ProjectionConsumer, bus: EventBus, metrics: MetricsRegistry) =>
             new ProjectionLag(projection, consumer, bus, metrics.registry),
           inject: [options.projection, consumerToken, EventBus, MetricsRegistry],

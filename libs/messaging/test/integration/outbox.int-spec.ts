@@ -1,5 +1,6 @@
 import { Module, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { Gauge } from 'prom-client';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { DataSource } from 'typeorm';
 import { DatabaseModule, MetricsModule, MetricsRegistry } from '@lx/platform';
@@ -130,6 +131,10 @@ describe('transactional outbox with its relay, on real Postgres and Kafka', () =
     const [first] = contexts as [INestApplicationContext];
     await append(second, ['d'], 0, 20);
     await waitFor('20 more messages', async () => received.length >= 320, 90_000);
+    // A replica that waits reports no lag of its own: a value left from when it led is cleared.
+    const lag = second.get(MetricsRegistry).registry.getSingleMetric('outbox_oldest_unpublished_age_seconds') as Gauge;
+    lag.set(500);
+    await waitFor('the waiting replica to report 0', async () => (await lag.get()).values[0]?.value === 0, 5_000);
 
     await first.close();
     contexts.splice(0, 1);

@@ -72,10 +72,6 @@ describe('toErrorResponse', () => {
     ['a connection not established in time', new Error('Connection terminated due to connection timeout')],
     ['too many connections', Object.assign(new Error('sorry, too many clients already'), { code: '53300' })],
     ['a server starting up', Object.assign(new Error('the database system is starting up'), { code: '57P03' })],
-    [
-      'no server at the address',
-      Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED' }),
-    ],
   ])('given %s, when mapped, then a 503 with Retry-After that reveals only an error id', (_, error) => {
     const response = toErrorResponse(error);
     expect(response).toEqual({
@@ -94,6 +90,10 @@ describe('toErrorResponse', () => {
   });
 
   it.each([
+    [
+      'a refused socket (Kafka and the object store raise it too)',
+      Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED' }),
+    ],
     [
       'a connection lost while a statement ran (its effect unknown)',
       Object.assign(new Error('Connection terminated unexpectedly'), { code: undefined }),

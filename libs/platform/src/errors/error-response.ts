@@ -34,18 +34,19 @@ export const DATABASE_CONNECT_TIMEOUTS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Why a database connection was refused before any statement could run: Postgres's SQLSTATEs too_many_connections
- * and cannot_connect_now (starting up, shutting down), or no server at the address. A connection lost while a
- * statement ran is not among them: whether that statement took effect is unknown.
+ * Why Postgres refused a connection before any statement could run: too_many_connections, cannot_connect_now
+ * (starting up, shutting down). A connection lost while a statement ran is not among them (whether that statement
+ * took effect is unknown), nor a socket error such as ECONNREFUSED, which the Kafka and object store clients raise
+ * too.
  */
-const DATABASE_REFUSALS = new Set(['53300', '57P03', 'ECONNREFUSED']);
+const DATABASE_REFUSALS = new Set(['53300', '57P03']);
 
 /** Seconds a request refused for want of a database connection is told to wait before it tries again. */
 const DATABASE_RETRY_AFTER_SECONDS = 1;
 
 /**
- * Whether `error` says no database connection could be had (pool or connect timeout, a refusal): the request ran no
- * statement, so repeating it is safe whatever it was.
+ * Whether `error` says no database connection could be had (pool or connect timeout, a refusal by Postgres): the step
+ * that needed it ran nothing, so repeating the request is safe.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

@@ -1,5 +1,7 @@
-import { Controller, type DynamicModule, Get, Inject, type InjectionToken, Module } from '@nestjs/common';
+import { Controller, type DynamicModule, Get, Inject, type InjectionToken, Module, Optional } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, HealthIndicatorService, TerminusModule } from '@nestjs/terminus';
+import { Counter } from 'prom-client';
+import { MetricsRegistry } from '../metrics/metrics';
 
 /** A dependency the service needs to answer requests: Postgres, Kafka, the object store. */
 export interface ReadinessCheck {
@@ -21,11 +23,23 @@ function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
 
 @Controller('health')
 export class HealthController {
+  /** The last readiness answer: ready (200) or not (503); none before the first. */
+  private lastReady?: boolean;
+  private readonly changes?: Counter;
+
   constructor(
     private readonly health: HealthCheckService,
     private readonly indicator: HealthIndicatorService,
     @Inject(READINESS_CHECKS) private readonly checks: ReadinessCheck[],
-  ) {}
+    @Optional() metrics?: MetricsRegistry,
+  ) {
+    if (metrics === undefined) return;
+    this.changes = new Counter({
+      name: 'health_readiness_changes_total',
+      help: 'Times the readiness answer changed, from 200 to 503 or back (a pod flapping in and out of its Service)',
+      registers: [metrics.registry],
+    });
+  }
 
   /** Liveness: the process answers. Never depends on anything outside it. */
   @Get('live')
@@ -37,18 +51,31 @@ export class HealthController {
   /** Readiness: 200 only while every dependency answers, 503 with the failing ones otherwise. */
   @Get('ready')
   @HealthCheck()
-  ready() {
-    return this.health.check(
-      this.checks.map((readiness) => async () => {
-        const session = this.indicator.check(readiness.name);
-        try {
-          await withTimeout(readiness.check(), CHECK_TIMEOUT_MS);
-          return session.up();
-        } catch (error) {
-          return session.down({ message: error instanceof Error ? error.message : String(error) });
-        }
-      }),
-    );
+  async ready() {
+    try {
+      const report = await this.health.check(
+        this.checks.map((readiness) => async () => {
+          const session = this.indicator.check(readiness.name);
+          try {
+            await withTimeout(readiness.check(), CHECK_TIMEOUT_MS);
+            return session.up();
+          } catch (error) {
+            return session.down({ message: error instanceof Error ? error.message : String(error) });
+          }
+        }),
+      );
+      this.answered(true);
+      return report;
+    } catch (error) {
+      this.answered(false);
+      throw error;
+    }
+  }
+
+  /** Counts a readiness answer that differs from the one before it. */
+  private answered(ready: boolean): void {
+    if (this.lastReady !== undefined && this.lastReady !== ready) this.changes?.inc();
+    this.lastReady = ready;
   }
 }
 

@@ -20,6 +20,7 @@ import {
   ProjectionConsumer,
   projectionConsumerToken,
   type ProjectionLag,
+  projectionLagToken,
   ProjectionModule,
   projectionReadinessToken,
   type ProjectionTransaction,
@@ -175,7 +176,7 @@ describe('ProjectionModule: several projections in one service', () => {
 
   it('reports the consumer lag of each projection per partition, from the offsets stored with the read model', async () => {
     const lagsOf = async (projection: string) => {
-      await app.get<ProjectionLag>(`ProjectionLag:${projection}`).execute();
+      await app.get<ProjectionLag>(projectionLagToken(projection)).execute();
       const metric = await app.get(MetricsRegistry).registry.getSingleMetric('projection_consumer_lag_messages')?.get();
       return (metric?.values ?? [])
         .filter(({ labels }) => labels['projection'] === projection)

@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram } from 'prom-client';
-import type { ExportFormat } from '@lx/contracts';
+import { EXPORT_FORMATS, type ExportFormat } from '@lx/contracts';
 import { MetricsRegistry } from '@lx/platform';
+
+const EXPORT_OUTCOMES = ['completed', 'failed', 'retried', 'interrupted'] as const;
+type ExportOutcome = (typeof EXPORT_OUTCOMES)[number];
 
 /** What an SRE watches of the exports: outcomes, generation time, rows, and the queue of PENDING work. */
 @Injectable()
@@ -46,9 +49,14 @@ export class ExportMetrics {
       help: 'Age of the oldest PENDING export request (0 when none)',
       registers,
     });
+    // Every outcome's series from the start, at 0: the first failure after a restart is then an increase an alert
+    // sees, not the birth of a series at 1.
+    for (const format of EXPORT_FORMATS) {
+      for (const outcome of EXPORT_OUTCOMES) this.outcomes.inc({ format, outcome }, 0);
+    }
   }
 
-  outcome(format: ExportFormat, outcome: 'completed' | 'failed' | 'retried' | 'interrupted'): void {
+  outcome(format: ExportFormat, outcome: ExportOutcome): void {
     this.outcomes.inc({ format, outcome });
   }
 }

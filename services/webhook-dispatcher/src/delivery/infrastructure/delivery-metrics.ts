@@ -30,6 +30,9 @@ export class DeliveryMetrics {
       labelNames: ['outcome'],
       registers,
     });
+    // Each outcome's series from the start, at 0: the first dead delivery after a restart is then an increase an
+    // alert sees, not the birth of a series at 1.
+    for (const outcome of ['delivered', 'failed', 'dead']) this.deliveries.inc({ outcome }, 0);
     this.attempts = new Counter({
       name: 'webhook_attempts_total',
       help: 'Attempts by result: delivered, rejected, gone, address-not-allowed, or the reason of a retry',
