@@ -50,9 +50,10 @@ const DATABASE_RETRY_AFTER_SECONDS = 1;
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  if (DATABASE_CONNECT_TIMEOUTS.has(error.message)) return true;
-  const { code } = error as { code?: unknown };
-  return typeof code === 'string' && DATABASE_REFUSALS.has(code);
+  // A code that is not one of the strings (absent, a number) is in no Set of strings.
+  return (
+    DATABASE_CONNECT_TIMEOUTS.has(error.message) || DATABASE_REFUSALS.has((error as Error & { code: string }).code)
+  );
 }
 
 /** The report @nestjs/terminus throws when a readiness check fails: `{ status: 'error', info, error, details }`. */
