@@ -155,6 +155,48 @@ function errorIdsOf(failures: readonly string[]): string[] {
   );
 }
 
+/**
+ * When webhooks are missing: how many, which, what the dispatcher's pods report (their webhook and lag metrics,
+ * fetched from each pod's address, as a node reaches it) and what they logged above info.
+ */
+async function reportWebhooks(
+  written: readonly string[],
+  delivered: ReadonlySet<string>,
+  receipts: number,
+  logs: ReturnType<typeof followLogs>,
+): Promise<void> {
+  const missing = written.filter((id) => !delivered.has(id));
+  const report = [
+    `webhooks: ${missing.length} of ${written.length} written locations without LOCATION_CREATED (${receipts} receipts); first missing: ${missing.slice(0, 5).join(', ')}`,
+  ];
+  const { stdout } = await run(KUBECTL, [
+    'get',
+    'pods',
+    '-n',
+    NAMESPACE,
+    '-l',
+    `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/component=webhook-dispatcher`,
+    '-o',
+    'jsonpath={range .items[*]}{.metadata.name} {.status.podIP}{"\\n"}{end}',
+  ]).catch(() => ({ stdout: '' }));
+  for (const [pod, ip] of stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split(' '))) {
+    const metrics = await fetch(`http://${ip}:8080/metrics`, { signal: AbortSignal.timeout(5_000) })
+      .then((reply) => reply.text())
+      .catch((error: unknown) => `not read: ${String(error)}`);
+    const lines = metrics.split('\n').filter((line) => /^(webhook_|projection_consumer_lag|not read)/.test(line));
+    report.push(`${pod} (${ip}):`, ...lines);
+  }
+  const noted = logs
+    .linesWith('webhook-dispatcher')
+    .filter((line) => /"level":"(warn|error|fatal)"/.test(line))
+    .slice(-40);
+  report.push('webhook-dispatcher warnings and errors (last 40):', ...noted);
+  process.stderr.write(`${report.join('\n')}\n`);
+}
+
 function upgrade(): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['-c', UPGRADE_COMMAND], { stdio: 'inherit' });
@@ -240,8 +282,8 @@ describe('helm upgrade under write load', () => {
       120_000,
     );
     const podsAfter = await podsOfRelease();
-    await logs.stop();
-    // What the pods logged about each failure, before the assertions report it.
+    // What the pods logged about each failure, before the assertions report it (the logs are followed until the end:
+    // the webhooks are checked below).
     for (const errorId of errorIdsOf([...failures, ...refusals])) {
       process.stderr.write(`logged for errorId ${errorId}:\n${logs.linesWith(errorId).join('\n')}\n`);
     }
@@ -271,19 +313,21 @@ describe('helm upgrade under write load', () => {
     for (let start = 0; start < written.length; start += 50) {
       await Promise.all(written.slice(start, start + 50).map((id) => awaitReadSide(rsp, id, 1, 120_000)));
     }
+    const delivered = () =>
+      new Set(
+        receiver.receipts
+          .filter((receipt) => receipt.path === '/rsp/locations/events')
+          .map((receipt) => (JSON.parse(receipt.body) as { event: { type: string; data: { id: string } } }).event)
+          .filter((event) => event.type === 'LOCATION_CREATED')
+          .map((event) => event.data.id),
+      );
     await waitFor(
       `a LOCATION_CREATED webhook for each of the ${written.length} written locations`,
-      () => {
-        const delivered = new Set(
-          receiver.receipts
-            .filter((receipt) => receipt.path === '/rsp/locations/events')
-            .map((receipt) => (JSON.parse(receipt.body) as { event: { type: string; data: { id: string } } }).event)
-            .filter((event) => event.type === 'LOCATION_CREATED')
-            .map((event) => event.data.id),
-        );
-        return Promise.resolve(written.every((id) => delivered.has(id)));
-      },
+      () => Promise.resolve(written.every((id) => delivered().has(id))),
       180_000,
-    );
+    ).catch(async (error: unknown) => {
+      await reportWebhooks(written, delivered(), receiver.receipts.length, logs!);
+      throw error;
+    });
   }, 900_000);
 });
