@@ -87,17 +87,23 @@ const MAX_RETRIES = 3;
 /** The components whose pods an upgrade replaces: the six services and the Ingresses' error backend (edgeErrors). */
 const COMPONENTS = [...SERVICES, 'edge-errors'];
 
-async function podsOfRelease(): Promise<string[]> {
+/** kubectl's jsonpath output for the release's pods whose component label matches `components`. */
+async function releasePods(components: string, jsonpath: string): Promise<string> {
   const { stdout } = await run(KUBECTL, [
     'get',
     'pods',
     '-n',
     NAMESPACE,
     '-l',
-    `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/component in (${COMPONENTS.join(',')})`,
+    `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/component ${components}`,
     '-o',
-    'jsonpath={.items[*].metadata.name}',
+    `jsonpath=${jsonpath}`,
   ]);
+  return stdout;
+}
+
+async function podsOfRelease(): Promise<string[]> {
+  const stdout = await releasePods(`in (${COMPONENTS.join(',')})`, '{.items[*].metadata.name}');
   return stdout.split(/\s+/).filter(Boolean);
 }
 
@@ -170,16 +176,10 @@ async function reportWebhooks(
   const report = [
     `webhooks: ${missing.length} of ${written.length} written locations without LOCATION_CREATED (${receipts} receipts); first missing: ${missing.slice(0, 5).join(', ')}`,
   ];
-  const { stdout } = await run(KUBECTL, [
-    'get',
-    'pods',
-    '-n',
-    NAMESPACE,
-    '-l',
-    `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/component=webhook-dispatcher`,
-    '-o',
-    'jsonpath={range .items[*]}{.metadata.name} {.status.podIP}{"\\n"}{end}',
-  ]).catch(() => ({ stdout: '' }));
+  const stdout = await releasePods(
+    '= webhook-dispatcher',
+    '{range .items[*]}{.metadata.name} {.status.podIP}{"\\n"}{end}',
+  ).catch(() => '');
   for (const [pod, ip] of stdout
     .split('\n')
     .filter(Boolean)
