@@ -207,6 +207,11 @@ module.exports = tseslint.config(
     rules: { '@nx/enforce-module-boundaries': moduleBoundaries(TEST_DEPENDENCIES) },
   },
   {
+    // The host's tests run services in one process as the host does (a trace across them): its entry points too.
+    files: ['deploy/embedded/test/**/*.ts'],
+    rules: { '@nx/enforce-module-boundaries': moduleBoundaries(TEST_DEPENDENCIES, SERVICE_ENTRY_POINTS) },
+  },
+  {
     files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', 'libs/testing/**/*.ts'],
     rules: {
       '@typescript-eslint/require-await': 'off',

@@ -5,7 +5,11 @@ module.exports = {
   ...preset,
   displayName: 'integration',
   rootDir: __dirname,
-  testMatch: ['<rootDir>/{libs,services}/*/test/integration/**/*.int-spec.ts'],
+  // deploy/embedded: the one project that may run several services in one process (a trace across them).
+  testMatch: [
+    '<rootDir>/{libs,services}/*/test/integration/**/*.int-spec.ts',
+    '<rootDir>/deploy/embedded/test/integration/**/*.int-spec.ts',
+  ],
   // Each test file runs on Kafka topics of its own, deleted after it (libs/testing/src/integration-environment.ts).
   testEnvironment: '<rootDir>/libs/testing/src/integration-environment.ts',
   globalSetup: '<rootDir>/libs/testing/src/global-setup-integration.ts',

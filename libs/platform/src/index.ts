@@ -33,3 +33,4 @@ export * from './database/tls';
 export * from './schedule/interval-round';
 export * from './cache/recent';
 export * from './rate-limit/rate-limit.module';
+export * from './tracing/tracing';

@@ -47,6 +47,9 @@ class ScriptedSource extends RelaySource {
 class HeldBus {
   readonly sends: { key: string; ack(): void; fail(): void }[] = [];
   constructor(private readonly journal: string[]) {}
+  topicOnLog(topic: string): string {
+    return topic;
+  }
   publish(_topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
     const key = messages[0]!.key ?? '';
     this.journal.push(`send ${key}`);

@@ -10,6 +10,7 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { MetricsRegistry } from '@lx/platform';
 import { EventBus, type OutgoingMessage } from '../event-bus';
+import { tracePublication } from '../message-tracing';
 import { type RelayBatch, type RelayMessage, RelaySource } from './relay-source';
 
 export interface OutboxRelayOptions {
@@ -163,7 +164,10 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     return false;
   }
 
-  /** Publishes messages in order: consecutive messages of one topic go out as one acknowledged send. */
+  /**
+   * Publishes messages in order: consecutive messages of one topic go out as one acknowledged send, each message that
+   * carries a trace context under a publication span of its own (message-tracing.ts).
+   */
   private async publish(batch: readonly RelayMessage[]): Promise<void> {
     let start = 0;
     while (start < batch.length) {
@@ -173,7 +177,14 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       const messages: OutgoingMessage[] = batch
         .slice(start, end)
         .map((message) => ({ key: message.key, value: message.value, headers: message.headers }));
-      await this.bus.publish(topic, messages);
+      const traced = tracePublication(this.bus.topicOnLog(topic), messages);
+      try {
+        await this.bus.publish(topic, traced.messages);
+        traced.end();
+      } catch (error) {
+        traced.end(error);
+        throw error;
+      }
       start = end;
     }
   }

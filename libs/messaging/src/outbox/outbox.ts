@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { QueryRunner } from 'typeorm';
+import { TRACEPARENT, traceParentOf } from '@lx/platform';
 import { type RelayBatch, type RelayMessage, RelaySource } from './relay-source';
 
 /** A message to publish after the surrounding transaction commits. */
@@ -49,13 +50,17 @@ interface OutboxRow {
 
 /**
  * Writes messages into the outbox inside the caller's transaction, so they exist exactly when the
- * state change that produced them commits. OutboxRelay publishes them afterwards: the outbox is its source, read in
+ * state change that produced them commits; each with the trace context active there (a `traceparent` header), when
+ * tracing is on. OutboxRelay publishes them afterwards: the outbox is its source, read in
  * position order, each row marked once published.
  */
 @Injectable()
 export class Outbox extends RelaySource {
   async append(executor: OutboxExecutor, messages: readonly OutboxMessage[]): Promise<void> {
     if (messages.length === 0) return;
+    // The trace of the work that appends (a request, an export), carried with each message to its consumers.
+    const traceParent = traceParentOf();
+    const trace = traceParent === undefined ? {} : { [TRACEPARENT]: traceParent };
     // unnest: one statement and four parameters whatever the batch size (Postgres caps a statement
     // at 65,535 bind parameters).
     await executor.query(
@@ -65,7 +70,7 @@ export class Outbox extends RelaySource {
         messages.map((message) => message.topic),
         messages.map((message) => message.key),
         messages.map((message) => message.value),
-        messages.map((message) => JSON.stringify(message.headers ?? {})),
+        messages.map((message) => JSON.stringify({ ...trace, ...message.headers })),
       ],
     );
     this.signals.emit('appended');

@@ -11,7 +11,14 @@ import { NestFactory } from '@nestjs/core';
 import { join } from 'node:path';
 import { parentPort, Worker } from 'node:worker_threads';
 import { Counter, Gauge, type MetricObjectWithValues, type MetricValue } from 'prom-client';
-import { createLogger, MetricsRegistry, PinoNestLogger } from '@lx/platform';
+import {
+  createLogger,
+  MetricsRegistry,
+  PinoNestLogger,
+  startTracing,
+  stopTracing,
+  type TracingConfig,
+} from '@lx/platform';
 import { RelaySource } from './relay-source';
 
 /** Where the relay runs when it runs in a worker thread. */
@@ -169,16 +176,18 @@ export class RelayThread implements OnApplicationBootstrap, BeforeApplicationShu
 /**
  * The worker's side of RelayThread: starts `module` (a relay over the same RelaySource, with MetricsModule,
  * DatabaseModule and MessagingModule), wakes it on the service's commits, answers metric requests, and closes it
- * when the service stops. Logs go out as the service's, JSON on stdout.
+ * when the service stops. Logs go out as the service's, JSON on stdout; spans too, when the service traces (a
+ * thread has its own tracer provider).
  */
 export async function serveRelayThread(
   module: Type | DynamicModule,
-  logging: { service: string; level: Parameters<typeof createLogger>[1] },
+  settings: { service: string; level: Parameters<typeof createLogger>[1]; tracing?: TracingConfig },
 ): Promise<void> {
   const port = parentPort;
   if (port === null) throw new Error('serveRelayThread runs in a worker thread started by RelayThread');
+  if (settings.tracing !== undefined) startTracing(settings.tracing, settings.service);
   const app = await NestFactory.createApplicationContext(module, {
-    logger: new PinoNestLogger(createLogger(logging.service, logging.level)),
+    logger: new PinoNestLogger(createLogger(settings.service, settings.level)),
   });
   const source = app.get(RelaySource);
   const metrics = app.get(MetricsRegistry);
@@ -191,10 +200,13 @@ export async function serveRelayThread(
         port.postMessage(answer);
       });
     } else {
-      void app.close().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
+      void app
+        .close()
+        .then(() => stopTracing())
+        .then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
     }
   });
 }

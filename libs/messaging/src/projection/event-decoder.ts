@@ -9,6 +9,7 @@ import {
   locationModifiedFieldsSchema,
   validateEvent,
 } from '@lx/contracts';
+import { TRACEPARENT } from '@lx/platform';
 import type { IncomingMessage } from '../event-bus';
 import type { ProjectedEvent } from './projection';
 
@@ -53,6 +54,7 @@ export function decodeMessage(message: IncomingMessage, eventTypes: ReadonlySet<
     );
   }
   const correlationId = message.headers[KAFKA_HEADERS.correlationId];
+  const traceParent = message.headers[TRACEPARENT];
   return {
     kind: 'event',
     event: {
@@ -62,6 +64,7 @@ export function decodeMessage(message: IncomingMessage, eventTypes: ReadonlySet<
       partition: message.partition,
       offset: message.offset,
       ...(correlationId === undefined ? {} : { correlationId }),
+      ...(traceParent === undefined ? {} : { traceParent }),
     },
   };
 }

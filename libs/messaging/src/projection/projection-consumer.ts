@@ -13,6 +13,7 @@ import type {
   IncomingMessage,
   PartitionPosition,
 } from '../event-bus';
+import { traceProcessing } from '../message-tracing';
 import { lockNextOffset, storedPositions, storeNextOffset, storeStartOffset } from './consumer-offsets';
 import { decodeMessage } from './event-decoder';
 import { classifyFailure, describeFailure } from './failure-classification';
@@ -151,11 +152,18 @@ export class ProjectionConsumer {
   private async handleBatch(batch: IncomingBatch, control: BatchControl): Promise<void> {
     for (let start = 0; start < batch.messages.length; start += this.options.batchSize) {
       if (!control.isActive()) return;
-      const messages = batch.messages.slice(start, start + this.options.batchSize);
+      const traced = traceProcessing(
+        { group: this.options.groupId, projection: this.projection.name },
+        this.bus.topicOnLog(batch.topic),
+        batch.messages.slice(start, start + this.options.batchSize),
+      );
+      const { messages } = traced;
       const timer = this.metrics?.batchSeconds.startTimer({ projection: this.projection.name });
       try {
         await this.applyRun(batch.topic, batch.partition, messages);
+        traced.end();
       } catch (error) {
+        traced.end(error);
         this.failed(`${batch.topic}/${batch.partition}`, error);
         this.logger.warn(
           { topic: batch.topic, partition: batch.partition, offset: messages[0]?.offset, err: describeFailure(error) },

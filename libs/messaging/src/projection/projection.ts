@@ -16,6 +16,11 @@ export interface ProjectedEvent {
   offset: string;
   /** The correlation id its producer recorded (Kafka header lx-correlation-id), when there is one. */
   correlationId?: string;
+  /**
+   * The W3C trace context of the consumer's span for this event (its `traceparent` header), when the event carries
+   * one and tracing is on: what a projection stores to continue the trace later (the webhook dispatcher's deliveries).
+   */
+  traceParent?: string;
 }
 
 /**

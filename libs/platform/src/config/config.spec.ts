@@ -65,6 +65,7 @@ describe('loadConfig', () => {
         requestTimeoutMs: 300_000,
         trustedProxies: ['loopback'],
         logLevel: 'info',
+        tracing: { exporter: 'none', protocol: 'http/protobuf' },
       },
       database: { url: valid.DATABASE_URL, schema: 'svc', poolSize: 10, migrateOnBoot: true },
       kafka: {
@@ -267,6 +268,65 @@ describe('TLS to PostgreSQL and the administrator login (DATABASE_SSL_MODE, DATA
     expect(problemsOf({ ...valid, DATABASE_ADMIN_URL: 'http://db' })).toEqual([
       'DATABASE_ADMIN_URL: must be a postgres: or postgresql: URL',
     ]);
+  });
+});
+
+describe('tracing (OTEL_*)', () => {
+  const valid = { DATABASE_URL: 'postgresql://u:secret@db:5432/app', KAFKA_BROKERS: 'k1:9092' };
+  const tracing = (env: Record<string, string>) => loadConfig('svc', schema, { ...valid, ...env }).http.tracing!;
+
+  it('given no OTEL_ variable, then tracing is off', () => {
+    expect(tracing({})).toEqual({ exporter: 'none', protocol: 'http/protobuf' });
+  });
+
+  it('given an OTLP endpoint without OTEL_TRACES_EXPORTER, then spans go to OTLP over HTTP, protobuf by default', () => {
+    expect(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toEqual({
+      exporter: 'otlp',
+      protocol: 'http/protobuf',
+    });
+    expect(tracing({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' }).exporter).toBe('otlp');
+  });
+
+  it('given OTEL_TRACES_EXPORTER, then it decides, and the traces protocol wins over the general one', () => {
+    expect(tracing({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }).exporter).toBe(
+      'none',
+    );
+    expect(tracing({ OTEL_TRACES_EXPORTER: 'console' }).exporter).toBe('console');
+    expect(
+      tracing({
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+        OTEL_SERVICE_NAME: 'lx-edge',
+      }),
+    ).toEqual({ exporter: 'otlp', protocol: 'http/json', serviceName: 'lx-edge' });
+  });
+
+  it('given OTEL_SDK_DISABLED=true, then tracing is off whatever else is set', () => {
+    expect(tracing({ OTEL_SDK_DISABLED: 'true', OTEL_TRACES_EXPORTER: 'otlp' }).exporter).toBe('none');
+  });
+
+  it('given values the services cannot honour, then each is refused by name', () => {
+    expect(() =>
+      loadConfig('svc', schema, {
+        ...valid,
+        OTEL_TRACES_EXPORTER: 'jaeger',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318',
+        OTEL_TRACES_SAMPLER: 'sometimes',
+        OTEL_TRACES_SAMPLER_ARG: '2',
+      }),
+    ).toThrow(
+      expect.objectContaining({
+        problems: [
+          expect.stringMatching(/^OTEL_TRACES_EXPORTER: /),
+          expect.stringMatching(/^OTEL_EXPORTER_OTLP_ENDPOINT: /),
+          'OTEL_EXPORTER_OTLP_PROTOCOL: grpc is not supported: use http/protobuf (the default) or http/json',
+          expect.stringMatching(/^OTEL_TRACES_SAMPLER: /),
+          expect.stringMatching(/^OTEL_TRACES_SAMPLER_ARG: /),
+        ],
+      }),
+    );
   });
 });
 

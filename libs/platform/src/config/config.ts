@@ -98,6 +98,36 @@ const trustedProxies = z.string().transform((value, ctx) => {
   return entries;
 });
 
+const OTLP_PROTOCOL = z.enum(['http/protobuf', 'http/json', 'grpc']).refine((value) => value !== 'grpc', {
+  message: 'grpc is not supported: use http/protobuf (the default) or http/json',
+});
+const TRACES_SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+
+/**
+ * OpenTelemetry's standard variables, as far as the services use them (docs/operations.md, Tracing). Tracing is off
+ * unless OTEL_TRACES_EXPORTER is `otlp` or `console`, or an OTLP endpoint is set without OTEL_TRACES_EXPORTER;
+ * OTEL_SDK_DISABLED=true turns it off whatever else is set. Checked here so a typo stops the service at start instead
+ * of leaving it untraced; the OTLP exporter, sampler and batch processor then read their variables themselves.
+ */
+const tracingEnv = {
+  OTEL_SDK_DISABLED: boolean.default('false'),
+  OTEL_TRACES_EXPORTER: z.enum(['none', 'otlp', 'console']).optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: url(['http:', 'https:']).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url(['http:', 'https:']).optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: OTLP_PROTOCOL.optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: OTLP_PROTOCOL.optional(),
+  OTEL_TRACES_SAMPLER: z.enum(TRACES_SAMPLERS).optional(),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
+};
+
 /**
  * HTTP listener settings shared by every service; each service has its own default port, and may have its own default
  * request deadline (location-command reads an import's body as the import runs, so it allows longer).
@@ -109,6 +139,7 @@ export const httpEnv = (defaultPort: number, defaultRequestTimeoutMs = DEFAULT_R
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(defaultRequestTimeoutMs),
   HTTP_TRUSTED_PROXIES: trustedProxies.default('loopback'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ...tracingEnv,
 });
 
 /**
@@ -432,6 +463,17 @@ export interface HttpConfig {
   /** HTTP_TRUSTED_PROXIES: whose X-Forwarded-For gives a request's source address; absent or empty: nobody's. */
   trustedProxies?: readonly string[];
   logLevel: HttpEnv['LOG_LEVEL'];
+  /** Off when absent. */
+  tracing?: TracingConfig;
+}
+
+/** Where a service's spans go (OTEL_* variables, see tracingEnv). */
+export interface TracingConfig {
+  exporter: 'none' | 'otlp' | 'console';
+  /** The OTLP encoding over HTTP: OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL. */
+  protocol: 'http/protobuf' | 'http/json';
+  /** OTEL_SERVICE_NAME; the service's own name without it. */
+  serviceName?: string;
 }
 export interface DatabaseConfig {
   url: string;
@@ -519,7 +561,19 @@ export const httpConfig = (env: HttpEnv): HttpConfig => ({
   requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
   trustedProxies: env.HTTP_TRUSTED_PROXIES,
   logLevel: env.LOG_LEVEL,
+  tracing: tracingConfig(env),
 });
+
+function tracingConfig(env: HttpEnv): TracingConfig {
+  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const chosen = env.OTEL_TRACES_EXPORTER ?? (endpoint === undefined ? 'none' : 'otlp');
+  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
+  return {
+    exporter: env.OTEL_SDK_DISABLED ? 'none' : chosen,
+    protocol: protocol === 'http/json' ? 'http/json' : 'http/protobuf',
+    ...(env.OTEL_SERVICE_NAME === undefined ? {} : { serviceName: env.OTEL_SERVICE_NAME }),
+  };
+}
 /** `schema` is the service's own schema name; DATABASE_SCHEMA overrides it (tests isolate themselves that way). */
 export const databaseConfig = (env: Env<typeof databaseEnv>, schema: string): DatabaseConfig => ({
   url: env.DATABASE_URL,

@@ -10,6 +10,8 @@ import { ConfigError, type HttpConfig } from '../config/config';
 import { ErrorResponseFilter } from '../errors/error-response.filter';
 import { createLogger, PinoNestLogger } from '../logging/logger';
 import { MetricsRegistry } from '../metrics/metrics';
+import { traceRequests } from '../tracing/http-tracing';
+import { startTracing, stopTracing } from '../tracing/tracing';
 import { answerMethodNotAllowed } from './method-not-allowed';
 import { addSecurityHeaders } from './security-headers';
 
@@ -81,7 +83,8 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
  * line per request from Fastify, with `reqId`) and a request id taken from X-Request-Id or
  * generated, echoed back; the spec's error body for every failure including body-parse errors,
  * unknown routes and requests Node refuses itself; a deadline for receiving a request
- * (HTTP_REQUEST_TIMEOUT_MS); the security headers on every reply (security-headers.ts); request-duration metrics.
+ * (HTTP_REQUEST_TIMEOUT_MS); the security headers on every reply (security-headers.ts); request-duration metrics;
+ * a span per request when tracing is on (OTEL_*, tracing.ts), continuing the caller's W3C trace context.
  */
 export async function createServiceApp(
   service: string,
@@ -89,6 +92,7 @@ export async function createServiceApp(
   http: Readonly<HttpConfig>,
 ): Promise<NestFastifyApplication> {
   const pino = createLogger(service, http.logLevel);
+  if (http.tracing !== undefined) startTracing(http.tracing, service);
   const adapter = new FastifyAdapter({
     loggerInstance: pino,
     bodyLimit: http.bodyLimitBytes,
@@ -114,6 +118,7 @@ export async function createServiceApp(
   const fastify = app.getHttpAdapter().getInstance();
   answerMethodNotAllowed(fastify);
   addSecurityHeaders(fastify);
+  traceRequests(fastify, service);
   const metrics = app.get(MetricsRegistry);
   fastify.addHook('onSend', async (request, reply) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
@@ -160,13 +165,16 @@ function closeOnStopSignals(app: Pick<INestApplicationContext, 'close'>): void {
   const stop = (signal: NodeJS.Signals) => {
     for (const other of STOP_SIGNALS) process.removeListener(other, stop);
     process.stderr.write(`${JSON.stringify({ level: 'info', msg: 'stopping', signal })}\n`);
-    app.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'shutdown failed', err: String(error) })}\n`);
-        process.exit(1);
-      },
-    );
+    app
+      .close()
+      .then(() => stopTracing())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'shutdown failed', err: String(error) })}\n`);
+          process.exit(1);
+        },
+      );
   };
   for (const signal of STOP_SIGNALS) process.on(signal, stop);
 }

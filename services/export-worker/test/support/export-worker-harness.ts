@@ -67,6 +67,8 @@ export interface Peers {
   countOverride?: number;
   /** Authorization headers the internal endpoints received. */
   authorizations: string[];
+  /** The W3C `traceparent` headers the internal endpoints received (requests without one are not listed). */
+  traceParents: string[];
   /** Every token the token endpoint issued, oldest first. */
   issuedTokens: string[];
   /** Tokens the internal endpoints answer 403 insufficient_scope, as tokens issued before an upgrade gave the scope. */
@@ -94,6 +96,7 @@ export async function startPeers(issuer: TestTokenIssuer): Promise<Peers> {
     failingSnapshots: new Map(),
     lineDelayMs: 0,
     authorizations: [],
+    traceParents: [],
     issuedTokens: [],
     tokensWithoutInternalScope: new Set(),
   };
@@ -131,6 +134,7 @@ export async function startPeers(issuer: TestTokenIssuer): Promise<Peers> {
     }
     const authorization = request.headers.authorization ?? '';
     peers.authorizations.push(authorization);
+    if (typeof request.headers.traceparent === 'string') peers.traceParents.push(request.headers.traceparent);
     if (!authorization.startsWith('Bearer ')) return json(response, 401, { error: { code: 'UNAUTHORIZED' } });
     const internal = url.pathname === WATERMARK_FENCE.path || url.pathname === LOCATION_SNAPSHOT.path;
     if (internal && peers.tokensWithoutInternalScope.has(authorization.slice('Bearer '.length))) {

@@ -78,7 +78,7 @@ describe('BulkEventAppender.prepare', () => {
     const bulk = appender().prepare([locationAppend('a', 0, 'tab\there\nnew line \\ slash')], { timestamp });
 
     expect(bulk.rows.split('\n')).toHaveLength(2);
-    expect(bulk.rows.split('\t')).toHaveLength(8);
+    expect(bulk.rows.split('\t')).toHaveLength(9);
     expect(bulk.rows.trimEnd().split('\t')[7]).toBe('\\N');
   });
 
@@ -107,7 +107,21 @@ describe('copyRowOf', () => {
         { append, version: 1, id: 'e', type: 'LOCATION_CREATED', payload: '{"a":"b\\\\c"}' },
         { timestamp, correlationId: 'r\t1' },
       ),
-    ).toBe(`a\tlocation\t1\te\tLOCATION_CREATED\t{"a":"b\\\\\\\\c"}\t${timestamp}\tr\\t1`);
+    ).toBe(`a\tlocation\t1\te\tLOCATION_CREATED\t{"a":"b\\\\\\\\c"}\t${timestamp}\tr\\t1\t\\N`);
+  });
+
+  it('given a trace context, when encoded, then it is the last column', () => {
+    const event = {
+      append: locationAppend('a', 0, 'x'),
+      version: 1,
+      id: 'e',
+      type: 'LOCATION_CREATED' as const,
+      payload: '{}',
+    };
+    const traceParent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    expect(copyRowOf(event, { timestamp }, traceParent)).toBe(
+      `a\tlocation\t1\te\tLOCATION_CREATED\t{}\t${timestamp}\t\\N\t${traceParent}`,
+    );
   });
 });
 
@@ -121,7 +135,7 @@ describe('BulkEventAppender.write', () => {
 
     expect(fakes.log).toEqual([
       'WITH written AS',
-      'COPY events (stream_id, stream_type, stream_version, event_id, event_type, payload, recorded_at, correlation_id) FROM STDIN',
+      'COPY events (stream_id, stream_type, stream_version, event_id, event_type, payload, recorded_at, correlation_id, trace_parent) FROM STDIN',
     ]);
     expect(fakes.copied.join('')).toBe(bulk.rows);
   });

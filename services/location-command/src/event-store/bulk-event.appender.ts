@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { traceParentOf } from '@lx/platform';
 import { AggregateStateWriter } from './aggregate-state.writer';
 import { type EnvelopedEvent, EventEnvelopeFactory } from './event-envelope.factory';
 import type { AppendContext, StreamAppend } from './event-store.types';
 import { copyField, copyFrom } from './pg-copy';
 
 const EVENTS_COPY_TARGET =
-  'events (stream_id, stream_type, stream_version, event_id, event_type, payload, recorded_at, correlation_id)';
+  'events (stream_id, stream_type, stream_version, event_id, event_type, payload, recorded_at, correlation_id, trace_parent)';
 
 /** A batch serialized for COPY by `BulkEventAppender.prepare`. */
 export interface BulkAppend {
@@ -36,8 +37,9 @@ export class BulkEventAppender {
   prepare(appends: readonly StreamAppend[], context: AppendContext): BulkAppend {
     const lines: string[] = [];
     const eventIds: string[] = [];
+    const traceParent = traceParentOf();
     for (const event of this.envelopes.envelopes(appends, context.timestamp)) {
-      lines.push(copyRowOf(event, context));
+      lines.push(copyRowOf(event, context, traceParent));
       eventIds.push(event.id);
     }
     return { appends, context, eventIds, rows: lines.length === 0 ? '' : `${lines.join('\n')}\n` };
@@ -52,8 +54,13 @@ export class BulkEventAppender {
 }
 
 /** One event as a line of `EVENTS_COPY_TARGET` in COPY text format, without its line end. */
-export function copyRowOf(event: EnvelopedEvent, context: AppendContext): string {
+export function copyRowOf(event: EnvelopedEvent, context: AppendContext, traceParent?: string): string {
   const { append, version, id, type, payload } = event;
-  const correlation = context.correlationId === undefined ? '\\N' : copyField(context.correlationId);
-  return `${append.streamId}\t${append.streamType}\t${version}\t${id}\t${type}\t${copyField(payload)}\t${context.timestamp}\t${correlation}`;
+  const correlation = nullable(context.correlationId);
+  return `${append.streamId}\t${append.streamType}\t${version}\t${id}\t${type}\t${copyField(payload)}\t${context.timestamp}\t${correlation}\t${nullable(traceParent)}`;
+}
+
+/** A text field in COPY text format, `\N` (NULL) when absent. */
+function nullable(value: string | undefined): string {
+  return value === undefined ? '\\N' : copyField(value);
 }

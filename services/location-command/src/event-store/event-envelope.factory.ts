@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type EventType, KAFKA_HEADERS } from '@lx/contracts';
-import { IdGenerator } from '@lx/platform';
+import { IdGenerator, TRACEPARENT } from '@lx/platform';
 import type { StreamAppend } from './event-store.types';
 
 /** The `source` of every envelope this service writes. */
@@ -45,9 +45,17 @@ export class EventEnvelopeFactory {
   }
 }
 
-/** Kafka headers of one event: the aggregate version, and the correlation id when the write has one. */
-export function kafkaHeadersOf(version: number, correlationId: string | undefined): Record<string, string> {
+/**
+ * Kafka headers of one event: the aggregate version, and the correlation id and W3C trace context (`traceparent`)
+ * when the write has them.
+ */
+export function kafkaHeadersOf(
+  version: number,
+  correlationId: string | undefined,
+  traceParent?: string,
+): Record<string, string> {
   const headers: Record<string, string> = { [KAFKA_HEADERS.aggregateVersion]: String(version) };
   if (correlationId !== undefined) headers[KAFKA_HEADERS.correlationId] = correlationId;
+  if (traceParent !== undefined) headers[TRACEPARENT] = traceParent;
   return headers;
 }

@@ -18,7 +18,7 @@ export interface LogPosition {
  */
 const EVENTS_AFTER = `
   SELECT e.tx_id::text AS tx, e.global_position::text AS position, e.stream_id, e.stream_version, e.event_type,
-         e.payload::text AS payload, e.correlation_id, e.recorded_at
+         e.payload::text AS payload, e.correlation_id, e.trace_parent, e.recorded_at
     FROM events e
    WHERE (e.tx_id, e.global_position) > ($1::xid8, $2::bigint)
      AND e.tx_id < pg_snapshot_xmin(pg_current_snapshot())
@@ -66,6 +66,7 @@ interface EventRow {
   event_type: EventType;
   payload: string;
   correlation_id: string | null;
+  trace_parent: string | null;
   recorded_at: Date;
 }
 
@@ -105,7 +106,7 @@ export class EventLog extends RelaySource {
       topic: topicOf(row),
       key: row.stream_id,
       value: row.payload,
-      headers: kafkaHeadersOf(row.stream_version, row.correlation_id ?? undefined),
+      headers: kafkaHeadersOf(row.stream_version, row.correlation_id ?? undefined, row.trace_parent ?? undefined),
       createdAt: row.recorded_at,
     }));
     const last = rows.at(-1);

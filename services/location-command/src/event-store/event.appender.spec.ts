@@ -46,13 +46,15 @@ describe('eventInsertOf', () => {
       [events[0]!.payload, events[1]!.payload],
       context.timestamp,
       'request-1',
+      // No trace context: tracing is off in this test (the trace-tree integration test covers it on).
+      null,
     ]);
   });
 
   it('given a write without a correlation id, when built, then the column is null', () => {
     const events = [...new EventEnvelopeFactory(new SequentialIds(), 'lc').envelopes([group], context.timestamp)];
 
-    expect(eventInsertOf(events, { timestamp: context.timestamp }).at(-1)).toBeNull();
+    expect(eventInsertOf(events, { timestamp: context.timestamp }).at(-2)).toBeNull();
   });
 });
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { GroupIds } from '@lx/domain';
+import { traceParentOf } from '@lx/platform';
 import { AggregateStateWriter, aggregateStateParameters } from './aggregate-state.writer';
 import { type EnvelopedEvent, EventEnvelopeFactory } from './event-envelope.factory';
 import type { AppendContext, StreamAppend } from './event-store.types';
@@ -8,8 +9,9 @@ import type { AppendContext, StreamAppend } from './event-store.types';
 // unnest: one statement with a fixed number of parameters whatever the batch size (Postgres allows 65,535 bind
 // parameters per statement); global_position follows the array order, tx_id is the transaction's (column default).
 const INSERT_EVENTS = `
-  INSERT INTO events (stream_id, stream_type, stream_version, event_id, event_type, payload, recorded_at, correlation_id)
-  SELECT stream_id, stream_type, stream_version, event_id, event_type, payload, $7::timestamptz, $8::text
+  INSERT INTO events
+    (stream_id, stream_type, stream_version, event_id, event_type, payload, recorded_at, correlation_id, trace_parent)
+  SELECT stream_id, stream_type, stream_version, event_id, event_type, payload, $7::timestamptz, $8::text, $9::text
     FROM unnest($1::uuid[], $2::text[], $3::int[], $4::uuid[], $5::text[], $6::json[])
       AS e(stream_id, stream_type, stream_version, event_id, event_type, payload)`;
 
@@ -19,7 +21,7 @@ const INSERT_EVENTS = `
  * SHARE until commit, so a delete waits for it and then counts it), and the events only when the state row was
  * written; the transaction order guard as in AggregateStateWriter. $1 stream id, $2 type, $3 version before,
  * $4–$7 the state row's columns, $8 time, $9–$12 the events' versions, ids, types and payloads, $13 correlation id,
- * $14 location group ids and $15 address group ids that must exist. The events_after_fence trigger runs at its end.
+ * $14 location group ids and $15 address group ids that must exist, $16 the write's trace context. The events_after_fence trigger runs at its end.
  */
 const APPEND_IF_CURRENT = `
   WITH required AS (
@@ -43,8 +45,8 @@ const APPEND_IF_CURRENT = `
     RETURNING 1
   ), appended AS (
     INSERT INTO events
-      (stream_id, stream_type, stream_version, event_id, event_type, payload, recorded_at, correlation_id)
-    SELECT $1::uuid, $2::text, e.version, e.id, e.type, e.payload, $8::timestamptz, $13::text
+      (stream_id, stream_type, stream_version, event_id, event_type, payload, recorded_at, correlation_id, trace_parent)
+    SELECT $1::uuid, $2::text, e.version, e.id, e.type, e.payload, $8::timestamptz, $13::text, $16::text
       FROM unnest($9::int[], $10::uuid[], $11::text[], $12::json[]) AS e(version, id, type, payload)
      WHERE EXISTS (SELECT 1 FROM state)
     RETURNING 1
@@ -53,7 +55,8 @@ const APPEND_IF_CURRENT = `
 
 /**
  * The append of single writes: the state rows, then the events with one parameterised statement, on the caller's
- * transaction so the log and the state never disagree. The log is the outbox: the relay publishes these rows.
+ * transaction so the log and the state never disagree. Each event keeps the trace context of the write (the request's
+ * span), which the relay publishes with it. The log is the outbox: the relay publishes these rows.
  */
 @Injectable()
 export class EventAppender {
@@ -102,12 +105,13 @@ export class EventAppender {
       context.correlationId ?? null,
       required.locationGroupIds,
       required.addressGroupIds,
+      traceParentOf() ?? null,
     ]);
     return row?.appended === events.length;
   }
 }
 
-/** The parameters of the events insert, in event order. */
+/** The parameters of the events insert, in event order, with the trace context active now (tracing.ts). */
 export function eventInsertOf(events: readonly EnvelopedEvent[], context: AppendContext): unknown[] {
   return [
     events.map((event) => event.append.streamId),
@@ -118,5 +122,6 @@ export function eventInsertOf(events: readonly EnvelopedEvent[], context: Append
     events.map((event) => event.payload),
     context.timestamp,
     context.correlationId ?? null,
+    traceParentOf() ?? null,
   ];
 }

@@ -26,6 +26,7 @@ describe('relayThreadOf', () => {
       database: { ...config.database, poolSize: 2, migrateOnBoot: false },
       kafka: config.kafka,
       outbox: { batchSize: 700, pollIntervalMs: 50, lingerMs: 10 },
+      tracing: config.http.tracing,
       logLevel: 'warn',
     });
   });

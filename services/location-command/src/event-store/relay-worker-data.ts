@@ -8,6 +8,7 @@ export interface RelayWorkerData {
   kafka: LocationCommandConfig['kafka'];
   outbox: LocationCommandConfig['outbox'];
   logLevel: LocationCommandConfig['http']['logLevel'];
+  tracing: LocationCommandConfig['http']['tracing'];
 }
 
 /** Where the relay runs: undefined for the main thread, else its worker thread (with two connections of its own). */
@@ -18,6 +19,7 @@ export function relayThreadOf(config: LocationCommandConfig): RelayThreadOptions
     kafka: config.kafka,
     outbox: config.outbox,
     logLevel: config.http.logLevel,
+    tracing: config.http.tracing,
   };
   return { file: join(__dirname, `relay.worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`), data };
 }

@@ -23,8 +23,10 @@ const data = workerData as RelayWorkerData;
 })
 class RelayWorkerModule {}
 
-serveRelayThread(RelayWorkerModule, { service: 'location-command', level: data.logLevel }).catch((error: unknown) => {
-  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(`location-command relay thread failed to start: ${detail}\n`);
-  process.exit(1);
-});
+serveRelayThread(RelayWorkerModule, { service: 'location-command', level: data.logLevel, tracing: data.tracing }).catch(
+  (error: unknown) => {
+    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    process.stderr.write(`location-command relay thread failed to start: ${detail}\n`);
+    process.exit(1);
+  },
+);

@@ -9,7 +9,7 @@ import {
   type ExportRequest,
   exportRetryDelaySeconds,
 } from '@lx/domain';
-import { Clock } from '@lx/platform';
+import { Clock, contextOfTraceParent, inSpan, SpanKind, tracerOf } from '@lx/platform';
 import { ObjectStore } from '@lx/storage';
 import { EXPORT_WORKER_CONFIG, type ExportWorkerConfig } from '../../config/export-worker.config';
 import { ExportEventsPublisher } from '../infrastructure/export-events.publisher';
@@ -18,6 +18,8 @@ import { type ClaimedExport, ExportRequestRepository } from '../infrastructure/e
 import { LocationSource } from '../infrastructure/location-source';
 import { Digest, ExportFileWriter } from './export-file';
 import { SpreadsheetSafeCsv } from './spreadsheet-safe-csv';
+
+const tracer = tracerOf('export-worker');
 
 /** How one claimed attempt ended. */
 export type AttemptOutcome = 'completed' | 'failed' | 'retried' | 'interrupted' | 'lost';
@@ -36,7 +38,8 @@ export class AttemptAborted extends Error {
  * is retried after a growing delay; the last allowed attempt marks it FAILED with EXPORT_GENERATION_FAILED and its
  * event. Every change is conditional on the lease, so an attempt that lost its lease changes nothing; each attempt
  * writes its own object, so a late one never overwrites a completed file. A request that ends (COMPLETED or FAILED)
- * removes the objects its other attempts may have left.
+ * removes the objects its other attempts may have left. Each attempt is a span continuing the trace of the request
+ * that asked for the export (its snapshot reads and its event descend from it), when tracing is on.
  */
 @Injectable()
 export class GenerateExportHandler {
@@ -52,7 +55,24 @@ export class GenerateExportHandler {
     @Inject(EXPORT_WORKER_CONFIG) private readonly config: ExportWorkerConfig,
   ) {}
 
-  async execute(claim: ClaimedExport, signal: AbortSignal): Promise<AttemptOutcome> {
+  execute(claim: ClaimedExport, signal: AbortSignal): Promise<AttemptOutcome> {
+    const settings = {
+      kind: SpanKind.CONSUMER,
+      parent: contextOfTraceParent(claim.traceParent),
+      attributes: {
+        'lx.export.id': claim.request.id,
+        'lx.export.format': claim.request.format,
+        'lx.attempt': claim.attempt,
+      },
+    };
+    return inSpan(tracer, `export ${claim.request.format}`, settings, async (span) => {
+      const outcome = await this.attempt(claim, signal);
+      span.setAttribute('lx.export.outcome', outcome);
+      return outcome;
+    });
+  }
+
+  private async attempt(claim: ClaimedExport, signal: AbortSignal): Promise<AttemptOutcome> {
     const { request, attempt } = claim;
     if (attempt > this.config.jobs.maxAttempts) {
       // Earlier attempts died with their replica (the lease lapsed): give up rather than crash-loop.

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ExportFormat, ExportStatus } from '@lx/contracts';
 import type { ExportFile, ExportRequest, ExportSelection, Listed, Page } from '@lx/domain';
-import { ReadPool } from '@lx/platform';
+import { ReadPool, traceParentOf } from '@lx/platform';
 
 interface ExportRequestRow {
   id: string;
@@ -30,6 +30,7 @@ interface ExportRequestRow {
   file_expires_at: Date | null;
   file_deleted_at: Date | null;
   request_hash: string | null;
+  trace_parent: string | null;
 }
 
 /** A new request as it is stored. */
@@ -59,6 +60,8 @@ export interface ClaimedExport {
   request: ExportRequest;
   attempt: number;
   leaseOwner: string;
+  /** The W3C trace context of the request that asked for it (POST /exports), when it was traced. */
+  traceParent?: string;
 }
 
 const iso = (value: Date) => value.toISOString();
@@ -196,8 +199,9 @@ export class ExportRequestRepository {
   async insert(manager: EntityManager, request: NewExportRequest): Promise<void> {
     await manager.query(
       `INSERT INTO export_requests (id, client_id, format, modified_since, location_group_id, include_versions,
-         spreadsheet_safe, status, attempts, idempotency_key, request_hash, next_attempt_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $9, $10, 'PENDING', 0, $6, $7, $8, $8, $8)`,
+         spreadsheet_safe, status, attempts, idempotency_key, request_hash, next_attempt_at, created_at, updated_at,
+         trace_parent)
+       VALUES ($1, $2, $3, $4, $5, $9, $10, 'PENDING', 0, $6, $7, $8, $8, $8, $11)`,
       [
         request.id,
         request.clientId,
@@ -209,6 +213,7 @@ export class ExportRequestRepository {
         request.createdAt,
         request.includeVersions,
         request.spreadsheetSafe,
+        traceParentOf() ?? null,
       ],
     );
   }
@@ -232,7 +237,9 @@ export class ExportRequestRepository {
       ),
     );
     const row = rows[0];
-    return row === undefined ? undefined : { request: requestOf(row), attempt: row.attempts, leaseOwner };
+    if (row === undefined) return undefined;
+    const claim: ClaimedExport = { request: requestOf(row), attempt: row.attempts, leaseOwner };
+    return row.trace_parent === null ? claim : { ...claim, traceParent: row.trace_parent };
   }
 
   /** Extends the lease and records progress; false when the lease was lost (the job must stop). */

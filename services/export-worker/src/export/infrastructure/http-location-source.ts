@@ -9,7 +9,7 @@ import {
   watermarkReplySchema,
 } from '@lx/contracts';
 import type { ExportSelection } from '@lx/domain';
-import type { ServiceTokenProvider } from '@lx/platform';
+import { type ServiceTokenProvider, withTraceHeaders } from '@lx/platform';
 import { LocationSource, type LocationSnapshot } from './location-source';
 
 export interface PeerUrls {
@@ -111,7 +111,11 @@ export class HttpLocationSource extends LocationSource {
     try {
       return await fetch(url, {
         method,
-        headers: { authorization: `Bearer ${token}`, accept: 'application/json, application/x-ndjson, text/csv' },
+        // The export's trace goes on into location-query.
+        headers: withTraceHeaders({
+          authorization: `Bearer ${token}`,
+          accept: 'application/json, application/x-ndjson, text/csv',
+        }),
         signal: controller.signal,
       });
     } catch (error) {

@@ -22,6 +22,8 @@ export interface ClaimedDelivery {
   bytes?: Buffer;
   headers: Record<string, string>;
   correlationId: string | null;
+  /** The W3C trace context the attempt continues (the notification's), when there is one. */
+  traceParent?: string | null;
   secret: { sealed: string; version: number };
   previousSecret?: { sealed: string; version: number; rotatedAt: Date };
 }
@@ -84,6 +86,7 @@ interface ClaimedRow {
   body: string;
   headers: Record<string, string>;
   correlation_id: string | null;
+  trace_parent: string | null;
   secret_sealed: string;
   secret_version: number;
   previous_secret_sealed: string | null;
@@ -164,7 +167,7 @@ export class DeliveryRepository {
        -- the whole table (measured: 70 ms instead of 6 ms at 100,000 PENDING deliveries).
        WHERE d.id = ANY (ARRAY(SELECT id FROM picked)) AND s.client_id = d.client_id AND n.event_id = d.event_id
        RETURNING d.id, d.client_id, d.event_id, n.event_type, d.attempts, d.schedule_start, s.webhook_url, n.path, n.body, n.headers,
-         n.correlation_id, s.secret_sealed, s.secret_version, s.previous_secret_sealed, s.previous_secret_version,
+         n.correlation_id, n.trace_parent, s.secret_sealed, s.secret_version, s.previous_secret_sealed, s.previous_secret_version,
          s.secret_rotated_at`,
       [[...slots.keys()], [...slots.values()], perEndpoint, limit, leaseMs, owned],
     );
@@ -180,6 +183,7 @@ export class DeliveryRepository {
       body: row.body,
       headers: row.headers,
       correlationId: row.correlation_id,
+      traceParent: row.trace_parent,
       ...(secretsOf(row) as Pick<ClaimedDelivery, 'secret' | 'previousSecret'>),
     }));
   }

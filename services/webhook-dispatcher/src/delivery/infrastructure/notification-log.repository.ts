@@ -16,6 +16,8 @@ export interface LogMessage {
   bytes: Buffer;
   headers: Record<string, string>;
   correlationId: string | null;
+  /** The W3C trace context its deliveries continue. */
+  traceParent: string | null;
   /** The event's own time (ms), which a new endpoint's start time is compared with. */
   occurredAtMs: number;
   recipient: string | null;
@@ -45,13 +47,14 @@ interface MessageRow {
   body: string;
   headers: Record<string, string>;
   correlation_id: string | null;
+  trace_parent: string | null;
   occurred_at: Date;
   recipient: string | null;
   location_id: string | null;
 }
 
-const MESSAGE_COLUMNS = `position, event_id, event_type, path, body, headers, correlation_id, occurred_at, recipient,
-  location_id`;
+const MESSAGE_COLUMNS = `position, event_id, event_type, path, body, headers, correlation_id, trace_parent, occurred_at,
+  recipient, location_id`;
 
 const messageOf = (row: MessageRow): LogMessage => ({
   position: Number(row.position),
@@ -62,6 +65,7 @@ const messageOf = (row: MessageRow): LogMessage => ({
   bytes: Buffer.from(row.body),
   headers: row.headers,
   correlationId: row.correlation_id,
+  traceParent: row.trace_parent,
   occurredAtMs: row.occurred_at.getTime(),
   recipient: row.recipient,
   resourceId: row.location_id,
@@ -99,11 +103,13 @@ export class NotificationLogRepository {
     await transaction.query(`SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':notification-log'))`);
     const { rowCount } = await transaction.query(
       `INSERT INTO notifications (event_id, event_type, path, body, headers, correlation_id, occurred_at, created_at,
-         recipient, location_id)
-       SELECT event_id, event_type, path, body, headers, correlation_id, occurred_at, now(), recipient, location_id
+         recipient, location_id, trace_parent)
+       SELECT event_id, event_type, path, body, headers, correlation_id, occurred_at, now(), recipient, location_id,
+         trace_parent
        FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::text[], $7::timestamptz[],
-         $8::text[], $9::text[])
-         AS e(event_id, event_type, path, body, headers, correlation_id, occurred_at, recipient, location_id)
+         $8::text[], $9::text[], $10::text[])
+         AS e(event_id, event_type, path, body, headers, correlation_id, occurred_at, recipient, location_id,
+           trace_parent)
        ON CONFLICT (event_id) DO NOTHING`,
       [
         column((n) => n.eventId),
@@ -115,6 +121,7 @@ export class NotificationLogRepository {
         column((n) => n.occurredAt),
         column((n) => n.recipient ?? null),
         column((n) => n.resourceId ?? null),
+        column((n) => n.traceParent ?? null),
       ],
     );
     if ((rowCount ?? 0) > 0) await transaction.query(`SELECT pg_notify(${LOG_CHANNEL_SQL}, '')`);

@@ -30,9 +30,10 @@ export class NotificationLogProjection implements Projection {
   async apply(transaction: ProjectionTransaction, events: readonly ProjectedEvent[]): Promise<void> {
     const appended = await this.log.append(
       transaction,
-      events.map((projected) =>
-        notificationOf(projected.event as WebhookEvent, projected.version, projected.correlationId),
-      ),
+      events.map((projected) => ({
+        ...notificationOf(projected.event as WebhookEvent, projected.version, projected.correlationId),
+        ...(projected.traceParent === undefined ? {} : { traceParent: projected.traceParent }),
+      })),
     );
     this.metrics.events.inc({ outcome: 'logged' }, appended);
     if (events.length > appended) this.metrics.events.inc({ outcome: 'repeated' }, events.length - appended);

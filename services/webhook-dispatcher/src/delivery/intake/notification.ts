@@ -21,6 +21,8 @@ export interface Notification {
   /** Headers besides Content-Type and the signature headers (the OAF-100 X-Event-* of location events). */
   headers: Record<string, string>;
   correlationId?: string;
+  /** The W3C trace context its deliveries continue (the intake's span for the event), when tracing is on. */
+  traceParent?: string;
   occurredAt: string;
   /** The one client that receives it (an export's requester); absent: every subscriber that takes its type. */
   recipient?: string;

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { judgeAttempt, nextAttemptDelay, type Verdict } from '@lx/domain';
-import { Clock, signWebhook } from '@lx/platform';
+import { Clock, contextOfTraceParent, endSpan, signWebhook, SpanKind, tracerOf, withTraceHeaders } from '@lx/platform';
 import { WEBHOOK_DISPATCHER_CONFIG, type WebhookDispatcherConfig } from '../../config/webhook-dispatcher.config';
 import type { AttemptRecord, ClaimedDelivery } from '../infrastructure/delivery.repository';
 import { DeliveryMetrics } from '../infrastructure/delivery-metrics';
@@ -19,12 +19,14 @@ export class MathRandom extends RandomSource {
 }
 
 const verdictLabel = (verdict: Verdict): string => (verdict.type === 'delivered' ? 'delivered' : verdict.reason);
+const tracer = tracerOf('webhook-dispatcher');
 
 /**
  * One attempt of one claimed delivery: signs it (Standard Webhooks; the previous secret too during the rotation
  * grace period), sends it to the client's current webhook URL, judges the reply by the spec's table, and returns
  * the attempt record with the delivery's next state: DELIVERED, PENDING with its next due time, FAILED (400, 410,
- * refused address), or DEAD when the schedule is used up.
+ * refused address), or DEAD when the schedule is used up. Each attempt is a CLIENT span continuing the trace of the
+ * event it delivers, and the request carries it (`traceparent`), when tracing is on.
  */
 @Injectable()
 export class AttemptDeliveryHandler {
@@ -43,15 +45,32 @@ export class AttemptDeliveryHandler {
   async execute(delivery: ClaimedDelivery): Promise<AttemptRecord> {
     const attemptedAt = this.clock.now();
     const url = this.urlOf(delivery);
+    const span = tracer.startSpan(
+      `POST ${delivery.path}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'http.request.method': 'POST',
+          'server.address': url.hostname,
+          'url.path': url.pathname,
+          'lx.client_id': delivery.clientId,
+          'lx.delivery_id': delivery.id,
+          'lx.attempt': delivery.attempt,
+        },
+      },
+      contextOfTraceParent(delivery.traceParent),
+    );
     const response = await this.sender.send({
       url,
-      headers: this.headers(delivery, attemptedAt),
+      headers: withTraceHeaders(this.headers(delivery, attemptedAt), span),
       body: delivery.bytes ?? delivery.body,
     });
     // Retry-After counts from the reply, and so does the schedule: the next attempt is that long after this one ended.
     const endedAt = this.clock.now().getTime();
     const verdict = judgeAttempt(response.result, endedAt);
     const label = verdictLabel(verdict);
+    if (response.result.kind === 'reply') span.setAttribute('http.response.status_code', response.result.status);
+    endSpan(span, verdict.type === 'delivered' ? undefined : (response.error ?? label));
     this.metrics.attempts.inc({ result: label });
     this.metrics.attemptDuration.observe({ result: label }, response.latencyMs / 1000);
     const record: AttemptRecord = {

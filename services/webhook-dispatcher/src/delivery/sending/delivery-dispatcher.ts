@@ -314,6 +314,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplica
       bytes: message.bytes,
       headers: message.headers,
       correlationId: message.correlationId,
+      traceParent: message.traceParent,
       secret: subscription.secret!,
       ...(subscription.previousSecret === undefined ? {} : { previousSecret: subscription.previousSecret }),
     };

@@ -24,6 +24,7 @@ const message = (position: number, overrides: Partial<LogMessage> = {}): LogMess
   body: '{}',
   headers: {},
   correlationId: null,
+  traceParent: null,
   occurredAtMs: 1_000,
   recipient: null,
   resourceId: `location-${position}`,
