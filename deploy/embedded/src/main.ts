@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Command, InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
 import { join } from 'node:path';
+import { stopTracing } from '@lx/platform';
 import { ensureDemo } from './demo/demo-setup';
 import { DemoReceiver } from './demo/demo-receiver';
 import { quickstartText } from './demo/quickstart';
@@ -56,13 +57,16 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     say(`${signal}: stopping`);
-    embedded.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        process.stderr.write(`stopping failed: ${String(error)}\n`);
-        process.exit(1);
-      },
-    );
+    embedded
+      .stop()
+      .then(() => stopTracing())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          process.stderr.write(`stopping failed: ${String(error)}\n`);
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

@@ -375,6 +375,16 @@ map on top. Takes (dict "root" $ "service" "<name>" "values" <service block>); r
 {{- with $root.Values.kafka.topicPrefix }}
 {{- $_ := set $env "KAFKA_TOPIC_PREFIX" . }}
 {{- end }}
+{{- with $root.Values.tracing }}
+{{- if .otlpEndpoint }}
+{{- $_ := set $env "OTEL_EXPORTER_OTLP_ENDPOINT" .otlpEndpoint }}
+{{- $_ := set $env "OTEL_EXPORTER_OTLP_PROTOCOL" .protocol }}
+{{- $_ := set $env "OTEL_TRACES_SAMPLER" .sampler }}
+{{- with .samplerArg }}
+{{- $_ := set $env "OTEL_TRACES_SAMPLER_ARG" (toString .) }}
+{{- end }}
+{{- end }}
+{{- end }}
 {{- $kafka := $root.Values.kafka }}
 {{- $_ := set $env "KAFKA_TLS" (toString $kafka.tls.enabled) }}
 {{- if include "location-exchange.kafkaCa" $root }}

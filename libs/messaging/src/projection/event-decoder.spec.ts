@@ -88,6 +88,17 @@ describe('decodeMessage', () => {
     ]);
   });
 
+  it('given a W3C traceparent header, when decoded, then the event carries it for the projection to store', () => {
+    const traceParent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const withHeader = message(created, {
+      headers: { [KAFKA_HEADERS.aggregateVersion]: '7', traceparent: traceParent },
+    });
+    expect(decodeMessage(withHeader, locationTypes)).toStrictEqual({
+      kind: 'event',
+      event: { event: created, version: 7, topic: 'location.events.v1', partition: 2, offset: '41', traceParent },
+    });
+  });
+
   it('given a valid event of a type the projection does not use, when decoded, then it is ignored', () => {
     const group = { ...created, type: 'LOCATION_GROUP_CREATED', data: { id: randomUUID(), name: 'G', type: 'OTHER' } };
     expect(decodeMessage(message(group, { topic: 'location-group.events.v1' }), locationTypes)).toEqual({

@@ -276,7 +276,7 @@ describe('tracing (OTEL_*)', () => {
   const tracing = (env: Record<string, string>) => loadConfig('svc', schema, { ...valid, ...env }).http.tracing!;
 
   it('given no OTEL_ variable, then tracing is off', () => {
-    expect(tracing({})).toEqual({ exporter: 'none', protocol: 'http/protobuf' });
+    expect(tracing({})).toStrictEqual({ exporter: 'none', protocol: 'http/protobuf' });
   });
 
   it('given an OTLP endpoint without OTEL_TRACES_EXPORTER, then spans go to OTLP over HTTP, protobuf by default', () => {
@@ -285,6 +285,10 @@ describe('tracing (OTEL_*)', () => {
       protocol: 'http/protobuf',
     });
     expect(tracing({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' }).exporter).toBe('otlp');
+    expect(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://collector.example' }).exporter).toBe('otlp');
+    expect(tracing({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://collector.example/v1/traces' }).exporter).toBe(
+      'otlp',
+    );
   });
 
   it('given OTEL_TRACES_EXPORTER, then it decides, and the traces protocol wins over the general one', () => {

@@ -567,7 +567,7 @@ export const httpConfig = (env: HttpEnv): HttpConfig => ({
 function tracingConfig(env: HttpEnv): TracingConfig {
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT;
   const chosen = env.OTEL_TRACES_EXPORTER ?? (endpoint === undefined ? 'none' : 'otlp');
-  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
+  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL;
   return {
     exporter: env.OTEL_SDK_DISABLED ? 'none' : chosen,
     protocol: protocol === 'http/json' ? 'http/json' : 'http/protobuf',

@@ -38,6 +38,7 @@ describeServiceSmoke({
       'file_deleted_at timestamp with time zone',
       'include_versions boolean not null',
       'spreadsheet_safe boolean not null',
+      'trace_parent text',
     ],
     export_rate_windows: [
       'client_id text not null',

@@ -29,6 +29,7 @@ describeServiceSmoke({
       'recorded_at timestamp with time zone not null',
       'tx_id xid8 not null',
       'correlation_id text',
+      'trace_parent text',
     ],
     idempotency_keys: [
       'client_id text not null',

@@ -50,6 +50,7 @@ describeServiceSmoke({
       'position bigint not null',
       'recipient text',
       'location_id text',
+      'trace_parent text',
     ],
     deliveries: [
       'id uuid not null',
