@@ -211,6 +211,12 @@ function upgrade(): Promise<number> {
  * the system suite): no write fails, every written location reaches the read side and the RSP's webhook, and the
  * Deployments replace their pods one at a time without ever dropping below the replicas they should run.
  */
+
+/** What the upgrade's writers create (each with a street number of its own). */
+const LOCATION_BODY = {
+  geography: { country: 'AU', region: 'VIC', locality: 'Bendigo', postalCode: '3550' },
+  address: { streetNumber: '0', streetName: 'Pall Mall', streetType: 'STREET' },
+};
 describe('helm upgrade under write load', () => {
   let registry: ClientRegistry;
   let operator: ApiClient;
@@ -255,19 +261,39 @@ describe('helm upgrade under write load', () => {
       for (let n = 0; writing; n += 1) {
         try {
           written.push(
-            await create({
-              geography: { country: 'AU', region: 'VIC', locality: 'Bendigo', postalCode: '3550' },
-              address: { streetNumber: `${lane}-${n}`, streetName: 'Pall Mall', streetType: 'STREET' },
-            }),
+            await create({ ...LOCATION_BODY, address: { ...LOCATION_BODY.address, streetNumber: `${lane}-${n}` } }),
           );
         } catch (error) {
           failures.push(String(error));
         }
       }
     };
+    // An RSP reading while the pods are replaced: locations already on the read side, by id and as a page, one read
+    // at a time, 50 ms apart (well under the RSP rate limit). Every read must answer 200.
+    const seen: string[] = [];
+    for (let n = 0; n < 3; n += 1) {
+      seen.push(await create({ ...LOCATION_BODY, address: { ...LOCATION_BODY.address, streetNumber: `0-${n}` } }));
+    }
+    await Promise.all(seen.map((id) => awaitReadSide(rsp, id, 1, 120_000)));
+    written.push(...seen);
+    const readFailures: string[] = [];
+    let reads = 0;
+    const reader = async () => {
+      while (writing) {
+        const path = reads % 2 === 0 ? `/locations/${seen[reads % seen.length]!}` : '/locations?limit=10';
+        reads += 1;
+        try {
+          const reply = await rsp.get(path);
+          if (reply.status !== 200) readFailures.push(`GET ${path}: ${reply.status} ${reply.text.slice(0, 300)}`);
+        } catch (error) {
+          readFailures.push(`GET ${path}: ${String(error)}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
     const watch = watchDeployments();
     logs = followLogs();
-    const writers = [writer(1), writer(2)];
+    const writers = [writer(1), writer(2), reader()];
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     const upgradeStarted = Date.now();
     const exitCode = await upgrade();
@@ -285,17 +311,19 @@ describe('helm upgrade under write load', () => {
     const podsAfter = await podsOfRelease();
     // What the pods logged about each failure, before the assertions report it (the logs are followed until the end:
     // the webhooks are checked below).
-    for (const errorId of errorIdsOf([...failures, ...refusals])) {
+    for (const errorId of errorIdsOf([...failures, ...refusals, ...readFailures])) {
       process.stderr.write(`logged for errorId ${errorId}:\n${logs.linesWith(errorId).join('\n')}\n`);
     }
     // What the run saw, for the record (docs/kubernetes.md quotes it).
     process.stderr.write(
-      `${JSON.stringify({ upgradeSeconds, written: written.length, failed: failures.length, refused: refusals.length, availability })}\n`,
+      `${JSON.stringify({ upgradeSeconds, written: written.length, failed: failures.length, refused: refusals.length, reads, readFailures: readFailures.length, availability })}\n`,
     );
 
     expect(exitCode).toBe(0);
     expect(failures).toEqual([]);
     expect(written.length).toBeGreaterThan(20);
+    expect(readFailures).toEqual([]);
+    expect(reads).toBeGreaterThan(100);
     // The documented bound (docs/kubernetes.md): at most 1 % of the writes refused 503 with Retry-After on the way.
     expect(refusals.length).toBeLessThanOrEqual(Math.ceil(written.length / 100));
     // Every pod was replaced, never more than one extra at a time, never fewer available than wanted.
