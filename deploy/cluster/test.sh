@@ -3,18 +3,26 @@
 #
 #   1. the toolchain: Kubernetes v1.34, helm and kubeconform built from the Go module proxy (deploy/cluster/k8s-offline,
 #      cold 13-20 min, then cached), and a single-node cluster of its own started from it
-#   2. the image, assembled offline (docker/build-image.py) and imported into the node's containerd
+#   2. the image, assembled offline (docker/build-image.py), and the image of the previous release (the commit
+#      PREVIOUS_RELEASE of deploy/cluster/previous-release.sh, built by its own build-image.py, cached), both
+#      imported into the node's containerd
 #   3. PostgreSQL, Kafka and MinIO outside the cluster (deploy/local/infra.sh), listening on the node address
 #      10.244.0.1 that pods reach, with their own state in .infra-cluster/
 #   4. every ci/*.yaml of the chart checked by the API server (--dry-run=server; the Prometheus operator's CRDs created
-#      first where missing); helm install --wait (the migration hook runs first; every pod must pass its probes; the
-#      PodMonitor and PrometheusRule are created), then helm test
-#   5. the system suite of e2e/ through the project's nginx ingress (the local route table) on this machine, whose
-#      upstreams are the chart's Services: no Ingress controller can be built here (docs/kubernetes.md); then helm
-#      test again, which now reads a location the suite wrote
-#   6. helm upgrade to a new image tag while the operator keeps writing (e2e/src/cluster/): no failed request, no
-#      lost event, pods replaced one at a time
-#   7. helm uninstall and everything stopped, also on failure (with the pods' state and logs printed first)
+#      first where missing); the previous release installed with its own chart and test values, helm install --wait
+#      (the migration hook runs first; every pod must pass its probes; the PodMonitor and PrometheusRule are
+#      created), then its helm test
+#   5. the project's nginx ingress (the local route table) on this machine, whose upstreams are the chart's
+#      Services: no Ingress controller can be built here (docs/kubernetes.md)
+#   6. the upgrade to this checkout (its chart, values and image) while the operator keeps writing and an RSP keeps
+#      reading and receiving webhooks (e2e/src/cluster/), two replicas of everything: no failed request, no 5xx at
+#      the ingress beyond the refusals the writers repeat, no lost event, pods replaced one at a time; the migrations
+#      between the two versions (at least one) are applied by it
+#   7. the system suite of e2e/ through the ingress, on this checkout's version (one replica of everything); then
+#      helm test again, which now reads a location the suite wrote
+#   8. helm rollback to the previous release under the same load and checks; its schema stays (migrations are
+#      expand-only, docs/kubernetes.md), and the previous release's helm test passes on it
+#   9. helm uninstall and everything stopped, also on failure (with the pods' state and logs printed first)
 #
 #   LX_CLUSTER_KEEP=1   leave the cluster, the release and the infrastructure running at the end (to look around;
 #                       stop with: bash deploy/cluster/k8s-offline/down.sh; LX_STATE_DIR=.infra-cluster
@@ -52,6 +60,8 @@ source "$HERE/../local/lib.sh"
 source "$HERE/release.sh"
 # shellcheck source=deploy/cluster/netpol-enforcer.sh
 source "$HERE/netpol-enforcer.sh"
+# shellcheck source=deploy/cluster/previous-release.sh
+source "$HERE/previous-release.sh"
 cd "$LX_REPO_ROOT"
 export TZ=UTC NX_DAEMON=false
 
@@ -69,7 +79,9 @@ fi
 CHART="$LX_REPO_ROOT/helm/location-exchange"
 REVISION="$(git rev-parse --short HEAD 2>/dev/null || echo local)"
 IMAGE_TAG="ci-$REVISION"
-UPGRADE_TAG="ci-$REVISION-upgrade"
+# The previous release's chart and test values (previous_release_chart), and its image's tag (set by image).
+PREVIOUS_DIR="$LX_STATE_DIR/previous"
+PREVIOUS_TAG=""
 RELEASE_VALUES="$LX_STATE_DIR/release-values.yaml"
 
 started_cluster=0
@@ -130,11 +142,14 @@ toolchain() {
   if [[ -z "$EXISTING_KUBECONFIG" ]]; then netpol_enforcer_install; fi
 }
 
-# The image under the tag to install and the tag the upgrade moves to (the same content).
+# This checkout's image, and the previous release's (its image, chart and test values) that the upgrade starts from.
 image() {
   npx nx run-many -t build --parallel=2 --outputStyle=static >&2
-  python3 docker/build-image.py --tag "$IMAGE_REPOSITORY:$IMAGE_TAG" --tag "$IMAGE_REPOSITORY:$UPGRADE_TAG" \
-    --out "$LX_STATE_DIR/image.tar" >&2
+  python3 docker/build-image.py --tag "$IMAGE_REPOSITORY:$IMAGE_TAG" --out "$LX_STATE_DIR/image.tar" >&2
+  local tag
+  tag=$(previous_release_image "$IMAGE_REPOSITORY" "$LX_STATE_DIR/previous-image.tar")
+  PREVIOUS_TAG=${tag##*:}
+  previous_release_chart "$PREVIOUS_DIR"
 }
 
 # A cluster of the caller's: it answers, the test namespace is free, and the image is loaded by the caller's command.
@@ -145,6 +160,8 @@ existing_cluster() {
   fi
   # shellcheck disable=SC2086 # the command is given as words
   $LX_CLUSTER_IMAGE_LOAD "$LX_STATE_DIR/image.tar" >&2
+  # shellcheck disable=SC2086
+  $LX_CLUSTER_IMAGE_LOAD "$LX_STATE_DIR/previous-image.tar" >&2
 }
 
 cluster() {
@@ -154,8 +171,9 @@ cluster() {
   bash "$K8S_TOOLS/up.sh" >&2
   # NetworkPolicies enforced from the start, as on a cluster whose network plugin enforces them (netpol-enforcer.sh).
   netpol_enforcer_start
-  # Both tags of the archive: the release and the upgrade.
+  # This checkout's image and the previous release's.
   ctr -a "$K8S_RUN/containerd.sock" -n k8s.io images import "$LX_STATE_DIR/image.tar" >&2
+  ctr -a "$K8S_RUN/containerd.sock" -n k8s.io images import "$LX_STATE_DIR/previous-image.tar" >&2
 }
 
 # Every ci/*.yaml of the chart rendered and checked by the API server itself (kubectl apply --dry-run=server), which
@@ -179,18 +197,59 @@ infra() {
   bash "$LX_LOCAL_DIR/infra.sh" up >&2
 }
 
+# helm_args previous|current: the arguments of a helm install or upgrade to that version: its chart, its test
+# values, the release values of this run, and its image.
 helm_args() {
-  printf '%s\n' "$RELEASE" "$CHART" -n "$NAMESPACE" -f "$HERE/values.yaml" -f "$RELEASE_VALUES" \
-    --set "global.image.repository=$IMAGE_REPOSITORY"
+  local chart=$CHART values=$HERE/values.yaml tag=$IMAGE_TAG
+  if [[ $1 == previous ]]; then
+    chart=$PREVIOUS_DIR/helm/location-exchange values=$PREVIOUS_DIR/deploy/cluster/values.yaml tag=$PREVIOUS_TAG
+  fi
+  printf '%s\n' "$RELEASE" "$chart" -n "$NAMESPACE" -f "$values" -f "$RELEASE_VALUES" \
+    --set "global.image.repository=$IMAGE_REPOSITORY" --set "global.image.tag=$tag"
   # values.yaml says Never (the image is imported into the node); a caller's cluster may pull it from a registry.
   if [[ -n "$EXISTING_KUBECONFIG" ]]; then printf '%s\n' --set global.image.pullPolicy=IfNotPresent; fi
 }
 
+# --set arguments for N replicas of every service.
+replicas() {
+  local key
+  for key in auth locationCommand locationQuery statisticsProjection exportWorker webhookDispatcher; do
+    printf '%s\n' --set "$key.replicaCount=$1"
+  done
+}
+
+# The migrations applied in every schema of the database (the names in each schema's `migrations` table), sorted.
+applied_migrations() {
+  local url schemas schema
+  url=$(lx_env_get DATABASE_URL)
+  schemas=$(psql "$url" -XAt -v ON_ERROR_STOP=1 -c \
+    "SELECT table_schema FROM information_schema.tables WHERE table_name = 'migrations'")
+  [[ -n "$schemas" ]] || lx_die "the database has no schema with a migrations table"
+  for schema in $schemas; do
+    psql "$url" -XAt -v ON_ERROR_STOP=1 -c "SELECT name FROM \"$schema\".migrations"
+  done | sort
+}
+
+# check_migrations absent|applied: whether the migrations between the previous release and this checkout are in the
+# database. There must be at least one: the upgrade is to exercise a schema change.
+check_migrations() {
+  local expected applied missing present
+  expected=$(migrations_since_previous_release)
+  [[ -n "$expected" ]] || lx_die "no migration lies between the previous release ${PREVIOUS_RELEASE:0:7} and this checkout; move PREVIOUS_RELEASE (deploy/cluster/previous-release.sh) to a release before the last schema change"
+  applied=$(applied_migrations)
+  present=$(comm -12 <(printf '%s\n' "$expected") <(printf '%s\n' "$applied"))
+  missing=$(comm -23 <(printf '%s\n' "$expected") <(printf '%s\n' "$applied"))
+  if [[ $1 == absent && -n "$present" ]]; then lx_die "before the upgrade, the database already has: $present"; fi
+  if [[ $1 == applied && -n "$missing" ]]; then lx_die "the database lacks the migrations: $missing"; fi
+  lx_ok "the migrations since the previous release are $1: $(printf '%s' "$expected" | paste -sd, | sed 's/,/, /g')"
+}
+
+# The previous release, as an operator runs it: its own chart, values and image.
 install() {
   write_release_values "$RELEASE_VALUES"
   installed=1
-  mapfile -t args < <(helm_args)
-  helm install "${args[@]}" --create-namespace --set "global.image.tag=$IMAGE_TAG" --wait --timeout 10m >&2
+  mapfile -t args < <(helm_args previous)
+  helm install "${args[@]}" --create-namespace --wait --timeout 10m >&2
   kubectl get pods -n "$NAMESPACE" -o wide >&2
   [[ $(kubectl get podmonitors,prometheusrules -n "$NAMESPACE" -o name | wc -l) == 2 ]] ||
     lx_die "the release has no PodMonitor and PrometheusRule (deploy/cluster/values.yaml turns both on)"
@@ -232,6 +291,10 @@ system_env() {
 }
 
 system_suite() {
+  # One replica of everything (the suite reads each service's /metrics through its Service).
+  mapfile -t args < <(helm_args current)
+  mapfile -t scale < <(replicas 1)
+  helm upgrade "${args[@]}" "${scale[@]}" --wait --timeout 10m >&2
   system_env
   npx jest -c e2e/jest.config.js --forceExit --json --outputFile="$LX_REPO_ROOT/reports/cluster-e2e.json" >&2
   # helm test again, now that the suite has written locations: its read of a real location must run and pass (after
@@ -241,22 +304,39 @@ system_suite() {
     lx_die "the second helm test did not read a real location (see its log above)"
 }
 
-# Two replicas of every service (the system suite reads each service's /metrics through its Service, which needs one
-# replica), then the upgrade to the new tag under write load.
-upgrade_under_load() {
-  mapfile -t args < <(helm_args)
-  local key replicas=()
-  for key in auth locationCommand locationQuery statisticsProjection exportWorker webhookDispatcher; do
-    replicas+=(--set "$key.replicaCount=2")
-  done
-  helm upgrade "${args[@]}" --reuse-values "${replicas[@]}" --wait --timeout 10m >&2
+# change_under_load PHASE IMAGE COMMAND...: e2e/src/cluster/ while COMMAND changes the release's version, after
+# which every pod must run IMAGE.
+change_under_load() {
+  local phase=$1 image=$2
+  shift 2
   system_env
   KUBECTL="$(command -v kubectl)"
-  export KUBECTL LX_NAMESPACE="$NAMESPACE" LX_RELEASE="$RELEASE"
-  export LX_UPGRADE_COMMAND
-  LX_UPGRADE_COMMAND="$(printf '%q ' "$(command -v helm)" upgrade "${args[@]}" --reuse-values \
-    --set "global.image.tag=$UPGRADE_TAG" --wait --timeout 10m)"
-  npx jest -c e2e/jest.cluster.config.js --forceExit --json --outputFile="$LX_REPO_ROOT/reports/cluster-upgrade.json" >&2
+  export KUBECTL LX_NAMESPACE="$NAMESPACE" LX_RELEASE="$RELEASE" LX_UPGRADE_PHASE="$phase" LX_EXPECTED_IMAGE="$image"
+  export LX_INGRESS_ACCESS_LOG="$LX_LOG_DIR/nginx-access.log" LX_UPGRADE_COMMAND
+  LX_UPGRADE_COMMAND="$(printf '%q ' "$@")"
+  npx jest -c e2e/jest.cluster.config.js --forceExit --json --outputFile="$LX_REPO_ROOT/reports/cluster-$phase.json" >&2
+}
+
+# Two replicas of every service on the previous release, then the upgrade to this checkout's chart, values and image
+# under load; the migrations between the two are applied by it.
+upgrade_under_load() {
+  mapfile -t args < <(helm_args previous)
+  mapfile -t scale < <(replicas 2)
+  helm upgrade "${args[@]}" "${scale[@]}" --wait --timeout 10m >&2
+  check_migrations absent
+  mapfile -t args < <(helm_args current)
+  change_under_load upgrade "$IMAGE_REPOSITORY:$IMAGE_TAG" "$(command -v helm)" upgrade "${args[@]}" "${scale[@]}" \
+    --wait --timeout 10m
+  check_migrations applied
+}
+
+# helm rollback to the first revision (the previous release as installed) under load; no migration Job runs, the
+# schema stays as this checkout left it, and the previous release works on it, its own helm test included.
+rollback_under_load() {
+  change_under_load rollback "$IMAGE_REPOSITORY:$PREVIOUS_TAG" "$(command -v helm)" rollback "$RELEASE" 1 \
+    -n "$NAMESPACE" --wait --timeout 10m
+  check_migrations applied
+  helm test "$RELEASE" -n "$NAMESPACE" --logs --timeout 5m >&2
 }
 
 main() {
@@ -284,11 +364,12 @@ main() {
     timed network-policies netpol_probe "$NAMESPACE" "$RELEASE" "$IMAGE_REPOSITORY:$IMAGE_TAG"
   fi
   timed ingress ingress
-  timed system-suite system_suite
   timed upgrade-under-load upgrade_under_load
+  timed system-suite system_suite
+  timed rollback-under-load rollback_under_load
   local step steps=()
-  for step in toolchain image cluster validate infrastructure install network-policies ingress system-suite \
-    upgrade-under-load; do
+  for step in toolchain image cluster validate infrastructure install network-policies ingress upgrade-under-load \
+    system-suite rollback-under-load; do
     [[ -n "${TIMES[$step]:-}" ]] && steps+=("$step ${TIMES[$step]}s")
   done
   lx_ok "cluster tests passed in $(lx_elapsed "$t0") ($(IFS=,; printf '%s' "${steps[*]}" | sed 's/,/, /g'))"

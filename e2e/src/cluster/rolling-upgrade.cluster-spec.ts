@@ -1,4 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
+import { open } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { requireEnv, waitFor } from '@lx/testing';
 import { type Location, parseRetryAfter } from '@lx/contracts';
@@ -8,11 +9,18 @@ import { SERVICES } from '../support/services';
 
 const run = promisify(execFile);
 
-/** What deploy/cluster/test.sh names: kubectl, the release's namespace and label, and the upgrade to run. */
+/**
+ * What deploy/cluster/test.sh names: kubectl, the release's namespace and label, the change to make under load (a
+ * `helm upgrade` to this checkout's version, or a `helm rollback` to the previous release), what it is called, the
+ * image every pod must run once it is done, and the ingress's access log.
+ */
 const KUBECTL = requireEnv('KUBECTL');
 const NAMESPACE = requireEnv('LX_NAMESPACE');
 const RELEASE = requireEnv('LX_RELEASE');
 const UPGRADE_COMMAND = requireEnv('LX_UPGRADE_COMMAND');
+const PHASE = requireEnv('LX_UPGRADE_PHASE');
+const EXPECTED_IMAGE = requireEnv('LX_EXPECTED_IMAGE');
+const INGRESS_ACCESS_LOG = requireEnv('LX_INGRESS_ACCESS_LOG');
 
 interface Availability {
   /**
@@ -107,6 +115,22 @@ async function podsOfRelease(): Promise<string[]> {
   return stdout.split(/\s+/).filter(Boolean);
 }
 
+/** The images the release's pods run, with the pods that run each. */
+async function imagesOfRelease(): Promise<Record<string, string[]>> {
+  const stdout = await releasePods(
+    `in (${COMPONENTS.join(',')})`,
+    '{range .items[*]}{.metadata.name}{range .spec.containers[*]} {.image}{end}{"\\n"}{end}',
+  );
+  const images: Record<string, string[]> = {};
+  for (const [pod, ...containers] of stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split(' '))) {
+    for (const image of containers) (images[image] ??= []).push(pod!);
+  }
+  return images;
+}
+
 /**
  * Follows the logs of every pod of the release, those the upgrade starts included, until stopped: a pod that served a
  * failed request may be gone by the time the test looks, and with it the log line that says why (the errorId of a
@@ -152,6 +176,30 @@ function followLogs(): { stop(): Promise<void>; linesWith(text: string): string[
       for (const child of followed.values()) child.kill();
     },
     linesWith: (text) => lines.filter((line) => line.includes(text)),
+  };
+}
+
+/**
+ * The ingress's access log from now on: `stop` returns the requests nginx logged since, and those it answered with a
+ * 5xx status. nginx logs a request once it has answered it, so every request the test has seen answered is in the
+ * log by then.
+ */
+async function watchIngressLog(): Promise<{ stop(): Promise<{ requests: number; errors: string[] }> }> {
+  const file = await open(INGRESS_ACCESS_LOG, 'r');
+  const start = (await file.stat()).size;
+  return {
+    stop: async () => {
+      const end = (await file.stat()).size;
+      const buffer = Buffer.alloc(end - start);
+      await file.read(buffer, 0, buffer.length, start);
+      await file.close();
+      // The combined format: … "METHOD /path HTTP/1.1" STATUS BYTES …
+      const logged = buffer
+        .toString('utf8')
+        .split('\n')
+        .filter((line) => /" \d{3} \d+ /.test(line));
+      return { requests: logged.length, errors: logged.filter((line) => /" 5\d\d \d+ /.test(line)) };
+    },
   };
 }
 
@@ -207,9 +255,11 @@ function upgrade(): Promise<number> {
 }
 
 /**
- * A release upgraded while the operator keeps writing and an RSP keeps listening (run by deploy/cluster/test.sh after
- * the system suite): no write fails, every written location reaches the read side and the RSP's webhook, and the
- * Deployments replace their pods one at a time without ever dropping below the replicas they should run.
+ * A release changed version while the operator keeps writing and an RSP keeps reading and listening (run twice by
+ * deploy/cluster/test.sh: the upgrade from the previous release to this checkout, then the rollback to it): no write
+ * fails, no read fails, the ingress answers no 5xx but the refusals the writers repeat, every written location
+ * reaches the read side and the RSP's webhook, the Deployments replace their pods one at a time without ever dropping
+ * below the replicas they should run, and every pod runs the version changed to.
  */
 
 /** What the upgrade's writers create (each with a street number of its own). */
@@ -217,7 +267,7 @@ const LOCATION_BODY = {
   geography: { country: 'AU', region: 'VIC', locality: 'Bendigo', postalCode: '3550' },
   address: { streetNumber: '0', streetName: 'Pall Mall', streetType: 'STREET' },
 };
-describe('helm upgrade under write load', () => {
+describe(`${PHASE} under write load`, () => {
   let registry: ClientRegistry;
   let operator: ApiClient;
   let rsp: ApiClient;
@@ -225,7 +275,7 @@ describe('helm upgrade under write load', () => {
   let logs: ReturnType<typeof followLogs> | undefined;
 
   beforeAll(async () => {
-    registry = new ClientRegistry('cluster upgrade');
+    registry = new ClientRegistry(`cluster ${PHASE}`);
     receiver = await startReceiver();
     operator = await registry.operator();
     ({ client: rsp } = await registry.rspWithWebhook(receiver.url));
@@ -292,6 +342,7 @@ describe('helm upgrade under write load', () => {
       }
     };
     const watch = watchDeployments();
+    const ingress = await watchIngressLog();
     logs = followLogs();
     const writers = [writer(1), writer(2), reader()];
     await new Promise((resolve) => setTimeout(resolve, 3_000));
@@ -301,6 +352,7 @@ describe('helm upgrade under write load', () => {
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     writing = false;
     await Promise.all(writers);
+    const { requests: ingressRequests, errors: ingressErrors } = await ingress.stop();
     const availability = await watch.stop();
     // Old pods finish their preStop pause and graceful shutdown after the rollout is complete.
     await waitFor(
@@ -309,6 +361,7 @@ describe('helm upgrade under write load', () => {
       120_000,
     );
     const podsAfter = await podsOfRelease();
+    const images = await imagesOfRelease();
     // What the pods logged about each failure, before the assertions report it (the logs are followed until the end:
     // the webhooks are checked below).
     for (const errorId of errorIdsOf([...failures, ...refusals, ...readFailures])) {
@@ -316,8 +369,9 @@ describe('helm upgrade under write load', () => {
     }
     // What the run saw, for the record (docs/kubernetes.md quotes it).
     process.stderr.write(
-      `${JSON.stringify({ upgradeSeconds, written: written.length, failed: failures.length, refused: refusals.length, reads, readFailures: readFailures.length, availability })}\n`,
+      `${JSON.stringify({ phase: PHASE, upgradeSeconds, written: written.length, failed: failures.length, refused: refusals.length, reads, readFailures: readFailures.length, ingressRequests, ingress5xx: ingressErrors.length, availability })}\n`,
     );
+    if (ingressErrors.length > 0) process.stderr.write(`the ingress's 5xx:\n${ingressErrors.join('\n')}\n`);
 
     expect(exitCode).toBe(0);
     expect(failures).toEqual([]);
@@ -326,6 +380,12 @@ describe('helm upgrade under write load', () => {
     expect(reads).toBeGreaterThan(100);
     // The documented bound (docs/kubernetes.md): at most 1 % of the writes refused 503 with Retry-After on the way.
     expect(refusals.length).toBeLessThanOrEqual(Math.ceil(written.length / 100));
+    // The ingress answered no 5xx beyond those refusals (a 502 or 504 of a pod going away would be one), and its log
+    // is the one the writes and reads went through: it holds at least each of them.
+    expect(ingressErrors.length).toBeLessThanOrEqual(refusals.length);
+    expect(ingressRequests).toBeGreaterThanOrEqual(written.length - seen.length + reads);
+    // Every pod runs the version changed to.
+    expect(Object.keys(images)).toEqual([EXPECTED_IMAGE]);
     // Every pod was replaced, never more than one extra at a time, never fewer available than wanted.
     expect(Object.keys(availability)).toHaveLength(COMPONENTS.length);
     expect(podsAfter).toHaveLength(Object.values(availability).reduce((sum, { desired }) => sum + desired, 0));
