@@ -131,9 +131,9 @@ module.exports = tseslint.config(
     ignores: ['**/node_modules', '**/dist', '**/.nx', '**/.infra', '**/.lx-data', '**/reports', '**/.stryker-tmp'],
   },
   {
-    // The call sequence of the TypeScript client generated from the served document (deploy/openapi/clients.sh): it
+    // The call sequence of the TypeScript client generated from the served document (.ci/openapi/clients.sh): it
     // imports the generated types, which exist only in that script's work folder, where tsc checks it (strict).
-    ignores: ['deploy/openapi/clients/**'],
+    ignores: ['.ci/openapi/clients/**'],
   },
   ...tseslint.configs.recommendedTypeChecked,
   {

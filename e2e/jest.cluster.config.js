@@ -1,4 +1,4 @@
-// The cluster-only system test: a helm upgrade under write load (deploy/cluster/test.sh runs it after the system
+// The cluster-only system test: a helm upgrade under write load (.ci/cluster/test.sh runs it after the system
 // suite of jest.config.js, against the same release).
 const base = require('./jest.config.js');
 

@@ -244,17 +244,7 @@ cmd_status() {
   return "$all"
 }
 
-usage() {
-  echo "usage: $0 up|down|status" >&2
-  exit 2
-}
-
 RESULTS_DIR=$(mktemp -d)
 trap 'rm -rf "$RESULTS_DIR"' EXIT
 
-case "${1:-}" in
-  up) cmd_up ;;
-  down) cmd_down ;;
-  status) cmd_status ;;
-  *) usage ;;
-esac
+lx_dispatch "up down status" "$@"

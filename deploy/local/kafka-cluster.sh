@@ -207,12 +207,4 @@ cmd_status() {
   ((up == 3))
 }
 
-case "${1:-}" in
-  start) cmd_start ;;
-  stop) cmd_stop ;;
-  status) cmd_status ;;
-  *)
-    echo "usage: $0 start|stop|status" >&2
-    exit 2
-    ;;
-esac
+lx_dispatch "start stop status" "$@"

@@ -330,18 +330,5 @@ cmd_status() {
   return 1
 }
 
-usage() {
-  echo "usage: $0 install|start|stop|status" >&2
-  exit 2
-}
-
 # Sourced by kafka-cluster.sh for its functions: no command then.
-if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
-  case "${1:-}" in
-    install) cmd_install ;;
-    start) cmd_start ;;
-    stop) cmd_stop ;;
-    status) cmd_status ;;
-    *) usage ;;
-  esac
-fi
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then lx_dispatch "install start stop status" "$@"; fi

@@ -252,3 +252,15 @@ lx_render() {
 
 # lx_elapsed START_SECONDS: "12s" since START (bash SECONDS).
 lx_elapsed() { printf '%ss' "$((SECONDS - $1))"; }
+
+# lx_dispatch "COMMAND..." ARG...: the tail of every script here. Runs cmd_<COMMAND> (dashes as underscores) for the
+# first ARG when it is one of the COMMANDs; anything else prints the usage and exits 2.
+lx_dispatch() {
+  local commands=$1 command=${2:-}
+  if [[ -n "$command" && " $commands " == *" $command "* ]]; then
+    "cmd_${command//-/_}"
+    return
+  fi
+  echo "usage: $0 ${commands// /|}" >&2
+  exit 2
+}

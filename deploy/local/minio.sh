@@ -267,15 +267,4 @@ cmd_status() {
   return 1
 }
 
-usage() {
-  echo "usage: $0 install|start|stop|status" >&2
-  exit 2
-}
-
-case "${1:-}" in
-  install) cmd_install ;;
-  start) cmd_start ;;
-  stop) cmd_stop ;;
-  status) cmd_status ;;
-  *) usage ;;
-esac
+lx_dispatch "install start stop status" "$@"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Local ingress: nginx on 127.0.0.1, routing public paths to the services (see the route table in
+# Local ingress: nginx on 127.0.0.1, routing public paths to the services (the chart's route table,
+# helm/location-exchange/files/routes.json, rendered by deploy/local/nginx/routes.js into
 # deploy/local/nginx/ingress.conf.template). Uses its own prefix, config, pid and temp dirs; the
 # system nginx (/etc/nginx, port 80) is neither used nor touched.
 #
@@ -13,7 +14,7 @@
 #   EXPORT_WORKER_PORT           export-worker                      default 3005
 #   WEBHOOK_DISPATCHER_PORT      webhook-dispatcher                 default 3006
 #   AUTH_HOST … WEBHOOK_DISPATCHER_HOST   upstream address of each     default 127.0.0.1
-#                                (deploy/cluster/test.sh: the chart's Service addresses, port 80)
+#                                (.ci/cluster/test.sh: the chart's Service addresses, port 80)
 #   LX_UPSTREAM_KEEPALIVE        idle kept connections per upstream  default 8; 0: a connection per request
 #
 # start and reload re-render the config from the template; a running nginx is reloaded only when the
@@ -94,8 +95,10 @@ render_config() {
   [[ "$keepalive" =~ ^[0-9]+$ ]] || lx_die "LX_UPSTREAM_KEEPALIVE='$keepalive' is not a number"
   # shellcheck disable=SC2034 # read by lx_render through indirection
   if ((keepalive > 0)); then UPSTREAM_KEEPALIVE=" keepalive $keepalive;"; else UPSTREAM_KEEPALIVE=""; fi
+  # shellcheck disable=SC2034 # read by lx_render through indirection
+  ROUTE_LOCATIONS=$(node "$LX_LOCAL_DIR/nginx/routes.js") || lx_die "the routes could not be rendered from routes.json"
   lx_render "$TEMPLATE" "$NGINX_CONF.new" NGINX_USER NGINX_LOG_DIR INGRESS_PORT "${UPSTREAM_VARS[@]}" UPSTREAM_KEEPALIVE \
-    EDGE_ERRORS_CONF_DIR
+    EDGE_ERRORS_CONF_DIR ROUTE_LOCATIONS
   local out
   if ! out=$(nginx_cmd -c "$NGINX_CONF.new" -t 2>&1); then
     printf '%s\n' "$out" | sed 's/^/[nginx] | /' >&2
@@ -182,16 +185,4 @@ cmd_status() {
   return 1
 }
 
-usage() {
-  echo "usage: $0 install|start|stop|status|reload" >&2
-  exit 2
-}
-
-case "${1:-}" in
-  install) cmd_install ;;
-  start) cmd_start ;;
-  stop) cmd_stop ;;
-  status) cmd_status ;;
-  reload) cmd_reload ;;
-  *) usage ;;
-esac
+lx_dispatch "install start stop status reload" "$@"

@@ -175,7 +175,7 @@ stop_services() {
   done
 }
 
-up() {
+cmd_up() {
   local start=$SECONDS name args=()
   lx_ensure_dirs
   mkdir -p "$PID_DIR"
@@ -200,17 +200,17 @@ up() {
   lx_ok "stack up in $(lx_elapsed "$start"): BASE_URL=$(lx_env_get BASE_URL) (endpoints in $LX_ENV_FILE)"
 }
 
-stop_stack_only() {
+cmd_stop_services() {
   stop_services
   bash "$LX_LOCAL_DIR/nginx.sh" stop || true
 }
 
-down() {
-  stop_stack_only
+cmd_down() {
+  cmd_stop_services
   bash "$LX_LOCAL_DIR/infra.sh" down
 }
 
-status() {
+cmd_status() {
   local name pid rc=0
   for name in "${LX_SERVICES[@]}"; do
     if pid=$(service_pid "$name") && ready "$name"; then
@@ -226,18 +226,11 @@ status() {
   return $rc
 }
 
-run() {
-  trap 'lx_info "stopping"; down; exit 0' INT TERM
-  up
+cmd_run() {
+  trap 'lx_info "stopping"; cmd_down; exit 0' INT TERM
+  cmd_up
   lx_info "running; press Ctrl-C to stop everything"
   while true; do sleep 3600 & wait $!; done
 }
 
-case "${1:-}" in
-  up) up ;;
-  down) down ;;
-  stop-services) stop_stack_only ;;
-  status) status ;;
-  run) run ;;
-  *) echo "usage: $0 up|down|stop-services|status|run" >&2; exit 2 ;;
-esac
+lx_dispatch "up down stop-services status run" "$@"

@@ -51,7 +51,7 @@ function metricsOf(query: string): string[] {
 
 /**
  * What the chart's alerts and dashboard query (helm/location-exchange/files/) is what the services expose: an alert
- * on a metric renamed or never registered would never fire, a panel would stay empty. deploy/helm/check.sh checks
+ * on a metric renamed or never registered would never fire, a panel would stay empty. .ci/helm/check.sh checks
  * that each query selects the release's series only.
  */
 describe('monitoring: the alerts and the dashboard read metrics the services expose', () => {

@@ -10,7 +10,7 @@ import { SERVICES } from '../support/services';
 const run = promisify(execFile);
 
 /**
- * What deploy/cluster/test.sh names: kubectl, the release's namespace and label, the change to make under load (a
+ * What .ci/cluster/test.sh names: kubectl, the release's namespace and label, the change to make under load (a
  * `helm upgrade` to this checkout's version, or a `helm rollback` to the previous release), what it is called, the
  * image every pod must run once it is done, and the ingress's access log.
  */
@@ -256,7 +256,7 @@ function upgrade(): Promise<number> {
 
 /**
  * A release changed version while the operator keeps writing and an RSP keeps reading and listening (run twice by
- * deploy/cluster/test.sh: the upgrade from the previous release to this checkout, then the rollback to it): no write
+ * .ci/cluster/test.sh: the upgrade from the previous release to this checkout, then the rollback to it): no write
  * fails, no read fails, the ingress answers no 5xx but the refusals the writers repeat, every written location
  * reaches the read side and the RSP's webhook, the Deployments replace their pods one at a time without ever dropping
  * below the replicas they should run, and every pod runs the version changed to.

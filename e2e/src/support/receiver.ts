@@ -10,7 +10,7 @@ export interface Receipt {
 
 /**
  * Where the RSP's receiver listens: loopback for the local stack; the offline cluster's node address when the
- * dispatcher runs in a pod (deploy/cluster/test.sh sets E2E_RECEIVER_HOST=10.244.0.1).
+ * dispatcher runs in a pod (.ci/cluster/test.sh sets E2E_RECEIVER_HOST=10.244.0.1).
  */
 const RECEIVER_HOST = envOr('E2E_RECEIVER_HOST', '127.0.0.1');
 

@@ -1,5 +1,6 @@
 export * from './validation';
 export * from './primitives';
+export * from './is-record';
 export * from './conditional-headers';
 export * from './security-headers';
 export * from './retry-after';

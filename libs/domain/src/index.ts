@@ -3,7 +3,6 @@ export * from './errors/domain-error';
 export * from './location/location-validity';
 export * from './location/serviceability-lifecycle';
 export * from './location/modified-fields';
-export * from './location/location-type';
 export * from './merge-patch';
 export * from './location/group-references';
 export * from './location/location.aggregate';

@@ -14,6 +14,7 @@ export * from './database/database';
 export * from './database/snake-naming.strategy';
 export * from './ports/clock';
 export * from './ports/id-generator';
+export * from './ports/random-source';
 export * from './ports/wake-up';
 export * from './crypto/secret-box';
 export * from './database/pg-pool';

@@ -7,6 +7,7 @@ export * from './wait-for';
 export * from './projections/projection-events';
 export * from './projections/projection-position';
 export * from './projections/recount';
+export * from './projections/projection-service';
 export * from './event-log';
 export * from './kafka-topics';
 export * from './replies';

@@ -1,4 +1,5 @@
 import { parse } from 'csv-parse/sync';
+import { isRecord } from '../is-record';
 import { IMPORT_MEDIA_TYPES } from '../resources/imports';
 import { locationInputSchema, locationSchema } from '../resources/location';
 import { csvHeaderIssues, csvRowToLocationInput, LOCATION_CSV_COLUMNS } from '../resources/location-csv';
@@ -50,7 +51,7 @@ describe('the OpenAPI document', () => {
       expect(schemas['JsonExportFile']).toMatchObject({
         properties: { locations: { items: { $ref: '#/components/schemas/ExportedLocation' } } },
       });
-      const copies = nodesOf(doc).filter((node) => isObject(node['properties']) && 'geography' in node['properties']);
+      const copies = nodesOf(doc).filter((node) => isRecord(node['properties']) && 'geography' in node['properties']);
       // The Location's own fields are spelled out only in the named schemas of its shapes (as read, written, patched,
       // exported with its version).
       const named = ['Location', 'LocationInput', 'LocationPatch', 'ExportedLocation'].filter(
@@ -92,7 +93,7 @@ describe('the OpenAPI document', () => {
       // A union of unnamed objects is one a generator cannot name its types for: name its options (variantOf).
       const unnamed = nodesOf(doc).filter((node) =>
         [node['oneOf'], node['anyOf']].some(
-          (options) => Array.isArray(options) && options.some((option) => isObject(option) && !('$ref' in option)),
+          (options) => Array.isArray(options) && options.some((option) => isRecord(option) && !('$ref' in option)),
         ),
       );
       expect(unnamed.filter((node) => JSON.stringify(node).includes('"enum":["'))).toEqual([]);
@@ -146,8 +147,8 @@ describe('the OpenAPI document', () => {
       const descriptionsOf = (property: string) =>
         nodesOf(doc).flatMap((node) => {
           const properties = node['properties'];
-          const described = isObject(properties) ? properties[property] : undefined;
-          return isObject(described) && typeof described['description'] === 'string' ? [described['description']] : [];
+          const described = isRecord(properties) ? properties[property] : undefined;
+          return isRecord(described) && typeof described['description'] === 'string' ? [described['description']] : [];
         });
       expect(descriptionsOf('deletedAt')).toContain(
         'Only on a tombstone: when the group was deleted (UTC). Lists by modifiedSince and exports hold them.',
@@ -256,13 +257,10 @@ describe('the OpenAPI document', () => {
 
 const ref = (name: string) => `#/components/schemas/${name}`;
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** Every object in a document (schemas among them), examples left out. */
 function nodesOf(node: unknown): Record<string, unknown>[] {
   if (Array.isArray(node)) return node.flatMap(nodesOf);
-  if (!isObject(node)) return [];
+  if (!isRecord(node)) return [];
   const children = Object.entries(node)
     .filter(([key]) => key !== 'example' && key !== 'examples')
     .flatMap(([, value]) => nodesOf(value));

@@ -3,6 +3,7 @@ import { errorBody } from '../errors/error-body';
 import { ERROR_CODES, type ErrorCode } from '../errors/error-codes';
 import { ALL_SCOPES, type Scope } from '../auth/scopes';
 import { z } from './extend-zod';
+import type { HeaderName } from './headers';
 import {
   API_OPERATIONS,
   type ApiOperation,
@@ -15,6 +16,9 @@ import {
   WEBHOOKS,
 } from './operations';
 import { withSchemaReferences } from './references';
+
+export type { HeaderName } from './headers';
+export type { ApiTag } from './tags';
 
 /** The OpenAPI document's type, as the generator returns it. */
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
@@ -51,18 +55,6 @@ const STATUS_HEADERS: Partial<Record<number, string[]>> = {
   429: ['Retry-After'],
   503: ['Retry-After'],
 };
-
-/** A response header the document defines once. */
-export type HeaderName =
-  | 'X-Request-Id'
-  | 'ETag'
-  | 'Location'
-  | 'Retry-After'
-  | 'WWW-Authenticate'
-  | 'Idempotent-Replayed'
-  | 'Cache-Control'
-  | 'RateLimit-Policy'
-  | 'RateLimit';
 
 /** The fields of a rate-limited operation's replies (draft-ietf-httpapi-ratelimit-headers). */
 const RATE_LIMIT_HEADERS: readonly HeaderName[] = ['RateLimit-Policy', 'RateLimit'];
@@ -353,15 +345,3 @@ const TAGS = [
       'does not call them.',
   },
 ];
-
-/** Every tag an operation may carry. */
-export type ApiTag =
-  | 'Authentication'
-  | 'Locations'
-  | 'Groups'
-  | 'Statistics'
-  | 'Exports'
-  | 'Webhooks'
-  | 'Operator'
-  | 'Administration'
-  | 'Documentation';

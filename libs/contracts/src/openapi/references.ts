@@ -6,7 +6,7 @@
  *
  * A copy is found by shape, not by zod identity: a subschema is replaced only when it is exactly the named schema
  * (annotations aside), so a reference never changes what the document accepts. A schema becomes a component by being
- * named in SCHEMAS (operations.ts); nothing else needs to know.
+ * named in SCHEMAS (operations/schemas.ts); nothing else needs to know.
  */
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

@@ -1,5 +1,6 @@
 import {
   ConflictError,
+  DependencyUnavailableError,
   DomainError,
   ExportSizeExceededError,
   InvalidGroupReferenceError,
@@ -162,5 +163,17 @@ describe('ExportSizeExceededError', () => {
     expect(new ExportSizeExceededError(2500, 2000).message).toBe(
       'the export would hold 2500 locations, more than the limit of 2000; narrow it with modifiedSince or filters.locationGroupId',
     );
+  });
+});
+
+describe('DependencyUnavailableError', () => {
+  it('given a message, when created, then SERVICE_UNAVAILABLE with that message and no details or headers', () => {
+    const error = new DependencyUnavailableError('Access tokens cannot be verified right now');
+    expect(error).toBeInstanceOf(DomainError);
+    expect(error.name).toBe('DependencyUnavailableError');
+    expect(error.code).toBe('SERVICE_UNAVAILABLE');
+    expect(error.message).toBe('Access tokens cannot be verified right now');
+    expect('details' in error).toBe(false);
+    expect(error.headers).toEqual({});
   });
 });

@@ -147,3 +147,15 @@ export class ExportSizeExceededError extends DomainError {
     );
   }
 }
+
+/**
+ * Something the request depends on cannot answer right now (a peer service, the key set that verifies tokens): 503
+ * SERVICE_UNAVAILABLE. Nothing is known to be wrong with the request, so the caller retries later.
+ */
+export class DependencyUnavailableError extends DomainError {
+  readonly code = 'SERVICE_UNAVAILABLE';
+
+  constructor(message: string, details?: Record<string, unknown>) {
+    super(message, details);
+  }
+}

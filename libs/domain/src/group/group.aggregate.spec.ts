@@ -1,12 +1,5 @@
 import { ValidationFailedError } from '../errors/domain-error';
-import {
-  decideGroup,
-  evolveGroup,
-  groupEventTypes,
-  type GroupCommand,
-  type GroupEvent,
-  type GroupState,
-} from './group.aggregate';
+import { decideGroup, evolveGroup, type GroupCommand, type GroupEvent, type GroupState } from './group.aggregate';
 
 const groupId = '5a2d9c7e-1f3b-4c6a-8e9d-0b1c2d3e4f50';
 const phase1 = { id: groupId, name: 'Phase 1', type: 'OTHER' } as const;
@@ -198,20 +191,6 @@ describe('group aggregate: rejections in detail', () => {
     const stored: GroupEvent = { type: 'LOCATION_GROUP_CREATED', data: { ...phase1, type: 'MDU_COMPLEX' } };
     expect(given(stored).when(replace({ name: 'Phase 1', type: 'OTHER' }))).toEqual({
       events: [{ type: 'LOCATION_GROUP_UPDATED', data: phase1 }],
-    });
-  });
-});
-
-describe('groupEventTypes', () => {
-  it.each([
-    ['locationGroup', 'LOCATION_GROUP'],
-    ['addressGroup', 'ADDRESS_GROUP'],
-  ] as const)('given %s, when asked, then its three event types and noun', (kind, prefix) => {
-    expect(groupEventTypes(kind)).toMatchObject({
-      created: `${prefix}_CREATED`,
-      updated: `${prefix}_UPDATED`,
-      deleted: `${prefix}_DELETED`,
-      noun: kind === 'locationGroup' ? 'location group' : 'address group',
     });
   });
 });

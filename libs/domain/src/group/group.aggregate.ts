@@ -1,6 +1,7 @@
 import {
   addressGroupInputSchema,
   type AddressGroup,
+  isRecord,
   locationGroupInputSchema,
   type LocationGroup,
   validate,
@@ -8,7 +9,7 @@ import {
 } from '@lx/contracts';
 import { ConflictError, type DomainError, ResourceNotFoundError, ValidationFailedError } from '../errors/domain-error';
 import { applyMergePatch } from '../merge-patch';
-import type { Result } from '../result';
+import { fail, type Result } from '../result';
 
 /** Location groups (business groupings, type OTHER) and address groups (MDUs, type MDU_COMPLEX) follow the same rules. */
 export type GroupKind = 'locationGroup' | 'addressGroup';
@@ -80,11 +81,6 @@ export interface DeleteGroup extends GroupWrite {
 }
 
 export type GroupCommand = CreateGroup | ReplaceGroup | PatchGroup | DeleteGroup;
-
-/** The event types of one kind, e.g. for routing. */
-export function groupEventTypes(kind: GroupKind): Kinds[GroupKind] {
-  return KINDS[kind];
-}
 
 /**
  * Decides what a group write records: nothing when it changes nothing. Rejections: ValidationFailedError,
@@ -160,12 +156,4 @@ function bodyOf(body: unknown, groupId: string | undefined): Result<unknown, Val
   if (issue !== undefined) return fail(new ValidationFailedError([issue]));
   const { id: _id, ...rest } = body;
   return { ok: true, value: rest };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function fail<E extends DomainError>(error: E): { ok: false; error: E } {
-  return { ok: false, error };
 }

@@ -1,4 +1,4 @@
-import { isUuid, type LocationInput, type ValidationIssue } from '@lx/contracts';
+import { isRecord, isUuid, type LocationInput, type ValidationIssue } from '@lx/contracts';
 
 /** The groups that exist among those a write references, by lower-case id; a write loads them before deciding. */
 export interface ExistingGroups {
@@ -56,8 +56,4 @@ export function groupReferenceIssues(input: LocationInput, existing: ExistingGro
 
 function addIfUuid(ids: Set<string>, value: unknown): void {
   if (isUuid(value)) ids.add(value.toLowerCase());
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

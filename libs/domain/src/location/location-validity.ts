@@ -1,4 +1,5 @@
 import {
+  isRecord,
   isWellFormedLocationInput,
   locationInputSchema,
   validate,
@@ -65,8 +66,4 @@ function issueCode(issue: ValidationIssue): ValidationErrorCode {
 
 function isWithin(field: string, object: string): boolean {
   return field === object || field.startsWith(`${object}.`);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,10 @@
-import type { Location, LocationInput, LocationModifiedFields, ValidationIssue } from '@lx/contracts';
+import {
+  isRecord,
+  type Location,
+  type LocationInput,
+  type LocationModifiedFields,
+  type ValidationIssue,
+} from '@lx/contracts';
 import {
   ConflictError,
   type DomainError,
@@ -8,7 +14,7 @@ import {
   ValidationFailedError,
 } from '../errors/domain-error';
 import { applyMergePatch } from '../merge-patch';
-import type { Result } from '../result';
+import { fail, ok, type Result } from '../result';
 import { type ExistingGroups, groupReferenceIssues } from './group-references';
 import { validateLocationInput } from './location-validity';
 import { hasChanges, modifiedFields } from './modified-fields';
@@ -176,16 +182,4 @@ function withCanonicalIds(input: LocationInput): LocationInput {
     canonical.address = { ...canonical.address, addressGroupId: canonical.address.addressGroupId.toLowerCase() };
   }
   return canonical;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function ok<T>(value: T): { ok: true; value: T } {
-  return { ok: true, value };
-}
-
-function fail<E extends DomainError>(error: E): { ok: false; error: E } {
-  return { ok: false, error };
 }

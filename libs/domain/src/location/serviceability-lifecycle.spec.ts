@@ -1,12 +1,7 @@
 import { SERVICEABILITY_STATUSES, type ServiceabilityStatus } from '@lx/contracts';
 import { InvalidStatusTransitionError } from '../errors/domain-error';
-import { aLocationInput, thrownBy } from '../testing';
-import {
-  assertStatusTransition,
-  canTransition,
-  isTerminalStatus,
-  serviceabilityStatusOf,
-} from './serviceability-lifecycle';
+import { aLocationInput } from '../testing';
+import { canTransition, isTerminalStatus, serviceabilityStatusOf } from './serviceability-lifecycle';
 
 const NON_TERMINAL: ServiceabilityStatus[] = ['PLANNED', 'CONSTRUCTION', 'ACTIVE', 'INACTIVE'];
 const TERMINAL: ServiceabilityStatus[] = ['CANCELLED', 'RETIRED'];
@@ -21,59 +16,55 @@ describe('isTerminalStatus', () => {
   );
 });
 
-describe('assertStatusTransition', () => {
+describe('canTransition', () => {
   it.each(pairs(NON_TERMINAL, SERVICEABILITY_STATUSES))(
     'given a location in %s, when its status is set to %s, then the change is allowed',
-    (from, to) => {
-      expect(canTransition(from, to)).toBe(true);
-      expect(() => assertStatusTransition(from, to)).not.toThrow();
-    },
+    (from, to) => expect(canTransition(from, to)).toBe(true),
   );
 
   it.each(NON_TERMINAL)(
     'given a location in %s, when its serviceability is removed, then the change is allowed',
-    (from) => {
-      expect(() => assertStatusTransition(from, undefined)).not.toThrow();
-    },
+    (from) => expect(canTransition(from, undefined)).toBe(true),
   );
 
   it.each([...SERVICEABILITY_STATUSES, undefined])(
     'given a location without serviceability, when its status is set to %p, then the change is allowed',
-    (to) => expect(() => assertStatusTransition(undefined, to)).not.toThrow(),
+    (to) => expect(canTransition(undefined, to)).toBe(true),
   );
 
   it.each(SERVICEABILITY_STATUSES)(
     'given a location in %s, when its status is set to the same value, then it is no transition',
-    (status) => {
-      expect(() => assertStatusTransition(status, status)).not.toThrow();
-    },
+    (status) => expect(canTransition(status, status)).toBe(true),
   );
 
   it.each(pairs(TERMINAL, SERVICEABILITY_STATUSES).filter(([from, to]) => from !== to))(
-    'given a location in the terminal %s, when its status is set to %s, then InvalidStatusTransitionError',
-    (from, to) => {
-      expect(canTransition(from, to)).toBe(false);
-      const error = thrownBy(() => assertStatusTransition(from, to));
-      expect(error).toBeInstanceOf(InvalidStatusTransitionError);
-      expect(error).toMatchObject({
-        code: 'INVALID_STATUS_TRANSITION',
-        message: `serviceability status cannot change from ${from} to ${to}`,
-        details: { from, to },
-      });
-    },
+    'given a location in the terminal %s, when its status is set to %s, then the change is refused',
+    (from, to) => expect(canTransition(from, to)).toBe(false),
   );
 
   it.each(TERMINAL)(
-    'given a location in the terminal %s, when its serviceability or fiberAccessDetails is removed, then InvalidStatusTransitionError',
-    (from) => {
-      const error = thrownBy(() => assertStatusTransition(from, undefined));
-      expect(error).toBeInstanceOf(InvalidStatusTransitionError);
-      expect(error).toMatchObject({
+    'given a location in the terminal %s, when its serviceability or fiberAccessDetails is removed, then the change is refused',
+    (from) => expect(canTransition(from, undefined)).toBe(false),
+  );
+});
+
+describe('InvalidStatusTransitionError', () => {
+  it.each(pairs(TERMINAL, SERVICEABILITY_STATUSES).filter(([from, to]) => from !== to))(
+    'given the refused change from %s to %s, when reported, then its code, message and details name both',
+    (from, to) =>
+      expect(new InvalidStatusTransitionError(from, to)).toMatchObject({
         code: 'INVALID_STATUS_TRANSITION',
-        message: `serviceability status ${from} cannot be removed`,
-        details: { from, to: null },
-      });
-    },
+        message: `serviceability status cannot change from ${from} to ${to}`,
+        details: { from, to },
+      }),
+  );
+
+  it.each(TERMINAL)('given the removal of %s, when reported, then its code, message and details', (from) =>
+    expect(new InvalidStatusTransitionError(from, undefined)).toMatchObject({
+      code: 'INVALID_STATUS_TRANSITION',
+      message: `serviceability status ${from} cannot be removed`,
+      details: { from, to: null },
+    }),
   );
 });
 

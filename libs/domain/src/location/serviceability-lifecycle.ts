@@ -1,5 +1,4 @@
 import type { LocationInput, ServiceabilityStatus } from '@lx/contracts';
-import { InvalidStatusTransitionError } from '../errors/domain-error';
 
 /** Statuses a location never leaves: CANCELLED (build cancelled) and RETIRED (permanently removed). */
 export const TERMINAL_STATUSES: ReadonlySet<ServiceabilityStatus> = new Set<ServiceabilityStatus>([
@@ -27,12 +26,4 @@ export function serviceabilityStatusOf(
  */
 export function canTransition(from: ServiceabilityStatus | undefined, to: ServiceabilityStatus | undefined): boolean {
   return from === to || from === undefined || !isTerminalStatus(from);
-}
-
-/** Throws InvalidStatusTransitionError when `canTransition(from, to)` is false. */
-export function assertStatusTransition(
-  from: ServiceabilityStatus | undefined,
-  to: ServiceabilityStatus | undefined,
-): void {
-  if (!canTransition(from, to)) throw new InvalidStatusTransitionError(from, to);
 }

@@ -1,2 +1,1 @@
 export * from './builders';
-export * from './thrown-by';

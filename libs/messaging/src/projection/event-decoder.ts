@@ -3,6 +3,7 @@ import {
   EVENT_CATALOG,
   type EventType,
   isIsoDate,
+  isRecord,
   isUuid,
   isWellFormedLocationInput,
   KAFKA_HEADERS,
@@ -76,8 +77,6 @@ function invalid(reason: string): DecodedMessage {
 const UTC_DATE_TIME = /^\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?Z$/;
 const ENVELOPE_KEYS = new Set(['id', 'type', 'timestamp', 'source', 'data', 'modifiedFields']);
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isUtcDateTime = (value: unknown) =>
   typeof value === 'string' && UTC_DATE_TIME.test(value) && isIsoDate(value.slice(0, 10));
 
@@ -89,12 +88,12 @@ const isUtcDateTime = (value: unknown) =>
  * result is the parsed JSON, not a zod copy, so field order is the producer's (projections order fields themselves).
  */
 export function wellFormedLocationEvent(body: unknown): AnyEvent | undefined {
-  if (!isObject(body)) return undefined;
+  if (!isRecord(body)) return undefined;
   if (Object.keys(body).some((key) => !ENVELOPE_KEYS.has(key))) return undefined;
   const { id, type, timestamp, source, data, modifiedFields } = body;
   if (type !== 'LOCATION_CREATED' && type !== 'LOCATION_UPDATED') return undefined;
   if (!isUuid(id) || !isUtcDateTime(timestamp) || typeof source !== 'string' || source.trim() === '') return undefined;
-  if (!isObject(data)) return undefined;
+  if (!isRecord(data)) return undefined;
   const { id: locationId, createdAt, updatedAt, ...input } = data;
   if (!isUuid(locationId) || !isUtcDateTime(createdAt) || !isUtcDateTime(updatedAt)) return undefined;
   if (!isWellFormedLocationInput(input)) return undefined;

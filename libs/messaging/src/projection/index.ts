@@ -7,3 +7,4 @@ export * from './projection-lag';
 export * from './projection.module';
 export * from './projection-rebuild';
 export * from './projection-cli';
+export * from './projection-config';

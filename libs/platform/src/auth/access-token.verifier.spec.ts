@@ -1,6 +1,6 @@
-import { ServiceUnavailableException } from '@nestjs/common';
 import { createServer } from 'node:http';
 import { errors as joseErrors, generateKeyPair, SignJWT } from 'jose';
+import { DependencyUnavailableError } from '@lx/domain';
 import { JwksAccessTokenVerifier, JwtAccessTokenVerifier } from './access-token.verifier';
 import { AuthenticationError } from './authentication.errors';
 
@@ -78,7 +78,7 @@ describe('JwtAccessTokenVerifier', () => {
       throw new joseErrors.JWKSTimeout();
     };
     await expect(new JwtAccessTokenVerifier(config, down).verify(token)).rejects.toBeInstanceOf(
-      ServiceUnavailableException,
+      DependencyUnavailableError,
     );
   });
 });
@@ -95,7 +95,7 @@ describe('JwksAccessTokenVerifier', () => {
     try {
       const verifier = new JwksAccessTokenVerifier({ ...config, jwksUrl: `http://127.0.0.1:${port}/jwks.json` });
       const { token } = await signed();
-      await expect(verifier.verify(token)).rejects.toBeInstanceOf(ServiceUnavailableException);
+      await expect(verifier.verify(token)).rejects.toBeInstanceOf(DependencyUnavailableError);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
@@ -104,6 +104,6 @@ describe('JwksAccessTokenVerifier', () => {
   it('given an unreachable JWKS endpoint, when a token is verified, then 503', async () => {
     const verifier = new JwksAccessTokenVerifier({ ...config, jwksUrl: 'http://127.0.0.1:1/jwks.json' });
     const { token } = await signed();
-    await expect(verifier.verify(token)).rejects.toBeInstanceOf(ServiceUnavailableException);
+    await expect(verifier.verify(token)).rejects.toBeInstanceOf(DependencyUnavailableError);
   });
 });

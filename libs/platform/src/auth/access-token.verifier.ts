@@ -1,4 +1,3 @@
-import { ServiceUnavailableException } from '@nestjs/common';
 import {
   createRemoteJWKSet,
   errors as joseErrors,
@@ -8,6 +7,7 @@ import {
   type JWTVerifyGetKey,
 } from 'jose';
 import { CLIENT_KINDS, type ClientKind } from '@lx/contracts';
+import { DependencyUnavailableError } from '@lx/domain';
 import type { AuthConfig } from '../config/config';
 import { AuthenticationError, type Principal } from './authentication.errors';
 
@@ -109,10 +109,10 @@ export class JwtAccessTokenVerifier extends AccessTokenVerifier {
         currentDate,
       }));
     } catch (error) {
-      if (error instanceof AuthenticationError || error instanceof ServiceUnavailableException) throw error;
+      if (error instanceof AuthenticationError || error instanceof DependencyUnavailableError) throw error;
       if (isKeySetFailure(error)) {
         // The token is not known to be bad; we just cannot tell now.
-        throw new ServiceUnavailableException('Access tokens cannot be verified right now');
+        throw new DependencyUnavailableError('Access tokens cannot be verified right now');
       }
       throw new AuthenticationError(reasonOf(error as joseErrors.JOSEError), 'invalid_token');
     }

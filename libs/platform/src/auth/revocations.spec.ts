@@ -1,7 +1,7 @@
-import { ServiceUnavailableException } from '@nestjs/common';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { Registry } from 'prom-client';
 import type { RevocationList } from '@lx/contracts';
+import { DependencyUnavailableError } from '@lx/domain';
 import { AccessTokenVerifier } from './access-token.verifier';
 import { AuthenticationError, type Principal } from './authentication.errors';
 import { PolledRevocations, RevocationCheckingVerifier, Revocations, RevocationSet } from './revocations';
@@ -112,7 +112,7 @@ describe('PolledRevocations against an HTTP peer', () => {
   it('cannot verify before a first list has been had (503), and takes one from the next poll that brings it', async () => {
     status = 503;
     const polled = poller(20);
-    await expect(polled.current()).rejects.toBeInstanceOf(ServiceUnavailableException);
+    await expect(polled.current()).rejects.toBeInstanceOf(DependencyUnavailableError);
 
     status = 200;
     list = { clients: [], signingKeys: ['leaked'] };

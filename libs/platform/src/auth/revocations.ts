@@ -1,6 +1,7 @@
-import { Logger, type OnModuleDestroy, type OnModuleInit, ServiceUnavailableException } from '@nestjs/common';
+import { Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { type RevocationList, revocationListSchema } from '@lx/contracts';
+import { DependencyUnavailableError } from '@lx/domain';
 import type { AuthConfig } from '../config/config';
 import { AccessTokenVerifier } from './access-token.verifier';
 import { AuthenticationError, type Principal } from './authentication.errors';
@@ -131,7 +132,7 @@ export class PolledRevocations extends Revocations implements OnModuleInit, OnMo
     this.start();
     return this.refresh().catch((error: unknown) => {
       this.failed(error);
-      throw new ServiceUnavailableException('Access tokens cannot be verified right now');
+      throw new DependencyUnavailableError('Access tokens cannot be verified right now');
     });
   }
 

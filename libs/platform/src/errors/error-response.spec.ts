@@ -16,7 +16,7 @@ import {
   UnsupportedMediaTypeException,
 } from '@nestjs/common';
 import { errorBody } from '@lx/contracts';
-import { RateLimitExceededError, ResourceNotFoundError } from '@lx/domain';
+import { DependencyUnavailableError, RateLimitExceededError, ResourceNotFoundError } from '@lx/domain';
 import { AuthenticationError } from '../auth/authentication.errors';
 import { isDatabaseUnavailable, toErrorResponse } from './error-response';
 
@@ -183,6 +183,13 @@ describe('toErrorResponse', () => {
       body: { error: { code: 'SERVICE_UNAVAILABLE', message: 'Access tokens cannot be verified right now' } },
       headers: {},
     });
+  });
+
+  it('given a dependency that is unavailable (typed), when mapped, then the same 503 as the HTTP exception it replaced', () => {
+    const message = 'Access tokens cannot be verified right now';
+    expect(toErrorResponse(new DependencyUnavailableError(message))).toStrictEqual(
+      toErrorResponse(new ServiceUnavailableException(message)),
+    );
   });
 
   it('given a 503 whose body only has a status of "error" (no per-dependency details), then it is not taken for a report', () => {

@@ -7,6 +7,7 @@ import { RotateClientSecretHandler } from './commands/rotate-client-secret/rotat
 import { UpdateClientHandler } from './commands/update-client/update-client.handler';
 import { ClientEventsPublisher } from './infrastructure/client-events.publisher';
 import { ClientRepository } from './infrastructure/client.repository';
+import { ClientUnitOfWork, TypeOrmClientUnitOfWork } from './infrastructure/client.unit-of-work';
 import { NewClientFactory } from './infrastructure/new-client.factory';
 import { GetClientHandler } from './queries/get-client/get-client.handler';
 import { ListClientsHandler } from './queries/list-clients/list-clients.handler';
@@ -24,7 +25,13 @@ const HANDLERS = [
 
 /** The client registry's use cases, shared by the HTTP admin API and the command-line tool. */
 @Module({
-  providers: [ClientRepository, NewClientFactory, ClientEventsPublisher, ...HANDLERS],
+  providers: [
+    ClientRepository,
+    NewClientFactory,
+    ClientEventsPublisher,
+    { provide: ClientUnitOfWork, useClass: TypeOrmClientUnitOfWork },
+    ...HANDLERS,
+  ],
   exports: [ClientRepository, ...HANDLERS],
 })
 export class ClientsModule {}

@@ -3,7 +3,6 @@ import { CHANGE_FEED } from '@lx/contracts';
 import {
   authConfig,
   authEnv,
-  consumerGroupEnv,
   databaseConfig,
   databaseEnv,
   databaseEnvRules,
@@ -19,11 +18,10 @@ import {
   readPoolEnv,
   readPoolEnvRules,
 } from '@lx/platform';
+import { projectionConfig, projectionEnv } from '@lx/messaging';
 
 const readSideEnv = {
-  PROJECTION_GROUP_ID: consumerGroupEnv('location-query'),
-  PROJECTION_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
-  PROJECTION_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(3),
+  ...projectionEnv('location-query'),
   SNAPSHOT_FETCH_ROWS: z.coerce.number().int().min(1).max(100_000).default(1_000),
   SNAPSHOT_CATCH_UP_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(60_000),
   CHANGE_FEED_RETENTION_DAYS: z.coerce.number().int().min(CHANGE_FEED.minRetentionDays).max(3_650).default(7),
@@ -49,14 +47,7 @@ const schema = z
     kafka: kafkaConfig(env, 'location-query'),
     rateLimits: rateLimitConfig(env),
     readPool: readPoolConfig(env),
-    projection: {
-      /** Consumer group of the read model; its offsets are stored beside the tables it feeds. */
-      groupId: env.PROJECTION_GROUP_ID,
-      /** Most events applied per transaction. */
-      batchSize: env.PROJECTION_BATCH_SIZE,
-      /** Partitions applied at the same time, each in its own transaction. */
-      concurrency: env.PROJECTION_CONCURRENCY,
-    },
+    projection: projectionConfig(env),
     changeFeed: {
       /** Consumer group of the change feed's projection: the read model's, with `-changes` after it. */
       groupId: `${env.PROJECTION_GROUP_ID}-changes`,

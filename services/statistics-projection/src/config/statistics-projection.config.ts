@@ -2,7 +2,6 @@ import { z } from 'zod';
 import {
   authConfig,
   authEnv,
-  consumerGroupEnv,
   databaseConfig,
   databaseEnv,
   databaseEnvRules,
@@ -18,12 +17,7 @@ import {
   readPoolEnv,
   readPoolEnvRules,
 } from '@lx/platform';
-
-const projectionEnv = {
-  PROJECTION_GROUP_ID: consumerGroupEnv('statistics-projection'),
-  PROJECTION_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
-  PROJECTION_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(3),
-};
+import { projectionConfig, projectionEnv } from '@lx/messaging';
 
 const schema = z
   .object({
@@ -33,7 +27,7 @@ const schema = z
     ...kafkaEnv,
     ...rateLimitEnv,
     ...readPoolEnv,
-    ...projectionEnv,
+    ...projectionEnv('statistics-projection'),
   })
   .superRefine(kafkaEnvRules)
   .superRefine(databaseEnvRules)
@@ -45,14 +39,7 @@ const schema = z
     kafka: kafkaConfig(env, 'statistics-projection'),
     rateLimits: rateLimitConfig(env),
     readPool: readPoolConfig(env),
-    projection: {
-      /** Consumer group of the facts; its offsets are stored beside them. */
-      groupId: env.PROJECTION_GROUP_ID,
-      /** Most events applied per transaction. */
-      batchSize: env.PROJECTION_BATCH_SIZE,
-      /** Partitions applied at the same time, each in its own transaction. */
-      concurrency: env.PROJECTION_CONCURRENCY,
-    },
+    projection: projectionConfig(env),
   }));
 
 /** The statistics-projection service's whole configuration, validated once at boot. */

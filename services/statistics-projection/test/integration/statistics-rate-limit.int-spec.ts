@@ -17,7 +17,7 @@ describe('statistics rate limit', () => {
     if (left < 15_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
     const token = await service.issuer.token({ clientId: randomUUID(), kind: 'RSP' });
     const replies = [];
-    for (let i = 0; i < 4; i += 1) replies.push(await service.get('/locations/statistics', token));
+    for (let i = 0; i < 4; i += 1) replies.push(await service.get('/locations/statistics', { token }));
 
     expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200, 429]);
     expect(replies.map((reply) => reply.headers['ratelimit-policy'])).toEqual(replies.map(() => '"rsp";q=3;w=3600'));
@@ -30,7 +30,9 @@ describe('statistics rate limit', () => {
     expect(replies[3]!.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
     expect(Number(replies[3]!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     // Another client has a quota of its own.
-    const other = await service.get('/locations/statistics', await service.issuer.token({ clientId: randomUUID() }));
+    const other = await service.get('/locations/statistics', {
+      token: await service.issuer.token({ clientId: randomUUID() }),
+    });
     expect(other.status).toBe(200);
   });
 });

@@ -301,8 +301,8 @@ describe('statistics projection', () => {
   });
 
   it('answers 401 without a token and 403 FORBIDDEN without locations:read', async () => {
-    expect((await service.get('/locations/statistics', null)).status).toBe(401);
+    expect((await service.get('/locations/statistics', { token: null })).status).toBe(401);
     const writer = await service.issuer.token({ scopes: ['locations:write'] });
-    expect((await service.get('/locations/statistics', writer)).status).toBe(403);
+    expect((await service.get('/locations/statistics', { token: writer })).status).toBe(403);
   });
 });

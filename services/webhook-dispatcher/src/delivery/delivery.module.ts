@@ -2,16 +2,18 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import {
   Clock,
   IdGenerator,
+  MathRandom,
+  RandomSource,
   SystemClock,
   TimeOrderedUuidGenerator,
   WakeUp,
   WebhookSecretTransport,
 } from '@lx/platform';
 import { WEBHOOK_DISPATCHER_CONFIG, type WebhookDispatcherConfig } from '../config/webhook-dispatcher.config';
-import { ChooseEventTypesHandler } from './commands/choose-event-types.handler';
-import { EnableEndpointHandler } from './commands/enable-endpoint.handler';
-import { RedriveDeadDeliveriesHandler } from './commands/redrive-dead-deliveries.handler';
-import { RedriveDeliveryHandler } from './commands/redrive-delivery.handler';
+import { ChooseEventTypesHandler } from './commands/choose-event-types/choose-event-types.handler';
+import { EnableEndpointHandler } from './commands/enable-endpoint/enable-endpoint.handler';
+import { RedriveDeadDeliveriesHandler } from './commands/redrive-dead-deliveries/redrive-dead-deliveries.handler';
+import { RedriveDeliveryHandler } from './commands/redrive-delivery/redrive-delivery.handler';
 import { WebhookAdminController } from './http/webhook-admin.controller';
 import { WebhookDeliveriesController } from './http/webhook-deliveries.controller';
 import { DeliveryRepository } from './infrastructure/delivery.repository';
@@ -21,10 +23,10 @@ import { NotificationLogRepository } from './infrastructure/notification-log.rep
 import { DeliveryRecordsRepository } from './infrastructure/delivery-records.repository';
 import { DeliveryMetrics } from './infrastructure/delivery-metrics';
 import { WebhookSecrets } from './infrastructure/webhook-secrets';
-import { GetDeliveryHandler } from './queries/get-delivery.handler';
-import { GetEndpointsHandler } from './queries/get-endpoints.handler';
-import { ListDeliveriesHandler } from './queries/list-deliveries.handler';
-import { AttemptDeliveryHandler, MathRandom, RandomSource } from './sending/attempt-delivery.handler';
+import { GetDeliveryHandler } from './queries/get-delivery/get-delivery.handler';
+import { GetEndpointsHandler } from './queries/get-endpoints/get-endpoints.handler';
+import { ListDeliveriesHandler } from './queries/list-deliveries/list-deliveries.handler';
+import { AttemptDeliveryHandler } from './sending/attempt-delivery.handler';
 import { DeliveryDispatcher } from './sending/delivery-dispatcher';
 import { WebhookSender } from './sending/webhook-sender';
 

@@ -7,7 +7,7 @@ import { Clock, SecretBox, WebhookSecretTransport } from '@lx/platform';
 import { type Client, hasWebhook } from '../domain/client';
 import { webhookSecretContext } from './webhook-secret';
 
-type ClientEventType = Extract<EventType, `CLIENT_${string}`>;
+export type ClientEventType = Extract<EventType, `CLIENT_${string}`>;
 
 /** Where a change came from, for the event's headers. */
 export interface ClientEventContext {

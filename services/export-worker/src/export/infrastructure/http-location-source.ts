@@ -1,4 +1,3 @@
-import { ServiceUnavailableException } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import {
@@ -8,7 +7,7 @@ import {
   WATERMARK_FENCE,
   watermarkReplySchema,
 } from '@lx/contracts';
-import type { ExportSelection } from '@lx/domain';
+import { DependencyUnavailableError, type ExportSelection } from '@lx/domain';
 import { type ServiceTokenProvider, withTraceHeaders } from '@lx/platform';
 import { LocationSource, type LocationSnapshot } from './location-source';
 
@@ -45,8 +44,7 @@ export class HttpLocationSource extends LocationSource {
   async watermark(): Promise<Date> {
     const response = await this.call('POST', `${this.urls.locationCommandUrl}${WATERMARK_FENCE.path}`);
     const reply = watermarkReplySchema.safeParse(await response.json());
-    if (!reply.success)
-      throw new ServiceUnavailableException('location-command answered the fence without a watermark');
+    if (!reply.success) throw new DependencyUnavailableError('location-command answered the fence without a watermark');
     return new Date(reply.data.watermark);
   }
 
@@ -66,7 +64,7 @@ export class HttpLocationSource extends LocationSource {
     const addressGroups = groups ? countHeader(response, LOCATION_SNAPSHOT.addressGroupCountHeader) : 0;
     if (totalCount === undefined || locationGroups === undefined || addressGroups === undefined || !response.body) {
       await response.body?.cancel();
-      throw new ServiceUnavailableException('location-query answered the snapshot without its counts');
+      throw new DependencyUnavailableError('location-query answered the snapshot without its counts');
     }
     return {
       totalCount,
@@ -81,7 +79,7 @@ export class HttpLocationSource extends LocationSource {
       `${this.urls.statisticsUrl}/locations/statistics${selectionQuery(selection)}`,
     );
     const reply = statisticsResponseSchema.safeParse(await response.json());
-    if (!reply.success) throw new ServiceUnavailableException('statistics-projection answered without a total count');
+    if (!reply.success) throw new DependencyUnavailableError('statistics-projection answered without a total count');
     return reply.data.totalCount;
   }
 
@@ -102,7 +100,7 @@ export class HttpLocationSource extends LocationSource {
     }
     if (response.ok || accepted.includes(response.status)) return response;
     const text = (await response.text().catch(() => '')).slice(0, 300);
-    throw new ServiceUnavailableException(`${method} ${new URL(url).pathname} answered ${response.status}: ${text}`);
+    throw new DependencyUnavailableError(`${method} ${new URL(url).pathname} answered ${response.status}: ${text}`);
   }
 
   private async send(method: string, url: string, token: string): Promise<Response> {
@@ -120,7 +118,7 @@ export class HttpLocationSource extends LocationSource {
       });
     } catch (error) {
       const reason = controller.signal.aborted ? `no reply within ${this.urls.timeoutMs} ms` : String(error);
-      throw new ServiceUnavailableException(`${method} ${new URL(url).pathname} failed: ${reason}`);
+      throw new DependencyUnavailableError(`${method} ${new URL(url).pathname} failed: ${reason}`);
     } finally {
       clearTimeout(timer);
     }

@@ -2,12 +2,12 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { type DeliveryDetail, type DeliveryList, type Endpoint, type RedriveReply, SCOPES } from '@lx/contracts';
 import type { QueryParameters } from '@lx/domain';
 import { RequireScope, UuidParamPipe } from '@lx/platform';
-import { EnableEndpointHandler } from '../commands/enable-endpoint.handler';
-import { RedriveDeadDeliveriesHandler } from '../commands/redrive-dead-deliveries.handler';
-import { RedriveDeliveryHandler } from '../commands/redrive-delivery.handler';
-import { GetDeliveryHandler } from '../queries/get-delivery.handler';
-import { GetEndpointsHandler } from '../queries/get-endpoints.handler';
-import { ListDeliveriesHandler } from '../queries/list-deliveries.handler';
+import { EnableEndpointHandler } from '../commands/enable-endpoint/enable-endpoint.handler';
+import { RedriveDeadDeliveriesHandler } from '../commands/redrive-dead-deliveries/redrive-dead-deliveries.handler';
+import { RedriveDeliveryHandler } from '../commands/redrive-delivery/redrive-delivery.handler';
+import { GetDeliveryHandler } from '../queries/get-delivery/get-delivery.handler';
+import { GetEndpointsHandler } from '../queries/get-endpoints/get-endpoints.handler';
+import { ListDeliveriesHandler } from '../queries/list-deliveries/list-deliveries.handler';
 
 /** The SRE's webhook operations (scope webhooks:admin): every client's deliveries, redrives, endpoint states. */
 @Controller('admin/webhooks')

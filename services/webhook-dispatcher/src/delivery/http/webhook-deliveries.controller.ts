@@ -3,11 +3,11 @@ import type { FastifyRequest } from 'fastify';
 import { type DeliveryDetail, type DeliveryList, type Endpoint, SCOPES } from '@lx/contracts';
 import type { QueryParameters } from '@lx/domain';
 import { principalClientId, RequireScope, UuidParamPipe } from '@lx/platform';
-import { ChooseEventTypesHandler } from '../commands/choose-event-types.handler';
-import { RedriveDeliveryHandler } from '../commands/redrive-delivery.handler';
-import { GetDeliveryHandler } from '../queries/get-delivery.handler';
-import { GetEndpointsHandler } from '../queries/get-endpoints.handler';
-import { ListDeliveriesHandler } from '../queries/list-deliveries.handler';
+import { ChooseEventTypesHandler } from '../commands/choose-event-types/choose-event-types.handler';
+import { RedriveDeliveryHandler } from '../commands/redrive-delivery/redrive-delivery.handler';
+import { GetDeliveryHandler } from '../queries/get-delivery/get-delivery.handler';
+import { GetEndpointsHandler } from '../queries/get-endpoints/get-endpoints.handler';
+import { ListDeliveriesHandler } from '../queries/list-deliveries/list-deliveries.handler';
 
 /**
  * The RSP's self-service (scope locations:read, its own deliveries only): recent deliveries, one with its attempts,

@@ -1,22 +1,20 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { judgeAttempt, nextAttemptDelay, type Verdict } from '@lx/domain';
-import { Clock, contextOfTraceParent, endSpan, signWebhook, SpanKind, tracerOf, withTraceHeaders } from '@lx/platform';
+import {
+  Clock,
+  contextOfTraceParent,
+  endSpan,
+  RandomSource,
+  signWebhook,
+  SpanKind,
+  tracerOf,
+  withTraceHeaders,
+} from '@lx/platform';
 import { WEBHOOK_DISPATCHER_CONFIG, type WebhookDispatcherConfig } from '../../config/webhook-dispatcher.config';
 import type { AttemptRecord, ClaimedDelivery } from '../infrastructure/delivery.repository';
 import { DeliveryMetrics } from '../infrastructure/delivery-metrics';
 import { WebhookSecrets } from '../infrastructure/webhook-secrets';
 import { WebhookSender } from './webhook-sender';
-
-/** Source of the jitter draw; tests fix it. */
-export abstract class RandomSource {
-  abstract next(): number;
-}
-
-export class MathRandom extends RandomSource {
-  next(): number {
-    return Math.random();
-  }
-}
 
 const verdictLabel = (verdict: Verdict): string => (verdict.type === 'delivered' ? 'delivered' : verdict.reason);
 const tracer = tracerOf('webhook-dispatcher');

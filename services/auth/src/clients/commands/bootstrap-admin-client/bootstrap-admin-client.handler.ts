@@ -1,9 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
-import { ClientEventsPublisher } from '../../infrastructure/client-events.publisher';
-import { ClientRepository } from '../../infrastructure/client.repository';
 import { NewClientFactory } from '../../infrastructure/new-client.factory';
+import { ClientUnitOfWork } from '../../infrastructure/client.unit-of-work';
 
 export interface BootstrapAdminClientCommand {
   clientId: string;
@@ -21,10 +18,8 @@ export type BootstrapOutcome = 'created' | 'admin-exists' | 'id-taken';
 @Injectable()
 export class BootstrapAdminClientHandler {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly clients: ClientRepository,
+    private readonly unitOfWork: ClientUnitOfWork,
     private readonly factory: NewClientFactory,
-    private readonly events: ClientEventsPublisher,
   ) {}
 
   async execute(command: BootstrapAdminClientCommand): Promise<BootstrapOutcome> {
@@ -34,13 +29,13 @@ export class BootstrapAdminClientHandler {
       name: 'bootstrap admin',
       kind: 'ADMIN',
     });
-    return this.dataSource.transaction(async (manager) => {
+    return this.unitOfWork.run(async (transaction) => {
       // Replicas starting together: one creates the client, the others then see it.
-      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['auth:bootstrap-admin']);
-      if (await this.clients.existsOfKind(manager, 'ADMIN')) return 'admin-exists';
-      if ((await this.clients.findById(client.id, manager)) !== null) return 'id-taken';
-      await this.clients.insert(manager, client);
-      await this.events.append(manager, 'CLIENT_REGISTERED', client);
+      await transaction.lock('auth:bootstrap-admin');
+      if (await transaction.existsOfKind('ADMIN')) return 'admin-exists';
+      if ((await transaction.findById(client.id)) !== null) return 'id-taken';
+      await transaction.insert(client);
+      await transaction.append('CLIENT_REGISTERED', client);
       return 'created';
     });
   }

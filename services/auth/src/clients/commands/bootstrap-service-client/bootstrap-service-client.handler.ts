@@ -1,11 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { Clock } from '@lx/platform';
 import { changeClient, type Client, sameScopes } from '../../domain/client';
-import { ClientEventsPublisher } from '../../infrastructure/client-events.publisher';
-import { ClientRepository } from '../../infrastructure/client.repository';
 import { NewClientFactory } from '../../infrastructure/new-client.factory';
+import { ClientUnitOfWork } from '../../infrastructure/client.unit-of-work';
 
 export interface BootstrapServiceClientCommand {
   clientId: string;
@@ -50,10 +47,8 @@ const hasOtherServiceScopes = (client: Client): boolean =>
 @Injectable()
 export class BootstrapServiceClientHandler {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly clients: ClientRepository,
+    private readonly unitOfWork: ClientUnitOfWork,
     private readonly factory: NewClientFactory,
-    private readonly events: ClientEventsPublisher,
     private readonly clock: Clock,
   ) {}
 
@@ -65,21 +60,21 @@ export class BootstrapServiceClientHandler {
       kind: SERVICE_CLIENT.kind,
       scopes: SERVICE_CLIENT.scopes,
     });
-    return this.dataSource.transaction(async (manager) => {
+    return this.unitOfWork.run(async (transaction) => {
       // Replicas starting together: one creates the client, the others then see it.
-      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['auth:bootstrap-service-client']);
+      await transaction.lock('auth:bootstrap-service-client');
       // Locked as an admin's change locks it: both bump the version, and two events of one version must not exist.
-      const existing = await this.clients.lockById(manager, client.id);
+      const existing = await transaction.lockById(client.id);
       if (existing !== null && (isEarlierServiceClient(existing) || hasOtherServiceScopes(existing))) {
         const { kind, scopes } = SERVICE_CLIENT;
         const upgraded = { ...changeClient(existing, { scopes: [...scopes] }, this.clock.now()), kind };
-        await this.clients.save(manager, upgraded);
-        await this.events.append(manager, 'CLIENT_UPDATED', upgraded);
+        await transaction.save(upgraded);
+        await transaction.append('CLIENT_UPDATED', upgraded);
         return 'upgraded';
       }
       if (existing !== null) return existing.kind === SERVICE_CLIENT.kind ? 'exists' : 'id-taken';
-      await this.clients.insert(manager, client);
-      await this.events.append(manager, 'CLIENT_REGISTERED', client);
+      await transaction.insert(client);
+      await transaction.append('CLIENT_REGISTERED', client);
       return 'created';
     });
   }

@@ -1,12 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { ClientView } from '@lx/contracts';
-import type { DataSource } from 'typeorm';
 import { Clock } from '@lx/platform';
 import { changeClient, tokenRevocationAt, toClientView } from '../../domain/client';
 import { ClientNotFoundError } from '../../domain/client.errors';
-import { ClientEventsPublisher } from '../../infrastructure/client-events.publisher';
-import { ClientRepository } from '../../infrastructure/client.repository';
+import { ClientUnitOfWork } from '../../infrastructure/client.unit-of-work';
 
 export interface DisableClientCommand {
   clientId: string;
@@ -22,21 +19,19 @@ export interface DisableClientCommand {
 @Injectable()
 export class DisableClientHandler {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly clients: ClientRepository,
-    private readonly events: ClientEventsPublisher,
+    private readonly unitOfWork: ClientUnitOfWork,
     private readonly clock: Clock,
   ) {}
 
   async execute(command: DisableClientCommand): Promise<ClientView> {
-    return this.dataSource.transaction(async (manager) => {
-      const client = await this.clients.lockById(manager, command.clientId);
+    return this.unitOfWork.run(async (transaction) => {
+      const client = await transaction.lockById(command.clientId);
       if (client === null) throw new ClientNotFoundError(command.clientId);
       if (!client.enabled) return toClientView(client);
       const now = this.clock.now();
       const disabled = changeClient(client, { enabled: false, tokensIssuedBefore: tokenRevocationAt(now) }, now);
-      await this.clients.save(manager, disabled);
-      await this.events.append(manager, 'CLIENT_DISABLED', disabled, command);
+      await transaction.save(disabled);
+      await transaction.append('CLIENT_DISABLED', disabled, command);
       return toClientView(disabled);
     });
   }

@@ -1,11 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { RegisteredClient, RegisterClientRequest } from '@lx/contracts';
-import type { DataSource } from 'typeorm';
 import { toClientView } from '../../domain/client';
-import { ClientEventsPublisher } from '../../infrastructure/client-events.publisher';
-import { ClientRepository } from '../../infrastructure/client.repository';
 import { NewClientFactory } from '../../infrastructure/new-client.factory';
+import { ClientUnitOfWork } from '../../infrastructure/client.unit-of-work';
 
 export type RegisterClientCommand = RegisterClientRequest & {
   /** Travels into the event's lx-correlation-id header (the HTTP request id). */
@@ -16,18 +13,16 @@ export type RegisterClientCommand = RegisterClientRequest & {
 @Injectable()
 export class RegisterClientHandler {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly clients: ClientRepository,
+    private readonly unitOfWork: ClientUnitOfWork,
     private readonly factory: NewClientFactory,
-    private readonly events: ClientEventsPublisher,
   ) {}
 
   async execute(command: RegisterClientCommand): Promise<RegisteredClient> {
     const { correlationId, ...request } = command;
     const { client, secrets } = await this.factory.create(request);
-    await this.dataSource.transaction(async (manager) => {
-      await this.clients.insert(manager, client);
-      await this.events.append(manager, 'CLIENT_REGISTERED', client, { correlationId });
+    await this.unitOfWork.run(async (transaction) => {
+      await transaction.insert(client);
+      await transaction.append('CLIENT_REGISTERED', client, { correlationId });
     });
     return { ...toClientView(client), ...secrets };
   }

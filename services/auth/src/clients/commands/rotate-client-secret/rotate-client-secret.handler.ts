@@ -1,13 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { ClientSecrets } from '@lx/contracts';
-import type { DataSource } from 'typeorm';
 import { Clock } from '@lx/platform';
 import { changeClient, tokenRevocationAt } from '../../domain/client';
 import { ClientNotFoundError } from '../../domain/client.errors';
-import { ClientEventsPublisher } from '../../infrastructure/client-events.publisher';
 import { ClientRepository } from '../../infrastructure/client.repository';
 import { NewClientFactory } from '../../infrastructure/new-client.factory';
+import { ClientUnitOfWork } from '../../infrastructure/client.unit-of-work';
 
 export interface RotateClientSecretCommand {
   clientId: string;
@@ -23,10 +21,9 @@ export interface RotateClientSecretCommand {
 @Injectable()
 export class RotateClientSecretHandler {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly unitOfWork: ClientUnitOfWork,
     private readonly clients: ClientRepository,
     private readonly factory: NewClientFactory,
-    private readonly events: ClientEventsPublisher,
     private readonly clock: Clock,
   ) {}
 
@@ -36,8 +33,8 @@ export class RotateClientSecretHandler {
     // Hashing is slow: done before the transaction, so no row lock waits on it.
     const fresh = await this.factory.newSecrets(existing.id, existing.kind);
 
-    await this.dataSource.transaction(async (manager) => {
-      const client = await this.clients.lockById(manager, command.clientId);
+    await this.unitOfWork.run(async (transaction) => {
+      const client = await transaction.lockById(command.clientId);
       if (client === null) throw new ClientNotFoundError(command.clientId);
       const now = this.clock.now();
       const rotated = changeClient(
@@ -49,8 +46,8 @@ export class RotateClientSecretHandler {
         },
         now,
       );
-      await this.clients.save(manager, rotated);
-      await this.events.append(manager, 'CLIENT_SECRET_ROTATED', rotated, command);
+      await transaction.save(rotated);
+      await transaction.append('CLIENT_SECRET_ROTATED', rotated, command);
     });
     return fresh.secrets;
   }

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { ClientView, UpdateClientRequest } from '@lx/contracts';
 import { ValidationFailedError } from '@lx/domain';
-import type { DataSource } from 'typeorm';
 import { Clock } from '@lx/platform';
 import {
   changeClient,
@@ -14,8 +12,7 @@ import {
   toClientView,
 } from '../../domain/client';
 import { ClientNotFoundError } from '../../domain/client.errors';
-import { ClientEventsPublisher } from '../../infrastructure/client-events.publisher';
-import { ClientRepository } from '../../infrastructure/client.repository';
+import { ClientUnitOfWork } from '../../infrastructure/client.unit-of-work';
 
 export type UpdateClientCommand = UpdateClientRequest & {
   clientId: string;
@@ -30,15 +27,13 @@ export type UpdateClientCommand = UpdateClientRequest & {
 @Injectable()
 export class UpdateClientHandler {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly clients: ClientRepository,
-    private readonly events: ClientEventsPublisher,
+    private readonly unitOfWork: ClientUnitOfWork,
     private readonly clock: Clock,
   ) {}
 
   async execute(command: UpdateClientCommand): Promise<ClientView> {
-    return this.dataSource.transaction(async (manager) => {
-      const client = await this.clients.lockById(manager, command.clientId);
+    return this.unitOfWork.run(async (transaction) => {
+      const client = await transaction.lockById(command.clientId);
       if (client === null) throw new ClientNotFoundError(command.clientId);
 
       const scopes = command.scopes ?? client.scopes;
@@ -59,8 +54,8 @@ export class UpdateClientHandler {
         ? { tokensIssuedBefore: tokenRevocationAt(now) }
         : {};
       const updated = changeClient(client, { ...change, ...revocation }, now);
-      await this.clients.save(manager, updated);
-      await this.events.append(manager, 'CLIENT_UPDATED', updated, command);
+      await transaction.save(updated);
+      await transaction.append('CLIENT_UPDATED', updated, command);
       return toClientView(updated);
     });
   }
