@@ -24,67 +24,163 @@ const INGRESS_ACCESS_LOG = requireEnv('LX_INGRESS_ACCESS_LOG');
 
 interface Availability {
   /**
-   * Per Deployment: the fewest available replicas seen, the most pods its ReplicaSets were asked to run at once
+   * Per Deployment: the fewest of its pods ready to serve seen (Ready and not being deleted: what its Service routes
+   * to), the fewest available replicas its status reported, the most pods its ReplicaSets were asked to run at once
    * (the sum of their spec.replicas, which maxSurge bounds), the most pods they reported running, the replicas wanted.
    */
-  [deployment: string]: { minAvailable: number; maxScheduled: number; maxReported: number; desired: number };
-}
-
-interface Listed {
-  kind: 'Deployment' | 'ReplicaSet';
-  metadata: { name: string; ownerReferences?: { kind: string; name: string }[] };
-  spec: { replicas: number };
-  status: Record<string, number | undefined>;
+  [deployment: string]: {
+    minReady: number;
+    minReportedAvailable: number;
+    maxScheduled: number;
+    maxReported: number;
+    desired: number;
+  };
 }
 
 /**
- * Polls the release's Deployments and ReplicaSets (one kubectl call) until stopped.
- *
- * The surge is read from the ReplicaSets' spec.replicas, because that is what the Deployment controller bounds by
- * maxSurge. A Deployment's status.replicas is the sum of its ReplicaSets' own status counts, each updated by the
- * ReplicaSet controller in its own time: the new set can report its second pod before the old set reports the one it
- * was told to give up, so that sum briefly reads desired + 2 in a correct rollout (the cause of an earlier failure,
- * "maxPods 4" for desired 2). It is recorded, not asserted.
+ * `kubectl get KIND --watch` of the release's objects, one line per object and change (the current ones first): the
+ * fields `jsonpath` prints, split at single spaces (an absent field is an empty one, so the columns stay put). One
+ * process per kind for the whole phase, instead of a kubectl process per look: the machine the cluster runs on is the
+ * one the test runs on. If kubectl ends (the API server closes a watch after 30 to 60 minutes; a phase takes fewer),
+ * the watch is started again until stopped, and `restarts` counts it: changes in that gap are not seen.
  */
-function watchDeployments(): { stop(): Promise<Availability> } {
-  const seen: Availability = {};
+function watchKind(
+  kind: string,
+  jsonpath: string,
+  onLine: (fields: string[]) => void,
+): { stop(): void; restarts(): number } {
   let watching = true;
-  const loop = (async () => {
-    while (watching) {
-      const { stdout } = await run(KUBECTL, [
+  let restarts = 0;
+  let child: ReturnType<typeof spawn> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const start = () => {
+    if (!watching) return;
+    child = spawn(
+      KUBECTL,
+      [
         'get',
-        'deployments,replicasets',
+        kind,
         '-n',
         NAMESPACE,
         '-l',
         `app.kubernetes.io/instance=${RELEASE}`,
+        '--watch',
         '-o',
-        'json',
-      ]);
-      const { items } = JSON.parse(stdout) as { items: Listed[] };
-      const scheduled = new Map<string, number>();
-      for (const { kind, metadata, spec } of items) {
-        const owner = metadata.ownerReferences?.find((reference) => reference.kind === 'Deployment')?.name;
-        if (kind === 'ReplicaSet' && owner) scheduled.set(owner, (scheduled.get(owner) ?? 0) + spec.replicas);
-      }
-      for (const { kind, metadata, spec, status } of items) {
-        if (kind !== 'Deployment') continue;
-        const previous = seen[metadata.name] ?? { minAvailable: Infinity, maxScheduled: 0, maxReported: 0 };
-        seen[metadata.name] = {
-          minAvailable: Math.min(previous.minAvailable, status.availableReplicas ?? 0),
-          maxScheduled: Math.max(previous.maxScheduled, scheduled.get(metadata.name) ?? 0),
-          maxReported: Math.max(previous.maxReported, status.replicas ?? 0),
-          desired: spec.replicas,
-        };
-      }
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  })();
+        `jsonpath=${jsonpath}{"\\n"}`,
+      ],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+    let rest = '';
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) if (line.trim()) onLine(line.split(' '));
+    });
+    let ended = false;
+    const restart = () => {
+      if (ended || !watching) return;
+      ended = true;
+      restarts += 1;
+      timer = setTimeout(start, 500);
+    };
+    // A kubectl that could not be started ('error') is tried again as one that ended.
+    child.on('error', restart);
+    child.on('exit', restart);
+  };
+  start();
   return {
-    stop: async () => {
+    stop: () => {
       watching = false;
-      await loop;
-      return seen;
+      clearTimeout(timer);
+      child?.kill();
+    },
+    restarts: () => restarts,
+  };
+}
+
+/**
+ * Watches the release's Deployments, ReplicaSets and pods until stopped, and records each change.
+ *
+ * Availability is counted from the pods themselves: those Ready and not being deleted, which are the endpoints the
+ * Service routes to, counted from the moment the Deployment first has all its replicas ready. A Deployment's
+ * status.availableReplicas is a sum of its ReplicaSets' own status counts, each updated by its controller in its own
+ * time, so with every change watched it can read one short in a correct rollout; it is recorded, not asserted.
+ * Likewise its status.replicas can briefly read desired + 2 (the cause of an earlier failure, "maxPods 4" for desired
+ * 2), so the surge is read from the ReplicaSets' spec.replicas, which is what the Deployment controller bounds by
+ * maxSurge.
+ */
+function watchDeployments(): { stop(): Promise<{ availability: Availability; watchRestarts: number }> } {
+  const seen: Availability = {};
+  const deployments = new Map<
+    string,
+    { component: string; desired: number; available: number; reported: number; counting: boolean }
+  >();
+  const replicaSets = new Map<string, { owner: string; replicas: number }>();
+  const pods = new Map<string, { component: string; serving: boolean }>();
+  const record = () => {
+    for (const [name, deployment] of deployments) {
+      const { component, desired, available, reported } = deployment;
+      let scheduled = 0;
+      for (const { owner, replicas } of replicaSets.values()) if (owner === name) scheduled += replicas;
+      let ready = 0;
+      for (const pod of pods.values()) if (pod.component === component && pod.serving) ready += 1;
+      deployment.counting ||= ready >= desired;
+      const previous = seen[name] ?? {
+        minReady: Infinity,
+        minReportedAvailable: Infinity,
+        maxScheduled: 0,
+        maxReported: 0,
+      };
+      seen[name] = {
+        minReady: deployment.counting ? Math.min(previous.minReady, ready) : previous.minReady,
+        minReportedAvailable: Math.min(previous.minReportedAvailable, available),
+        maxScheduled: Math.max(previous.maxScheduled, scheduled),
+        maxReported: Math.max(previous.maxReported, reported),
+        desired,
+      };
+    }
+  };
+  const count = (field: string | undefined) => Number(field || 0);
+  const component = '{.metadata.labels.app\\.kubernetes\\.io/component}';
+  const watches = [
+    watchKind(
+      'deployments',
+      `{.metadata.name} ${component} {.spec.replicas} {.status.availableReplicas} {.status.replicas}`,
+      ([name, label, desired, available, reported]) => {
+        deployments.set(name!, {
+          component: label!,
+          desired: count(desired),
+          available: count(available),
+          reported: count(reported),
+          counting: deployments.get(name!)?.counting ?? false,
+        });
+        record();
+      },
+    ),
+    watchKind(
+      'replicasets',
+      '{.metadata.name} {.spec.replicas} {.metadata.ownerReferences[?(@.kind=="Deployment")].name}',
+      ([name, replicas, owner]) => {
+        if (owner) replicaSets.set(name!, { owner, replicas: count(replicas) });
+        record();
+      },
+    ),
+    watchKind(
+      'pods',
+      `{.metadata.name} ${component} {.metadata.deletionTimestamp} {.status.conditions[?(@.type=="Ready")].status}`,
+      ([name, label, deleting, ready]) => {
+        pods.set(name!, { component: label!, serving: !deleting && ready === 'True' });
+        record();
+      },
+    ),
+  ];
+  return {
+    stop: () => {
+      for (const watch of watches) watch.stop();
+      return Promise.resolve({
+        availability: seen,
+        watchRestarts: watches.reduce((sum, watch) => sum + watch.restarts(), 0),
+      });
     },
   };
 }
@@ -134,8 +230,8 @@ async function imagesOfRelease(): Promise<Record<string, string[]>> {
 /**
  * Follows the logs of every pod of the release, those the upgrade starts included, until stopped: a pod that served a
  * failed request may be gone by the time the test looks, and with it the log line that says why (the errorId of a
- * 500 or 503 is only in the serving pod's log). A pod whose container has not started yet (kubectl ends at once,
- * with nothing) is tried again on the next round.
+ * 500 or 503 is only in the serving pod's log). A pod is followed once the watch reports its container running; one
+ * whose kubectl ended at once, with nothing, is tried again on its next change.
  */
 function followLogs(): { stop(): Promise<void>; linesWith(text: string): string[] } {
   const lines: string[] = [];
@@ -158,47 +254,55 @@ function followLogs(): { stop(): Promise<void>; linesWith(text: string): string[
     });
     followed.set(pod, child);
   };
-  const loop = (async () => {
-    while (following) {
-      try {
-        for (const pod of await podsOfRelease()) if (!followed.has(pod)) follow(pod);
-      } catch {
-        // kubectl failed this round; the next one lists the pods again.
-      }
-      // Every 2 s: each round is a kubectl process on the machine the receiver and the cluster share.
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
-    }
-  })();
+  const pods = watchKind(
+    'pods',
+    '{.metadata.name} {.status.containerStatuses[*].state.running.startedAt}',
+    ([pod, running]) => {
+      if (following && running && !followed.has(pod!)) follow(pod!);
+    },
+  );
   return {
-    stop: async () => {
+    stop: () => {
       following = false;
-      await loop;
+      pods.stop();
       for (const child of followed.values()) child.kill();
+      return Promise.resolve();
     },
     linesWith: (text) => lines.filter((line) => line.includes(text)),
   };
 }
 
 /**
- * The ingress's access log from now on: `stop` returns the requests nginx logged since, and those it answered with a
- * 5xx status. nginx logs a request once it has answered it, so every request the test has seen answered is in the
- * log by then.
+ * The ingress's access log from now on: `stop(expected)` returns the requests nginx logged since, and those it answered
+ * with a 5xx status. nginx writes a request's line in its log phase, after the response has gone out, so the client
+ * can have the last answer before its line is written (a run counted 1,098 lines for 1,099 answered requests): `stop`
+ * reads again, for up to 5 s, until the log holds at least the `expected` requests.
  */
-async function watchIngressLog(): Promise<{ stop(): Promise<{ requests: number; errors: string[] }> }> {
+async function watchIngressLog(): Promise<{
+  stop(expected: number): Promise<{ requests: number; errors: string[] }>;
+}> {
   const file = await open(INGRESS_ACCESS_LOG, 'r');
   const start = (await file.stat()).size;
+  const read = async () => {
+    const end = (await file.stat()).size;
+    const buffer = Buffer.alloc(end - start);
+    await file.read(buffer, 0, buffer.length, start);
+    // The combined format: … "METHOD /path HTTP/1.1" STATUS BYTES …
+    const logged = buffer
+      .toString('utf8')
+      .split('\n')
+      .filter((line) => /" \d{3} \d+ /.test(line));
+    return { requests: logged.length, errors: logged.filter((line) => /" 5\d\d \d+ /.test(line)) };
+  };
   return {
-    stop: async () => {
-      const end = (await file.stat()).size;
-      const buffer = Buffer.alloc(end - start);
-      await file.read(buffer, 0, buffer.length, start);
+    stop: async (expected) => {
+      let result = await read();
+      for (let waited = 0; result.requests < expected && waited < 5_000; waited += 100) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        result = await read();
+      }
       await file.close();
-      // The combined format: … "METHOD /path HTTP/1.1" STATUS BYTES …
-      const logged = buffer
-        .toString('utf8')
-        .split('\n')
-        .filter((line) => /" \d{3} \d+ /.test(line));
-      return { requests: logged.length, errors: logged.filter((line) => /" 5\d\d \d+ /.test(line)) };
+      return result;
     },
   };
 }
@@ -352,8 +456,10 @@ describe(`${PHASE} under write load`, () => {
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     writing = false;
     await Promise.all(writers);
-    const { requests: ingressRequests, errors: ingressErrors } = await ingress.stop();
-    const availability = await watch.stop();
+    const { requests: ingressRequests, errors: ingressErrors } = await ingress.stop(
+      written.length - seen.length + reads,
+    );
+    const { availability, watchRestarts } = await watch.stop();
     // Old pods finish their preStop pause and graceful shutdown after the rollout is complete.
     await waitFor(
       'the pods of the previous release to be gone',
@@ -369,7 +475,7 @@ describe(`${PHASE} under write load`, () => {
     }
     // What the run saw, for the record (docs/kubernetes.md quotes it).
     process.stderr.write(
-      `${JSON.stringify({ phase: PHASE, upgradeSeconds, written: written.length, failed: failures.length, refused: refusals.length, reads, readFailures: readFailures.length, ingressRequests, ingress5xx: ingressErrors.length, availability })}\n`,
+      `${JSON.stringify({ phase: PHASE, upgradeSeconds, written: written.length, failed: failures.length, refused: refusals.length, reads, readFailures: readFailures.length, ingressRequests, ingress5xx: ingressErrors.length, availability, watchRestarts })}\n`,
     );
     if (ingressErrors.length > 0) process.stderr.write(`the ingress's 5xx:\n${ingressErrors.join('\n')}\n`);
 
@@ -384,15 +490,17 @@ describe(`${PHASE} under write load`, () => {
     // is the one the writes and reads went through: it holds at least each of them.
     expect(ingressErrors.length).toBeLessThanOrEqual(refusals.length);
     expect(ingressRequests).toBeGreaterThanOrEqual(written.length - seen.length + reads);
+    // The record below saw every change: no watch of the Deployments or ReplicaSets ended and left a gap.
+    expect(watchRestarts).toBe(0);
     // Every pod runs the version changed to.
     expect(Object.keys(images)).toEqual([EXPECTED_IMAGE]);
     // Every pod was replaced, never more than one extra at a time, never fewer available than wanted.
     expect(Object.keys(availability)).toHaveLength(COMPONENTS.length);
     expect(podsAfter).toHaveLength(Object.values(availability).reduce((sum, { desired }) => sum + desired, 0));
-    for (const [deployment, { minAvailable, maxScheduled, desired }] of Object.entries(availability)) {
-      expect({ deployment, minAvailable, maxScheduled }).toEqual({
+    for (const [deployment, { minReady, maxScheduled, desired }] of Object.entries(availability)) {
+      expect({ deployment, minReady, maxScheduled }).toEqual({
         deployment,
-        minAvailable: desired,
+        minReady: desired,
         // The new ReplicaSet did run (more than the desired count at some point), and never more than one extra.
         maxScheduled: desired + 1,
       });

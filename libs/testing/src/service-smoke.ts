@@ -113,7 +113,13 @@ export function describeServiceSmoke(service: ServiceUnderTest): void {
         schema: service.schema,
         ssl: { mode: tls.DATABASE_SSL_MODE, ca: await readFile(tls.DATABASE_SSL_CA_FILE, 'utf8') },
       });
-      app = await service.createApp({ ...process.env, ...tls, DATABASE_URL: url, LOG_LEVEL: 'warn' });
+      app = await service.createApp({
+        ...process.env,
+        ...tls,
+        DATABASE_URL: url,
+        LOG_LEVEL: 'warn',
+        READINESS_GRACE_MS: '1000',
+      });
       await app.init();
       await app.getHttpAdapter().getInstance().ready();
     }, 120_000);
@@ -204,10 +210,15 @@ export function describeServiceSmoke(service: ServiceUnderTest): void {
       expect(rest.filter((route) => !isUnroutedByDesign(pathOf(route)))).toEqual([]);
     });
 
-    it('is not ready while Postgres is stopped, and ready again once it is back', async () => {
+    it('is not ready once Postgres has been stopped for READINESS_GRACE_MS, and ready again once it is back', async () => {
+      expect((await get('/health/ready')).statusCode).toBe(200);
       await postgres.stop();
-      const down = await get('/health/ready');
-      expect(down.statusCode).toBe(503);
+      // Within the grace (1 s here): still ready, the failure reported under its check.
+      const failing = await get('/health/ready');
+      expect(failing.statusCode).toBe(200);
+      expect(failing.json().details.database).toMatchObject({ status: 'up', failing: expect.any(String) });
+      let down = failing;
+      await waitFor('readiness to answer 503', async () => (down = await get('/health/ready')).statusCode === 503);
       const body = down.json();
       expect(body.error.code).toBe('SERVICE_UNAVAILABLE');
       expect(body.error.details.error.database.status).toBe('down');

@@ -50,7 +50,7 @@ export class AppModule {
         DatabaseModule.forRoot({ config: config.database, entities: ENTITIES, migrations: MIGRATIONS }),
         MessagingModule.forRoot(config.kafka, adapters.eventBus),
         OutboxModule.forRoot(config.outbox),
-        HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck]),
+        HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck], config.http.readinessGraceMs),
         ClientsModule,
         KeysModule,
         TokensModule,

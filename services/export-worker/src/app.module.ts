@@ -29,7 +29,10 @@ export class AppModule {
         MessagingModule.forRoot(config.kafka, adapters.eventBus),
         StorageModule.forRoot(config.storage, adapters.objectStore),
         OutboxModule.forRoot(config.outbox),
-        HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck, ObjectStoreReadinessCheck]),
+        HealthModule.forRoot(
+          [DatabaseReadinessCheck, EventBusReadinessCheck, ObjectStoreReadinessCheck],
+          config.http.readinessGraceMs,
+        ),
         ExportModule.register(config),
       ],
     };

@@ -35,7 +35,7 @@ export class AppModule {
           adapters.eventBus === undefined ? relayThreadOf(config) : undefined,
         ),
         EventStoreModule.forRoot({ source: config.events.source }),
-        HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck]),
+        HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck], config.http.readinessGraceMs),
         LocationModule,
         GroupModule,
         ImportModule.forRoot(config.imports),

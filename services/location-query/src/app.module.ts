@@ -45,12 +45,15 @@ export class AppModule {
           concurrency: config.projection.concurrency,
           projection: LocationChangesProjection,
         }),
-        HealthModule.forRoot([
-          DatabaseReadinessCheck,
-          EventBusReadinessCheck,
-          projectionReadinessToken(),
-          projectionReadinessToken('changes'),
-        ]),
+        HealthModule.forRoot(
+          [
+            DatabaseReadinessCheck,
+            EventBusReadinessCheck,
+            projectionReadinessToken(),
+            projectionReadinessToken('changes'),
+          ],
+          config.http.readinessGraceMs,
+        ),
         ChangeFeedModule.register({ retentionDays: config.changeFeed.retentionDays }),
         LocationModule.register(config.snapshot),
         GroupModule,

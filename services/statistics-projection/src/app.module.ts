@@ -33,7 +33,10 @@ export class AppModule {
         RateLimitModule.forRoot(config.rateLimits),
         ReadPoolModule.forRoot(config.database, config.readPool),
         ProjectionModule.register({ ...config.projection, projection: LocationFactsProjection }),
-        HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck, projectionReadinessToken()]),
+        HealthModule.forRoot(
+          [DatabaseReadinessCheck, EventBusReadinessCheck, projectionReadinessToken()],
+          config.http.readinessGraceMs,
+        ),
         StatisticsModule,
       ],
     };

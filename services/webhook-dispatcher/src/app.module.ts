@@ -49,12 +49,15 @@ export class AppModule {
           concurrency: 1,
           projection: SubscriptionsProjection,
         }),
-        HealthModule.forRoot([
-          DatabaseReadinessCheck,
-          EventBusReadinessCheck,
-          projectionReadinessToken('notifications'),
-          projectionReadinessToken('subscriptions'),
-        ]),
+        HealthModule.forRoot(
+          [
+            DatabaseReadinessCheck,
+            EventBusReadinessCheck,
+            projectionReadinessToken('notifications'),
+            projectionReadinessToken('subscriptions'),
+          ],
+          config.http.readinessGraceMs,
+        ),
       ],
     };
   }

@@ -64,6 +64,7 @@ describe('loadConfig', () => {
         bodyLimitBytes: 1_048_576,
         requestTimeoutMs: 300_000,
         trustedProxies: ['loopback'],
+        readinessGraceMs: 20_000,
         logLevel: 'info',
         tracing: { exporter: 'none', protocol: 'http/protobuf' },
       },
@@ -467,6 +468,25 @@ describe('request deadline (HTTP_REQUEST_TIMEOUT_MS)', () => {
   it.each(['999', '86400001', '0', 'soon'])('given %p, then the variable is named', (value) => {
     expect(problemsOf({ ...valid, HTTP_REQUEST_TIMEOUT_MS: value })).toEqual([
       expect.stringMatching(/^HTTP_REQUEST_TIMEOUT_MS: /),
+    ]);
+  });
+});
+
+describe('readiness grace (READINESS_GRACE_MS)', () => {
+  const valid = { DATABASE_URL: 'postgresql://u:secret@db:5432/app', KAFKA_BROKERS: 'k1:9092' };
+  const grace = (env: NodeJS.ProcessEnv) => loadConfig('svc', schema, { ...valid, ...env }).http.readinessGraceMs;
+
+  it('given nothing, then 20 s', () => {
+    expect(grace({})).toBe(20_000);
+  });
+
+  it.each(['0', '1000', '600000'])('given %p, then it is the grace', (value) => {
+    expect(grace({ READINESS_GRACE_MS: value })).toBe(Number(value));
+  });
+
+  it.each(['-1', '600001', '1.5', 'soon'])('given %p, then the variable is named', (value) => {
+    expect(problemsOf({ ...valid, READINESS_GRACE_MS: value })).toEqual([
+      expect.stringMatching(/^READINESS_GRACE_MS: /),
     ]);
   });
 });

@@ -64,6 +64,13 @@ const boolean = z.enum(['true', 'false']).transform((value) => value === 'true')
 /** The longest time a service takes to receive a whole request (headers and body) by default: Node's own default. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
 
+/**
+ * READINESS_GRACE_MS's default: 20 s. A check that fails or answers late for a moment (a node short of CPU while a
+ * rollout starts pods beside it, a database failover) takes no replica out of its Service; an outage does, once it has
+ * lasted that long and the kubelet has seen its failureThreshold of 503s.
+ */
+export const DEFAULT_READINESS_GRACE_MS = 20_000;
+
 /** Address ranges proxy-addr (Fastify's trustProxy) knows by name. */
 const NAMED_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
 
@@ -138,6 +145,7 @@ export const httpEnv = (defaultPort: number, defaultRequestTimeoutMs = DEFAULT_R
   HTTP_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(defaultRequestTimeoutMs),
   HTTP_TRUSTED_PROXIES: trustedProxies.default('loopback'),
+  READINESS_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(DEFAULT_READINESS_GRACE_MS),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ...tracingEnv,
 });
@@ -463,6 +471,11 @@ export interface HttpConfig {
   /** HTTP_TRUSTED_PROXIES: whose X-Forwarded-For gives a request's source address; absent or empty: nobody's. */
   trustedProxies?: readonly string[];
   logLevel: HttpEnv['LOG_LEVEL'];
+  /**
+   * How long a dependency that answered once may go on failing before /health/ready answers 503 (HealthModule); a
+   * dependency that never answered makes it 503 at once. Absent: DEFAULT_READINESS_GRACE_MS.
+   */
+  readinessGraceMs?: number;
   /** Off when absent. */
   tracing?: TracingConfig;
 }
@@ -560,6 +573,7 @@ export const httpConfig = (env: HttpEnv): HttpConfig => ({
   bodyLimitBytes: env.HTTP_BODY_LIMIT_BYTES,
   requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
   trustedProxies: env.HTTP_TRUSTED_PROXIES,
+  readinessGraceMs: env.READINESS_GRACE_MS,
   logLevel: env.LOG_LEVEL,
   tracing: tracingConfig(env),
 });

@@ -77,6 +77,8 @@ export async function startProjectionService<
     DATABASE_SCHEMA: schema,
     PROJECTION_GROUP_ID: groupId,
     LOG_LEVEL: 'warn',
+    // The tests that break a projection on purpose see readiness answer 503 after a second, not the default 20.
+    READINESS_GRACE_MS: '1000',
     ...options.settings,
   };
   const config = options.load(env);
