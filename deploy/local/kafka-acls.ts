@@ -13,7 +13,7 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { z } from 'zod';
 import { createKafkaAcls, KAFKA_SERVICES, type KafkaAcl, kafkaAclsCommandOf, kafkaAclsFor } from '@lx/messaging';
-import { kafkaConfig, kafkaConnectionOf, kafkaEnv, kafkaEnvRules, loadConfig, runMain } from '@lx/platform';
+import { eventBusEnv, eventBusEnvRules, kafkaConfig, kafkaConnectionOf, loadConfig, runMain } from '@lx/platform';
 
 const envName = (service: string) => service.toUpperCase().replace(/-/g, '_');
 
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   if (print) {
     const { KAFKA_TOPIC_PREFIX } = loadConfig(
       'kafka-acls',
-      z.object({ KAFKA_TOPIC_PREFIX: kafkaEnv.KAFKA_TOPIC_PREFIX }),
+      z.object({ KAFKA_TOPIC_PREFIX: eventBusEnv.KAFKA_TOPIC_PREFIX }),
     );
     for (const acl of aclsOfDeployment(process.env, KAFKA_TOPIC_PREFIX))
       process.stdout.write(`${kafkaAclsCommandOf(acl)}\n`);
@@ -41,8 +41,8 @@ async function main(): Promise<void> {
   const config = loadConfig(
     'kafka-acls',
     z
-      .object(kafkaEnv)
-      .superRefine(kafkaEnvRules)
+      .object(eventBusEnv)
+      .superRefine(eventBusEnvRules)
       .transform((env) => kafkaConfig(env, 'lx-kafka-acls')),
   );
   const acls = aclsOfDeployment(process.env, config.topicPrefix);

@@ -1,5 +1,6 @@
-import { execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { open } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { requireEnv, waitFor } from '@lx/testing';
 import { type Location, parseRetryAfter } from '@lx/contracts';
@@ -37,6 +38,11 @@ interface Availability {
   };
 }
 
+/** Calls `handler` with each line a child process writes to its standard output. */
+function onStdoutLines(child: ChildProcess, handler: (line: string) => void): void {
+  if (child.stdout) createInterface({ input: child.stdout }).on('line', handler);
+}
+
 /**
  * `kubectl get KIND --watch` of the release's objects, one line per object and change (the current ones first): the
  * fields `jsonpath` prints, split at single spaces (an absent field is an empty one, so the columns stay put). One
@@ -70,11 +76,8 @@ function watchKind(
       ],
       { stdio: ['ignore', 'pipe', 'ignore'] },
     );
-    let rest = '';
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      const lines = (rest + chunk).split('\n');
-      rest = lines.pop() ?? '';
-      for (const line of lines) if (line.trim()) onLine(line.split(' '));
+    onStdoutLines(child, (line) => {
+      if (line.trim()) onLine(line.split(' '));
     });
     let ended = false;
     const restart = () => {
@@ -241,13 +244,10 @@ function followLogs(): { stop(): Promise<void>; linesWith(text: string): string[
     const child = spawn(KUBECTL, ['logs', '-f', '-n', NAMESPACE, pod, '--all-containers'], {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
-    let rest = '';
     let read = 0;
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      const parts = (rest + chunk).split('\n');
-      rest = parts.pop() ?? '';
-      read += parts.length;
-      for (const line of parts) lines.push(`${pod} ${line}`);
+    onStdoutLines(child, (line) => {
+      read += 1;
+      lines.push(`${pod} ${line}`);
     });
     child.on('exit', () => {
       if (read === 0 && following) followed.delete(pod);

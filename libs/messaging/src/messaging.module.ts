@@ -7,10 +7,12 @@ import {
   type OnApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
+import type { Pool } from 'pg';
 import { ALL_TOPICS } from '@lx/contracts';
-import type { KafkaConfig, ReadinessCheck } from '@lx/platform';
+import { type EventBusConfig, PG_POOL, type ReadinessCheck } from '@lx/platform';
 import { EventBus } from './event-bus';
 import { KafkaEventBus } from './kafka-event-bus';
+import { PostgresEventLog } from './postgres-event-log';
 
 @Injectable()
 export class EventBusReadinessCheck implements ReadinessCheck {
@@ -22,15 +24,9 @@ export class EventBusReadinessCheck implements ReadinessCheck {
   }
 }
 
-/** Whether the service closes the bus at shutdown: not when it was handed one that other services share. */
-const OWNS_EVENT_BUS = Symbol('OWNS_EVENT_BUS');
-
 @Injectable()
 class EventBusLifecycle implements OnModuleInit, OnApplicationShutdown {
-  constructor(
-    @Inject(EventBus) private readonly bus: EventBus,
-    @Inject(OWNS_EVENT_BUS) private readonly ownsBus: boolean,
-  ) {}
+  constructor(@Inject(EventBus) private readonly bus: EventBus) {}
 
   /** Every service declares all topics at start, so whichever starts first creates them. */
   async onModuleInit(): Promise<void> {
@@ -38,24 +34,36 @@ class EventBusLifecycle implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.ownsBus) await this.bus.close();
+    await this.bus.close();
   }
 }
 
 /**
- * Provides the EventBus port, topic creation at start, and a readiness check. The bus is Kafka's, unless the caller
- * hands in one it owns and shares between services (the embedded profile's PostgresEventLog), which the module then
- * leaves open at shutdown.
+ * The EventBus of EVENT_BUS: Kafka's, or the PostgresEventLog in the database of `pool` (the service's own pool: its
+ * tables live in their own schema, beside the service's).
+ */
+export function eventBusFor(config: Readonly<EventBusConfig>, pool: Pool | undefined): EventBus {
+  if (config.driver === 'kafka') return new KafkaEventBus(config.kafka);
+  if (pool === undefined) throw new Error('EVENT_BUS=postgres needs the service database (DatabaseModule)');
+  return new PostgresEventLog(pool);
+}
+
+/**
+ * Provides the EventBus port of the configured driver (EVENT_BUS), topic creation at start, a readiness check, and
+ * closes the bus at shutdown.
  */
 @Global()
 @Module({})
 export class MessagingModule {
-  static forRoot(config: Readonly<KafkaConfig>, shared?: EventBus): DynamicModule {
+  static forRoot(config: Readonly<EventBusConfig>): DynamicModule {
     return {
       module: MessagingModule,
       providers: [
-        { provide: EventBus, useFactory: () => shared ?? new KafkaEventBus(config) },
-        { provide: OWNS_EVENT_BUS, useValue: shared === undefined },
+        {
+          provide: EventBus,
+          useFactory: (pool?: Pool) => eventBusFor(config, pool),
+          inject: [{ token: PG_POOL, optional: true }],
+        },
         EventBusReadinessCheck,
         EventBusLifecycle,
       ],

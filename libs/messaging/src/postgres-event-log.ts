@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { EventEmitter, setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Partitioners, type PartitionMetadata } from 'kafkajs';
-import type { Pool, PoolClient } from 'pg';
+import { Client, type Pool, type PoolClient } from 'pg';
 import type { TopicSpec } from '@lx/contracts';
 import {
   type AssignedPartition,
@@ -16,13 +16,17 @@ import {
   type PartitionPosition,
   type Subscription,
 } from './event-bus';
+import { quoteIdentifier } from './projection/projection-rebuild';
 
 export interface PostgresEventLogOptions {
   /** The schema that holds the log's tables (created at first use). */
   schema?: string;
   /** Most messages handed to one batch. */
   maxBatchSize?: number;
-  /** How often an idle consumer looks for messages another process appended (this process's appends wake it at once). */
+  /**
+   * How often an idle consumer looks for new messages when no notification came: an append notifies every log on the
+   * database (LISTEN/NOTIFY) at its commit, so this is only the fallback while the listening session reconnects.
+   */
   pollIntervalMs?: number;
 }
 
@@ -30,6 +34,8 @@ export interface PostgresEventLogOptions {
 const MAX_RETRY_DELAY_MS = 5_000;
 /** After this many failures in a row a member reports a crash and rejoins (re-reads its positions), as kafkajs does. */
 const FAILURES_BEFORE_RESTART = 8;
+/** The listening session, ended by the server, connects again after this long. */
+const RELISTEN_DELAY_MS = 1_000;
 
 const kafkaPartitioner = Partitioners.DefaultPartitioner();
 
@@ -45,19 +51,14 @@ function partitionOf(topic: string, partitions: number, key: string): number {
   return kafkaPartitioner({ topic, partitionMetadata, message: { key, value: null } });
 }
 
-function quoted(identifier: string): string {
-  if (!/^[a-z_][a-z0-9_]*$/.test(identifier)) throw new Error(`invalid schema name ${identifier}`);
-  return `"${identifier}"`;
-}
-
 /** Every error as an Error, for consumer events. */
 function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
 /**
- * The event log of the embedded profile: the EventBus port backed by three tables of a PostgreSQL schema, for one
- * process that hosts every service. It keeps the guarantees the consumers rely on:
+ * The event log of EVENT_BUS=postgres (the embedded profile): the EventBus port backed by three tables of a PostgreSQL
+ * schema, for a single-node deployment. It keeps the guarantees the consumers rely on:
  * - order per key: a key maps to a partition as in Kafka, and a partition's offsets are handed out under the lock of
  *   its row, so they are dense and commit in order;
  * - consumer groups with stored offsets: what a batch handler marks consumed is stored after the handler returns;
@@ -65,26 +66,38 @@ function asError(error: unknown): Error {
  * - redelivery: a throwing handler, a stop or a crash leaves every unmarked message to be delivered again;
  * - replay: messages are never deleted (no retention or compaction: readers of a compacted topic apply every
  *   message in order and end at the same state), so a new group reads everything.
- * One member per group: the single process has no one to share partitions with, so a second member is refused.
+ * An append wakes the idle consumers of every log on the same database and schema at once, in this process or
+ * another (each service of the embedded profile has its own log over its own pool): the appending transaction sends
+ * a notification at its commit, which each log's listening session receives.
+ * One member per group: a group's partitions are not shared between members, so a second member in this log is
+ * refused, and a service on this log runs one replica (EVENT_BUS=postgres: a single-node deployment).
  */
 export class PostgresEventLog extends EventBus {
   private readonly logger = new Logger(PostgresEventLog.name);
   private readonly schema: string;
   private readonly maxBatchSize: number;
   private readonly pollIntervalMs: number;
-  /** Emits `${topic}/${partition}` after messages of that partition were committed. */
+  /** The notification channel: the schema's name. */
+  private readonly channel: string;
+  /** Emits `${topic}/${partition}` when an append to that partition was notified. */
   private readonly appended = new EventEmitter().setMaxListeners(0);
-  /** Appends committed per `${topic}/${partition}` since start, so a consumer can tell whether it missed one. */
+  /** Appends notified per `${topic}/${partition}` since start, so a consumer can tell whether it missed one. */
   private readonly appends = new Map<string, number>();
   private readonly members = new Map<string, GroupMember>();
   private ready?: Promise<void>;
+  /** The session that LISTENs on the channel, while it is connected or connecting. */
+  private listener?: Promise<Client | undefined>;
+  private relistenTimer?: NodeJS.Timeout;
+  private closed = false;
 
   constructor(
     private readonly pool: Pool,
     options: PostgresEventLogOptions = {},
   ) {
     super();
-    this.schema = quoted(options.schema ?? 'event_log');
+    this.channel = options.schema ?? 'event_log';
+    if (!/^[a-z_][a-z0-9_]*$/.test(this.channel)) throw new Error(`invalid schema name ${this.channel}`);
+    this.schema = quoteIdentifier(this.channel);
     this.maxBatchSize = options.maxBatchSize ?? 1_000;
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
   }
@@ -131,7 +144,6 @@ export class PostgresEventLog extends EventBus {
   async publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
     if (messages.length === 0) return;
     await this.tables();
-    const committed: number[] = [];
     await this.transaction(async (client) => {
       const { rows } = await client.query<{ partitions: string }>(
         `SELECT count(*) AS partitions FROM ${this.schema}.partitions WHERE topic = $1`,
@@ -165,14 +177,10 @@ export class PostgresEventLog extends EventBus {
             batch.map((message) => JSON.stringify(message.headers ?? {})),
           ],
         );
-        committed.push(partition);
+        // Delivered to every listening session when the transaction commits (none if it rolls back).
+        await client.query('SELECT pg_notify($1, $2)', [this.channel, `${topic}/${partition}`]);
       }
     });
-    for (const partition of committed) {
-      const key = `${topic}/${partition}`;
-      this.appends.set(key, (this.appends.get(key) ?? 0) + 1);
-      this.appended.emit(key);
-    }
   }
 
   async subscribe(subscription: Subscription): Promise<void> {
@@ -192,8 +200,9 @@ export class PostgresEventLog extends EventBus {
 
   async subscribeBatches(subscription: BatchSubscription): Promise<ConsumerHandle> {
     await this.tables();
+    await this.listen();
     if (this.members.has(subscription.groupId)) {
-      throw new Error(`consumer group ${subscription.groupId} already has a member in this process`);
+      throw new Error(`consumer group ${subscription.groupId} already has a member in this log`);
     }
     const member = new GroupMember(this, subscription, this.logger);
     this.members.set(subscription.groupId, member);
@@ -251,10 +260,53 @@ export class PostgresEventLog extends EventBus {
     await this.pool.query('SELECT 1');
   }
 
-  /** Stops every consumer; the pool belongs to whoever passed it in. */
+  /** Stops every consumer and the listening session; the pool belongs to whoever passed it in. */
   async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.relistenTimer);
     await Promise.allSettled([...this.members.values()].map((member) => member.stop()));
     this.members.clear();
+    const listener = await this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => undefined);
+  }
+
+  /**
+   * Connects the session that LISTENs for appends, once (again when the server ended it). Until it listens, the
+   * consumers look every pollIntervalMs; a failure to connect is logged and tried again.
+   */
+  private listen(): Promise<Client | undefined> {
+    if (this.closed) return Promise.resolve(undefined);
+    this.listener ??= (async () => {
+      const client = new Client(this.pool.options);
+      client.on('notification', ({ payload }) => {
+        if (payload === undefined) return;
+        this.appends.set(payload, (this.appends.get(payload) ?? 0) + 1);
+        this.appended.emit(payload);
+      });
+      // A session the server ended emits 'error' and then 'end'; unhandled, the error would end the process.
+      client.on('error', (error) => this.logger.warn({ err: error.message }, 'Event log listener failed'));
+      client.on('end', () => this.relisten());
+      try {
+        await client.connect();
+        await client.query(`LISTEN ${this.schema}`);
+        return client;
+      } catch (error) {
+        this.logger.warn({ err: String(error) }, 'Event log listener could not connect; consumers poll meanwhile');
+        await client.end().catch(() => undefined);
+        this.relisten();
+        return undefined;
+      }
+    })();
+    return this.listener;
+  }
+
+  /** The listening session ended: another one, after a pause (unless the log is closing). */
+  private relisten(): void {
+    this.listener = undefined;
+    if (this.closed) return;
+    clearTimeout(this.relistenTimer);
+    this.relistenTimer = setTimeout(() => void this.listen(), RELISTEN_DELAY_MS).unref();
   }
 
   /** @internal The stored positions of a group, and where a partition without one starts. */
@@ -316,7 +368,7 @@ export class PostgresEventLog extends EventBus {
     await this.storeOffset(this.pool, groupId, topic, partition, offset);
   }
 
-  /** @internal How many appends to the partition this process has committed. */
+  /** @internal How many appends to the partition were notified to this log. */
   appendsTo(topic: string, partition: number): number {
     return this.appends.get(`${topic}/${partition}`) ?? 0;
   }

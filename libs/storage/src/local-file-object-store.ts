@@ -38,7 +38,7 @@ export function objectKeyProblem(key: string): string | undefined {
 }
 
 /**
- * Embedded adapter for a single-process profile: objects are files under one directory, and download URLs are
+ * The adapter of OBJECT_STORE=local (the embedded profile): objects are files under one directory, and download URLs are
  * HMAC-signed URLs that `localFileDownloads` serves. The content type and file name of a download come from the
  * signed URL (as S3's response-content-type does), so nothing is stored beside the object.
  */

@@ -1,14 +1,14 @@
 import { Client } from 'minio';
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import type { StorageConfig } from '@lx/platform';
+import type { MinioStorageConfig } from '@lx/platform';
 import { contentDisposition } from './content-disposition';
 import { ObjectStore, type PresignedUrl, type PresignOptions, type PutOptions } from './object-store';
 
 /** Part size of streamed uploads (S3 requires at least 5 MiB for every part but the last). */
 const PART_SIZE_BYTES = 8 * 1024 * 1024;
 
-function clientFor(endpointUrl: string, config: Readonly<StorageConfig>): Client {
+function clientFor(endpointUrl: string, config: Readonly<MinioStorageConfig>): Client {
   const url = new URL(endpointUrl);
   const useSSL = url.protocol === 'https:';
   return new Client({
@@ -31,7 +31,7 @@ export class MinioObjectStore extends ObjectStore {
   private readonly internal: Client;
   private readonly public: Client;
 
-  constructor(private readonly config: Readonly<StorageConfig>) {
+  constructor(private readonly config: Readonly<MinioStorageConfig>) {
     super();
     this.internal = clientFor(config.endpointUrl, config);
     this.public = clientFor(config.publicEndpointUrl, config);

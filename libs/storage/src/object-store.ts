@@ -19,8 +19,9 @@ export interface PresignedUrl {
 }
 
 /**
- * Port to object storage. Production adapter: MinIO / S3 (MinioObjectStore); single-process profile: files in a
- * directory (LocalFileObjectStore). test/integration/object-store-contract.ts holds both to the same behaviour.
+ * Port to object storage, its adapter chosen by OBJECT_STORE (objectStoreFor): MinIO / S3 (MinioObjectStore), or files
+ * in a directory (LocalFileObjectStore: the embedded profile). test/integration/object-store-contract.ts holds both to
+ * the same behaviour.
  */
 export abstract class ObjectStore {
   /** Creates the bucket if it does not exist yet. */

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { type Admin, Kafka, logLevel } from 'kafkajs';
-import type { KafkaConfig } from '@lx/platform';
+import type { EventBusConfig, KafkaConfig } from '@lx/platform';
 // eslint-disable-next-line @nx/enforce-module-boundaries, lx/no-relative-import-outside-project -- see the top
 import { kafkaConnectionOf } from '../../platform/src/config/kafka-connection';
 // eslint-disable-next-line @nx/enforce-module-boundaries, lx/no-relative-import-outside-project -- see the top
@@ -214,4 +214,10 @@ async function deleteUnder(admin: Admin, prefixes: readonly string[]): Promise<v
   if (groupIds.length > 0) await admin.deleteGroups(groupIds).catch(() => undefined);
   const topics = (await admin.listTopics()).filter(under);
   if (topics.length > 0) await admin.deleteTopics({ topics });
+}
+
+/** The Kafka settings of a service configuration, which the tests run with EVENT_BUS=kafka (the default). */
+export function kafkaOf(eventBus: EventBusConfig): KafkaConfig {
+  if (eventBus.driver !== 'kafka') throw new Error(`the test runs on Kafka, not on EVENT_BUS=${eventBus.driver}`);
+  return eventBus.kafka;
 }

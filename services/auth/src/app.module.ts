@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { REVOCATIONS_PATH } from '@lx/contracts';
-import { EventBus, EventBusReadinessCheck, MessagingModule, OutboxModule } from '@lx/messaging';
+import { EventBusReadinessCheck, MessagingModule, OutboxModule } from '@lx/messaging';
 import {
   AuthenticationModule,
   DatabaseModule,
@@ -33,7 +33,7 @@ import { TokensModule } from './tokens/tokens.module';
 
 @Module({})
 export class AppModule {
-  static register(config: AuthConfig, adapters: { eventBus?: EventBus } = {}): DynamicModule {
+  static register(config: AuthConfig): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -48,7 +48,7 @@ export class AppModule {
           imports: [KeysModule, TokensModule],
         }),
         DatabaseModule.forRoot({ config: config.database, entities: ENTITIES, migrations: MIGRATIONS }),
-        MessagingModule.forRoot(config.kafka, adapters.eventBus),
+        MessagingModule.forRoot(config.eventBus),
         OutboxModule.forRoot(config.outbox),
         HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck], config.http.readinessGraceMs),
         ClientsModule,

@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { EventBus, EventBusReadinessCheck, MessagingModule, OutboxModule } from '@lx/messaging';
-import { ObjectStore, ObjectStoreReadinessCheck, StorageModule } from '@lx/storage';
+import { EventBusReadinessCheck, MessagingModule, OutboxModule } from '@lx/messaging';
+import { ObjectStoreReadinessCheck, StorageModule } from '@lx/storage';
 import {
   AuthenticationModule,
   DatabaseModule,
@@ -15,10 +15,7 @@ import { ExportModule } from './export/export.module';
 
 @Module({})
 export class AppModule {
-  static register(
-    config: ExportWorkerConfig,
-    adapters: { eventBus?: EventBus; objectStore?: ObjectStore } = {},
-  ): DynamicModule {
+  static register(config: ExportWorkerConfig): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -26,8 +23,8 @@ export class AppModule {
         AuthenticationModule.forRoot({ config: config.auth }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
         ReadPoolModule.forRoot(config.database, config.readPool),
-        MessagingModule.forRoot(config.kafka, adapters.eventBus),
-        StorageModule.forRoot(config.storage, adapters.objectStore),
+        MessagingModule.forRoot(config.eventBus),
+        StorageModule.forRoot(config.storage),
         OutboxModule.forRoot(config.outbox),
         HealthModule.forRoot(
           [DatabaseReadinessCheck, EventBusReadinessCheck, ObjectStoreReadinessCheck],

@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { EventBus, EventBusReadinessCheck, MessagingModule, OutboxModule } from '@lx/messaging';
+import { EventBusReadinessCheck, MessagingModule, OutboxModule } from '@lx/messaging';
 import {
   AuthenticationModule,
   DatabaseModule,
@@ -20,20 +20,15 @@ import { WatermarkModule } from './watermark/watermark.module';
 
 @Module({})
 export class AppModule {
-  static register(config: LocationCommandConfig, adapters: { eventBus?: EventBus } = {}): DynamicModule {
+  static register(config: LocationCommandConfig): DynamicModule {
     return {
       module: AppModule,
       imports: [
         MetricsModule,
         AuthenticationModule.forRoot({ config: config.auth }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
-        MessagingModule.forRoot(config.kafka, adapters.eventBus),
-        // A bus handed in lives in this thread (the embedded profile's event log): the relay publishes to it from here.
-        OutboxModule.forSource(
-          EventLog,
-          config.outbox,
-          adapters.eventBus === undefined ? relayThreadOf(config) : undefined,
-        ),
+        MessagingModule.forRoot(config.eventBus),
+        OutboxModule.forSource(EventLog, config.outbox, relayThreadOf(config)),
         EventStoreModule.forRoot({ source: config.events.source }),
         HealthModule.forRoot([DatabaseReadinessCheck, EventBusReadinessCheck], config.http.readinessGraceMs),
         LocationModule,

@@ -1,11 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import {
-  EventBus,
-  EventBusReadinessCheck,
-  MessagingModule,
-  ProjectionModule,
-  projectionReadinessToken,
-} from '@lx/messaging';
+import { EventBusReadinessCheck, MessagingModule, ProjectionModule, projectionReadinessToken } from '@lx/messaging';
 import {
   AuthenticationModule,
   DatabaseModule,
@@ -26,14 +20,14 @@ import { LocationReadModelProjection } from './read-model/location-read-model.pr
 
 @Module({})
 export class AppModule {
-  static register(config: LocationQueryConfig, adapters: { eventBus?: EventBus } = {}): DynamicModule {
+  static register(config: LocationQueryConfig): DynamicModule {
     return {
       module: AppModule,
       imports: [
         MetricsModule,
         AuthenticationModule.forRoot({ config: config.auth }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
-        MessagingModule.forRoot(config.kafka, adapters.eventBus),
+        MessagingModule.forRoot(config.eventBus),
         RateLimitModule.forRoot(config.rateLimits),
         ReadPoolModule.forRoot(config.database, config.readPool),
         ProjectionModule.register({ ...config.projection, projection: LocationReadModelProjection }),

@@ -1,11 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import {
-  EventBus,
-  EventBusReadinessCheck,
-  MessagingModule,
-  ProjectionModule,
-  projectionReadinessToken,
-} from '@lx/messaging';
+import { EventBusReadinessCheck, MessagingModule, ProjectionModule, projectionReadinessToken } from '@lx/messaging';
 import {
   AuthenticationModule,
   DatabaseModule,
@@ -22,14 +16,14 @@ import { StatisticsModule } from './statistics/statistics.module';
 
 @Module({})
 export class AppModule {
-  static register(config: StatisticsProjectionConfig, adapters: { eventBus?: EventBus } = {}): DynamicModule {
+  static register(config: StatisticsProjectionConfig): DynamicModule {
     return {
       module: AppModule,
       imports: [
         MetricsModule,
         AuthenticationModule.forRoot({ config: config.auth }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
-        MessagingModule.forRoot(config.kafka, adapters.eventBus),
+        MessagingModule.forRoot(config.eventBus),
         RateLimitModule.forRoot(config.rateLimits),
         ReadPoolModule.forRoot(config.database, config.readPool),
         ProjectionModule.register({ ...config.projection, projection: LocationFactsProjection }),

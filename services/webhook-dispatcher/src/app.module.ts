@@ -1,6 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import {
-  EventBus,
   EventBusReadinessCheck,
   MessagingModule,
   OutboxModule,
@@ -23,7 +22,7 @@ import { SubscriptionsProjection } from './subscriptions/subscriptions.projectio
 
 @Module({})
 export class AppModule {
-  static register(config: WebhookDispatcherConfig, adapters: { eventBus?: EventBus } = {}): DynamicModule {
+  static register(config: WebhookDispatcherConfig): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -31,7 +30,7 @@ export class AppModule {
         AuthenticationModule.forRoot({ config: config.auth }),
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: MIGRATIONS }),
         ReadPoolModule.forRoot(config.database, config.readPool),
-        MessagingModule.forRoot(config.kafka, adapters.eventBus),
+        MessagingModule.forRoot(config.eventBus),
         OutboxModule.forRoot(config.outbox),
         DeliveryModule.register(config),
         ProjectionModule.register({

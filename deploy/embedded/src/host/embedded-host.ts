@@ -4,13 +4,18 @@ import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Client, Pool } from 'pg';
-import { PostgresEventLog } from '@lx/messaging';
+import { Client } from 'pg';
 import { Logger } from '@nestjs/common';
 import type { LevelWithSilent } from 'pino';
 import { API_SECURITY_HEADERS, EDGE_ERRORS, errorBody, REVOCATIONS_PATH } from '@lx/contracts';
-import { answerEdgeError, createLogger, createServiceApp, freePort, PinoNestLogger } from '@lx/platform';
+import {
+  answerEdgeError,
+  createLogger,
+  createServiceApp,
+  freePort,
+  type LocalStorageConfig,
+  PinoNestLogger,
+} from '@lx/platform';
 import { AppModule as AuthModule, loadAuthConfig } from '@lx/service/auth';
 import { AppModule as ExportWorkerModule, loadExportWorkerConfig } from '@lx/service/export-worker';
 import { AppModule as LocationCommandModule, loadLocationCommandConfig } from '@lx/service/location-command';
@@ -20,7 +25,7 @@ import {
   loadStatisticsProjectionConfig,
 } from '@lx/service/statistics-projection';
 import { createWebhookDispatcherApp, loadWebhookDispatcherConfig } from '@lx/service/webhook-dispatcher';
-import { LocalFileObjectStore, localFileDownloads } from '@lx/storage';
+import { localFileDownloads, localFileStoreOf } from '@lx/storage';
 import { DataFolder, type EmbeddedSecrets } from './data-folder';
 import { startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres';
 import { edgeRefusal, loadIngressRoutes, normalisedPath, serviceFor } from './ingress-routes';
@@ -113,18 +118,29 @@ async function ensureDatabase(postgres: RunningPostgres): Promise<void> {
   }
 }
 
+/** What to undo when stopping, in reverse order of starting. */
+type Cleanups = (() => Promise<void>)[];
+
+/** A service's app, by service name (the ingress routes to it once it is set). */
+type Apps = Map<string, NestFastifyApplication>;
+
+/** Handlers of public path prefixes that no service route claims (the downloads, the demo receiver). */
+type Mounts = Map<string, (request: IncomingMessage, response: ServerResponse) => void>;
+
 /**
  * The embedded profile: every service's application in this process, behind one public port that routes the
- * ingress's route table (helm/location-exchange/files/routes.json) exactly as nginx does in the stack. Only adapters
- * differ from the stack: PostgreSQL from npm instead of an installed one, the PostgresEventLog instead of Kafka, the
- * local-file object store (downloads served on /downloads/ of the same port) instead of MinIO. Each service keeps its
- * own schema and migrations, its own configuration (validated by its own loader) and its own loopback port for the
- * internal calls between services, as in the stack.
+ * ingress's route table (helm/location-exchange/files/routes.json) exactly as nginx does in the stack. Only the
+ * infrastructure differs from the stack, and each service chooses its adapters by its own configuration, as in any
+ * deployment: PostgreSQL from npm instead of an installed one, EVENT_BUS=postgres (the event log in tables of that
+ * database) instead of Kafka, OBJECT_STORE=local (files in the data folder, downloads served on /downloads/ of the same
+ * port) instead of MinIO. Each service keeps its own schema and migrations, its own configuration (validated by its
+ * own loader) and its own loopback port for the internal calls between services, as in the stack. Three steps: the
+ * ingress, the infrastructure, the services.
  */
 export async function startEmbedded(options: EmbeddedOptions): Promise<RunningEmbedded> {
   const folder = new DataFolder(options.dataDir);
   folder.lock();
-  const cleanups: (() => Promise<void>)[] = [() => Promise.resolve(folder.unlock())];
+  const cleanups: Cleanups = [() => Promise.resolve(folder.unlock())];
   const stop = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) {
       await cleanup().catch((error: unknown) => options.say(`while stopping: ${String(error)}`));
@@ -135,212 +151,12 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<RunningEm
     const firstStart = !folder.initialised;
     const secrets = folder.secrets();
     mkdirSync(folder.logs, { recursive: true });
-    const postgresLog = createWriteStream(join(folder.logs, 'postgres.log'), { flags: 'a' });
-    cleanups.push(() => new Promise((resolve) => postgresLog.end(resolve)));
 
-    // The public port first: a port that is taken stops the start before anything else, and from here on the port
-    // answers, 503 for a service that is not up yet, as nginx answers for one not running.
-    const routes = loadIngressRoutes(options.repoRoot);
-    const apps = new Map<string, NestFastifyApplication>();
-    const mounts = new Map<string, (request: IncomingMessage, response: ServerResponse) => void>();
-    // The services' apps are mounted on this one server, so its deadline is theirs: location-command's (an import's
-    // body is read as the import runs), with Node's minute for the headers.
-    const ingress = createServer(
-      { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: INGRESS_REQUEST_TIMEOUT_MS, headersTimeout: 60_000 },
-      (request, response) => {
-        const refused = edgeRefusal(request.method ?? 'GET', request.url ?? '/', request.rawHeaders);
-        // nginx closes the connection after these, as after any request it could not read.
-        if (refused) {
-          return answerEdgeError(request, response, refused, { connection: 'close' });
-        }
-        // The path as nginx matches it (edgeRefusal has refused those it cannot read); the app gets the URL as sent.
-        const path = normalisedPath((request.url ?? '/').split('?')[0]!)!;
-        if (request.method === 'TRACE') {
-          return answerEdgeError(request, response, 405);
-        }
-        for (const [prefix, handler] of mounts) if (path.startsWith(prefix)) return handler(request, response);
-        const service = serviceFor(routes, path);
-        if (service === undefined) return answerEdgeError(request, response, 404);
-        const app = apps.get(service);
-        if (app === undefined) {
-          return answerEdgeError(request, response, 503);
-        }
-        app.getHttpAdapter().getInstance().routing(request, response);
-      },
-    );
-    ingress.on('clientError', onClientError);
-    const publicPort = await listen(ingress, options.port, '127.0.0.1').catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EADDRINUSE') throw error;
-      throw new PortTakenError(options.port);
-    });
-    cleanups.push(
-      () =>
-        new Promise((resolve) => {
-          ingress.close(() => resolve());
-          // The services have closed by now (cleanups run in reverse): nothing is answered any more.
-          ingress.closeAllConnections();
-        }),
-    );
-    const baseUrl = `http://127.0.0.1:${publicPort}`;
-
-    options.say(firstStart ? 'starting PostgreSQL (first start: creating the cluster)' : 'starting PostgreSQL');
-    const postgres = await startEmbeddedPostgres({
-      dataDir: folder.postgres,
-      port: await freePort(),
-      password: secrets.postgresPassword,
-      onLog: (line) => postgresLog.write(`${line}\n`),
-    });
-    cleanups.push(() => postgres.stop());
-    await ensureDatabase(postgres);
-
-    const eventLogPool = new Pool({ connectionString: postgres.url(DATABASE), max: 10 });
-    // An idle connection that the server ends (PostgreSQL restarted) makes the pool emit 'error': unhandled, that
-    // would end the process.
-    const eventLogLogger = new Logger(PostgresEventLog.name);
-    eventLogPool.on('error', (error) => eventLogLogger.warn({ err: error.message }, 'Idle event log connection ended'));
-    // pool.end() resolves once it has let go of its connections, before they are closed: wait for them to close, so
-    // PostgreSQL's shutdown, next, finds none.
-    let openConnections = 0;
-    eventLogPool.on('connect', () => (openConnections += 1));
-    eventLogPool.on('remove', () => (openConnections -= 1));
-    cleanups.push(async () => {
-      await eventLogPool.end();
-      for (const deadline = Date.now() + 5_000; openConnections > 0 && Date.now() < deadline;) await sleep(20);
-    });
-    const eventLog = new PostgresEventLog(eventLogPool);
-    cleanups.push(() => eventLog.close());
-
-    const objectStore = new LocalFileObjectStore({
-      directory: folder.exports,
-      publicBaseUrl: `${baseUrl}/downloads`,
-      signingKey: Buffer.from(secrets.downloadSigningKey, 'base64'),
-    });
-    const downloadsLogger = new Logger('Downloads');
-    mounts.set(
-      '/downloads/',
-      localFileDownloads(objectStore, {
-        onError: (error, errorId) => downloadsLogger.error({ errorId, err: String(error) }, 'Download failed'),
-      }),
-    );
-
-    const internalUrl = (service: string) => {
-      const app = apps.get(service);
-      if (app === undefined) throw new Error(`${service} is not started`);
-      return `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
-    };
-    // Settings every service reads. Kafka's and MinIO's are required by the configurations but unused here: the host
-    // hands the services its event log and file store instead.
-    const common = {
-      HTTP_HOST: '127.0.0.1',
-      LOG_LEVEL: options.logLevel,
-      DATABASE_URL: postgres.url(DATABASE),
-      DATABASE_POOL_SIZE: '5',
-      KAFKA_BROKERS: 'embedded-event-log:0',
-      AUTH_ISSUER: baseUrl,
-      AUTH_JWKS_URL: `${baseUrl}/.well-known/jwks.json`,
-      // Every caller reaches the ingress over loopback, which no X-Forwarded-For may then speak for.
-      HTTP_TRUSTED_PROXIES: '',
-    };
-    /**
-     * @nestjs/typeorm warns when a second data source takes the default name, which is right within one application
-     * but not across the applications of this process: each has its own container, so their default data sources
-     * never meet. Its registry of names is forgotten before each service registers its own.
-     */
-    const forgetDataSourceNames = () => {
-      try {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const { DataSourceNameRegistry } = require('@nestjs/typeorm/dist/data-source-name.registry') as {
-          DataSourceNameRegistry: { clear(): void };
-        };
-        DataSourceNameRegistry.clear();
-      } catch {
-        // Another @nestjs/typeorm layout: the warnings are printed, nothing else changes.
-      }
-    };
-    const started = async (
-      service: string,
-      http: { port: number; host: string },
-      create: () => Promise<NestFastifyApplication>,
-    ) => {
-      forgetDataSourceNames();
-      const ready = await create();
-      cleanups.push(async () => {
-        options.say(`stopping ${service}`);
-        await ready.close();
-      });
-      await ready.listen(http.port, http.host);
-      apps.set(service, ready);
-      options.say(`${service} started`);
-    };
-    const adapters = { eventBus: eventLog };
-    // Each service also listens on a loopback port of its own, for the internal calls between services. The services
-    // after auth poll its revocation list there (the ingress never routes /internal/).
-    const env = async (extra: Record<string, string>) => ({
-      ...common,
-      ...(apps.has('auth') ? { AUTH_REVOCATIONS_URL: `${internalUrl('auth')}${REVOCATIONS_PATH}` } : {}),
-      HTTP_PORT: String(await freePort()),
-      ...extra,
-    });
-
-    const auth = loadAuthConfig(
-      await env({
-        AUTH_ENCRYPTION_KEY: secrets.encryptionKey,
-        WEBHOOK_SECRET_TRANSPORT_KEY: secrets.webhookSecretTransportKey,
-        ADMIN_BOOTSTRAP_CLIENT_ID: secrets.admin.clientId,
-        ADMIN_BOOTSTRAP_CLIENT_SECRET: secrets.admin.clientSecret,
-        SERVICE_BOOTSTRAP_CLIENT_ID: secrets.exportWorker.clientId,
-        SERVICE_BOOTSTRAP_CLIENT_SECRET: secrets.exportWorker.clientSecret,
-      }),
-    );
-    await started('auth', auth.http, () => createServiceApp('auth', AuthModule.register(auth, adapters), auth.http));
-    const command = loadLocationCommandConfig(await env({}));
-    await started('location-command', command.http, () =>
-      createServiceApp('location-command', LocationCommandModule.register(command, adapters), command.http),
-    );
-    const query = loadLocationQueryConfig(await env({}));
-    await started('location-query', query.http, () =>
-      createServiceApp('location-query', LocationQueryModule.register(query, adapters), query.http),
-    );
-    const statistics = loadStatisticsProjectionConfig(await env({}));
-    await started('statistics-projection', statistics.http, () =>
-      createServiceApp(
-        'statistics-projection',
-        StatisticsProjectionModule.register(statistics, adapters),
-        statistics.http,
-      ),
-    );
-    const exportWorker = loadExportWorkerConfig(
-      await env({
-        MINIO_ENDPOINT_URL: 'http://embedded-file-store.invalid',
-        MINIO_ACCESS_KEY: 'unused',
-        MINIO_SECRET_KEY: 'unused',
-        SERVICE_CLIENT_ID: secrets.exportWorker.clientId,
-        SERVICE_CLIENT_SECRET: secrets.exportWorker.clientSecret,
-        AUTH_TOKEN_URL: `${internalUrl('auth')}/oauth/token`,
-        LOCATION_QUERY_URL: internalUrl('location-query'),
-        LOCATION_COMMAND_URL: internalUrl('location-command'),
-        STATISTICS_URL: internalUrl('statistics-projection'),
-      }),
-    );
-    await started('export-worker', exportWorker.http, () =>
-      createServiceApp(
-        'export-worker',
-        ExportWorkerModule.register(exportWorker, { ...adapters, objectStore }),
-        exportWorker.http,
-      ),
-    );
-    const dispatcher = loadWebhookDispatcherConfig(
-      await env({
-        WEBHOOK_SECRET_TRANSPORT_KEY: secrets.webhookSecretTransportKey,
-        // The demo receiver listens on this machine.
-        WEBHOOK_ALLOWED_ADDRESS_KINDS: 'loopback',
-      }),
-    );
-    await started('webhook-dispatcher', dispatcher.http, async () => {
-      const { app, start } = await createWebhookDispatcherApp(dispatcher, adapters);
-      await start();
-      return app;
-    });
+    const apps: Apps = new Map();
+    const mounts: Mounts = new Map();
+    const baseUrl = await startIngress(options, apps, mounts, cleanups);
+    const infrastructure = await startInfrastructure(options, folder, secrets, firstStart, baseUrl, mounts, cleanups);
+    await startServices(options, secrets, baseUrl, infrastructure, apps, cleanups);
 
     // NestJS's Logger is process-wide: it writes through the logger of the application created last. The class-level
     // lines of every service go out as the embedded host's, rather than all under the last service's name.
@@ -352,7 +168,9 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<RunningEm
       `BASE_URL=${baseUrl}`,
       `ADMIN_CLIENT_ID=${secrets.admin.clientId}`,
       `ADMIN_CLIENT_SECRET=${secrets.admin.clientSecret}`,
-      ...[...apps.keys()].map((service) => `${service.toUpperCase().replace(/-/g, '_')}_URL=${internalUrl(service)}`),
+      ...[...apps.keys()].map(
+        (service) => `${service.toUpperCase().replace(/-/g, '_')}_URL=${internalUrl(apps, service)}`,
+      ),
     ];
     writeFileSync(join(folder.root, 'env'), `${endpoints.join('\n')}\n`, { mode: 0o600 });
     cleanups.push(() => Promise.resolve(rmSync(join(folder.root, 'env'), { force: true })));
@@ -372,4 +190,205 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<RunningEm
     await stop();
     throw error;
   }
+}
+
+/** The loopback URL of a started service's own port, for the internal calls between services. */
+function internalUrl(apps: Apps, service: string): string {
+  const app = apps.get(service);
+  if (app === undefined) throw new Error(`${service} is not started`);
+  return `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+}
+
+/**
+ * The public port, first: a port that is taken stops the start before anything else, and from here on the port
+ * answers, 503 for a service that is not up yet (not in `apps`), as nginx answers for one not running. Returns its URL.
+ */
+async function startIngress(options: EmbeddedOptions, apps: Apps, mounts: Mounts, cleanups: Cleanups): Promise<string> {
+  const routes = loadIngressRoutes(options.repoRoot);
+  // The services' apps are mounted on this one server, so its deadline is theirs: location-command's (an import's
+  // body is read as the import runs), with Node's minute for the headers.
+  const ingress = createServer(
+    { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: INGRESS_REQUEST_TIMEOUT_MS, headersTimeout: 60_000 },
+    (request, response) => {
+      const refused = edgeRefusal(request.method ?? 'GET', request.url ?? '/', request.rawHeaders);
+      // nginx closes the connection after these, as after any request it could not read.
+      if (refused) {
+        return answerEdgeError(request, response, refused, { connection: 'close' });
+      }
+      // The path as nginx matches it (edgeRefusal has refused those it cannot read); the app gets the URL as sent.
+      const path = normalisedPath((request.url ?? '/').split('?')[0]!)!;
+      if (request.method === 'TRACE') {
+        return answerEdgeError(request, response, 405);
+      }
+      for (const [prefix, handler] of mounts) if (path.startsWith(prefix)) return handler(request, response);
+      const service = serviceFor(routes, path);
+      if (service === undefined) return answerEdgeError(request, response, 404);
+      const app = apps.get(service);
+      if (app === undefined) {
+        return answerEdgeError(request, response, 503);
+      }
+      app.getHttpAdapter().getInstance().routing(request, response);
+    },
+  );
+  ingress.on('clientError', onClientError);
+  const publicPort = await listen(ingress, options.port, '127.0.0.1').catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EADDRINUSE') throw error;
+    throw new PortTakenError(options.port);
+  });
+  cleanups.push(
+    () =>
+      new Promise((resolve) => {
+        ingress.close(() => resolve());
+        // The services have closed by now (cleanups run in reverse): nothing is answered any more.
+        ingress.closeAllConnections();
+      }),
+  );
+  return `http://127.0.0.1:${publicPort}`;
+}
+
+/** What the services use instead of Kafka, MinIO and an installed PostgreSQL. */
+interface EmbeddedInfrastructure {
+  postgres: RunningPostgres;
+  /** The local file store's settings (OBJECT_STORE=local), which the export worker writes with and /downloads/ serves. */
+  files: LocalStorageConfig;
+}
+
+/** PostgreSQL from npm in the data folder, and the download route of the local file store (files in the folder). */
+async function startInfrastructure(
+  options: EmbeddedOptions,
+  folder: DataFolder,
+  secrets: EmbeddedSecrets,
+  firstStart: boolean,
+  baseUrl: string,
+  mounts: Mounts,
+  cleanups: Cleanups,
+): Promise<EmbeddedInfrastructure> {
+  const postgresLog = createWriteStream(join(folder.logs, 'postgres.log'), { flags: 'a' });
+  cleanups.push(() => new Promise((resolve) => postgresLog.end(resolve)));
+  options.say(firstStart ? 'starting PostgreSQL (first start: creating the cluster)' : 'starting PostgreSQL');
+  const postgres = await startEmbeddedPostgres({
+    dataDir: folder.postgres,
+    port: await freePort(),
+    password: secrets.postgresPassword,
+    onLog: (line) => postgresLog.write(`${line}\n`),
+  });
+  cleanups.push(() => postgres.stop());
+  await ensureDatabase(postgres);
+
+  const files = {
+    directory: folder.exports,
+    publicBaseUrl: `${baseUrl}/downloads`,
+    signingKey: secrets.downloadSigningKey,
+  };
+  // The export worker's store writes the files; this one only serves them, as MinIO serves what the stack writes.
+  const objectStore = localFileStoreOf(files);
+  const downloadsLogger = new Logger('Downloads');
+  mounts.set(
+    '/downloads/',
+    localFileDownloads(objectStore, {
+      onError: (error, errorId) => downloadsLogger.error({ errorId, err: String(error) }, 'Download failed'),
+    }),
+  );
+  return { postgres, files };
+}
+
+/**
+ * The six services, in the order they depend on each other (auth first: the others poll its revocation list; the
+ * export worker last but one: it calls the three before it), each set in `apps` once it listens.
+ */
+async function startServices(
+  options: EmbeddedOptions,
+  secrets: EmbeddedSecrets,
+  baseUrl: string,
+  infrastructure: EmbeddedInfrastructure,
+  apps: Apps,
+  cleanups: Cleanups,
+): Promise<void> {
+  // Settings every service reads: the event log lives in the services' database.
+  const common = {
+    HTTP_HOST: '127.0.0.1',
+    LOG_LEVEL: options.logLevel,
+    DATABASE_URL: infrastructure.postgres.url(DATABASE),
+    DATABASE_POOL_SIZE: '5',
+    EVENT_BUS: 'postgres',
+    AUTH_ISSUER: baseUrl,
+    AUTH_JWKS_URL: `${baseUrl}/.well-known/jwks.json`,
+    // Every caller reaches the ingress over loopback, which no X-Forwarded-For may then speak for.
+    HTTP_TRUSTED_PROXIES: '',
+  };
+  const started = async (
+    service: string,
+    http: { port: number; host: string },
+    create: () => Promise<NestFastifyApplication>,
+  ) => {
+    const ready = await create();
+    cleanups.push(async () => {
+      options.say(`stopping ${service}`);
+      await ready.close();
+    });
+    await ready.listen(http.port, http.host);
+    apps.set(service, ready);
+    options.say(`${service} started`);
+  };
+  // Each service also listens on a loopback port of its own, for the internal calls between services. The services
+  // after auth poll its revocation list there (the ingress never routes /internal/).
+  const env = async (extra: Record<string, string>) => ({
+    ...common,
+    ...(apps.has('auth') ? { AUTH_REVOCATIONS_URL: `${internalUrl(apps, 'auth')}${REVOCATIONS_PATH}` } : {}),
+    HTTP_PORT: String(await freePort()),
+    ...extra,
+  });
+
+  const auth = loadAuthConfig(
+    await env({
+      AUTH_ENCRYPTION_KEY: secrets.encryptionKey,
+      WEBHOOK_SECRET_TRANSPORT_KEY: secrets.webhookSecretTransportKey,
+      ADMIN_BOOTSTRAP_CLIENT_ID: secrets.admin.clientId,
+      ADMIN_BOOTSTRAP_CLIENT_SECRET: secrets.admin.clientSecret,
+      SERVICE_BOOTSTRAP_CLIENT_ID: secrets.exportWorker.clientId,
+      SERVICE_BOOTSTRAP_CLIENT_SECRET: secrets.exportWorker.clientSecret,
+    }),
+  );
+  await started('auth', auth.http, () => createServiceApp('auth', AuthModule.register(auth), auth.http));
+  const command = loadLocationCommandConfig(await env({}));
+  await started('location-command', command.http, () =>
+    createServiceApp('location-command', LocationCommandModule.register(command), command.http),
+  );
+  const query = loadLocationQueryConfig(await env({}));
+  await started('location-query', query.http, () =>
+    createServiceApp('location-query', LocationQueryModule.register(query), query.http),
+  );
+  const statistics = loadStatisticsProjectionConfig(await env({}));
+  await started('statistics-projection', statistics.http, () =>
+    createServiceApp('statistics-projection', StatisticsProjectionModule.register(statistics), statistics.http),
+  );
+  const exportWorker = loadExportWorkerConfig(
+    await env({
+      OBJECT_STORE: 'local',
+      LOCAL_STORE_DIRECTORY: infrastructure.files.directory,
+      LOCAL_STORE_PUBLIC_URL: infrastructure.files.publicBaseUrl,
+      LOCAL_STORE_SIGNING_KEY: infrastructure.files.signingKey,
+      SERVICE_CLIENT_ID: secrets.exportWorker.clientId,
+      SERVICE_CLIENT_SECRET: secrets.exportWorker.clientSecret,
+      AUTH_TOKEN_URL: `${internalUrl(apps, 'auth')}/oauth/token`,
+      LOCATION_QUERY_URL: internalUrl(apps, 'location-query'),
+      LOCATION_COMMAND_URL: internalUrl(apps, 'location-command'),
+      STATISTICS_URL: internalUrl(apps, 'statistics-projection'),
+    }),
+  );
+  await started('export-worker', exportWorker.http, () =>
+    createServiceApp('export-worker', ExportWorkerModule.register(exportWorker), exportWorker.http),
+  );
+  const dispatcher = loadWebhookDispatcherConfig(
+    await env({
+      WEBHOOK_SECRET_TRANSPORT_KEY: secrets.webhookSecretTransportKey,
+      // The demo receiver listens on this machine.
+      WEBHOOK_ALLOWED_ADDRESS_KINDS: 'loopback',
+    }),
+  );
+  await started('webhook-dispatcher', dispatcher.http, async () => {
+    const { app, start } = await createWebhookDispatcherApp(dispatcher);
+    await start();
+    return app;
+  });
 }

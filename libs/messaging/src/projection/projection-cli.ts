@@ -5,19 +5,19 @@ import {
   type DatabaseConfig,
   type DatabaseOptions,
   dataSourceOptions,
-  type KafkaConfig,
+  type EventBusConfig,
   migrateSchema,
   pgPoolOf,
   runMain,
   runMigrations,
 } from '@lx/platform';
-import { KafkaEventBus } from '../kafka-event-bus';
+import { eventBusFor } from '../messaging.module';
 import { rebuildProjection, type RebuildOptions, type RebuildProgress, type RebuildResult } from './projection-rebuild';
 
 /** The part of a projection service's configuration that a replay needs. */
 export interface ProjectionServiceConfig {
   database: Readonly<DatabaseConfig>;
-  kafka: Readonly<KafkaConfig>;
+  eventBus: Readonly<EventBusConfig>;
   projection: { groupId: string; batchSize: number; concurrency: number };
 }
 
@@ -49,7 +49,13 @@ export async function replayProjection(
 ): Promise<RebuildResult> {
   const dataSource = dataSourceFor(config, target.migrations, config.projection.concurrency + 3);
   await dataSource.initialize();
-  const bus = new KafkaEventBus({ ...config.kafka, clientId: `${config.kafka.clientId}-replay` });
+  const eventBus = config.eventBus;
+  const bus = eventBusFor(
+    eventBus.driver === 'kafka'
+      ? { ...eventBus, kafka: { ...eventBus.kafka, clientId: `${eventBus.kafka.clientId}-replay` } }
+      : eventBus,
+    pgPoolOf(dataSource),
+  );
   try {
     await migrateSchema(dataSource, config.database.schema);
     await bus.ensureTopics(ALL_TOPICS);
@@ -72,8 +78,8 @@ export async function replayProjection(
 }
 
 /**
- * The SRE command line of a projection service, run with the service's own environment (DATABASE_URL, KAFKA_BROKERS,
- * KAFKA_TOPIC_PREFIX, PROJECTION_GROUP_ID, …): `replay [--timeout-minutes N]` and `migrate`. Output JSON on stdout,
+ * The SRE command line of a projection service, run with the service's own environment (DATABASE_URL, EVENT_BUS,
+ * KAFKA_BROKERS, KAFKA_TOPIC_PREFIX, PROJECTION_GROUP_ID, …): `replay [--timeout-minutes N]` and `migrate`. Output JSON on stdout,
  * progress on stderr.
  */
 export function runProjectionCli(cli: {

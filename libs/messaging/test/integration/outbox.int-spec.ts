@@ -38,7 +38,7 @@ describe('transactional outbox with its relay, on real Postgres and Kafka', () =
       imports: [
         MetricsModule,
         DatabaseModule.forRoot({ config: config.database, entities: [], migrations: [CreateOutbox1700000000000] }),
-        MessagingModule.forRoot(config.kafka),
+        MessagingModule.forRoot({ driver: 'kafka', kafka: config.kafka }),
         OutboxModule.forRoot({ retentionSeconds: 3600 }, { batchSize: 50 }),
       ],
     })

@@ -13,9 +13,9 @@ import {
   databaseEnvRules,
   httpConfig,
   httpEnv,
-  kafkaConfig,
-  kafkaEnv,
-  kafkaEnvRules,
+  eventBusConfig,
+  eventBusEnv,
+  eventBusEnvRules,
   loadConfig,
   httpUrlEnv,
   outboxConfig,
@@ -29,18 +29,26 @@ import {
   serviceClientEnv,
   storageConfig,
   storageEnv,
+  storageEnvRules,
 } from './config';
 import { DEFAULT_RATE_LIMITS } from '../rate-limit/rate-limit';
 
 const schema = z
-  .object({ ...httpEnv(3999), ...databaseEnv, ...kafkaEnv })
-  .superRefine(kafkaEnvRules)
+  .object({ ...httpEnv(3999), ...databaseEnv, ...eventBusEnv })
+  .superRefine(eventBusEnvRules)
   .superRefine(databaseEnvRules)
   .transform((env) => ({
     http: httpConfig(env),
     database: databaseConfig(env, 'svc'),
-    kafka: kafkaConfig(env, 'svc'),
+    eventBus: eventBusConfig(env, 'svc'),
   }));
+
+/** The Kafka settings of `schema` loaded from `env` (EVENT_BUS=kafka). */
+function kafkaSettings(env: NodeJS.ProcessEnv) {
+  const { eventBus } = loadConfig('svc', schema, env);
+  if (eventBus.driver !== 'kafka') throw new Error(`EVENT_BUS=${eventBus.driver}`);
+  return eventBus.kafka;
+}
 
 function problemsOf(env: NodeJS.ProcessEnv, of: z.ZodTypeAny = schema): readonly string[] {
   try {
@@ -69,12 +77,15 @@ describe('loadConfig', () => {
         tracing: { exporter: 'none', protocol: 'http/protobuf' },
       },
       database: { url: valid.DATABASE_URL, schema: 'svc', poolSize: 10, migrateOnBoot: true },
-      kafka: {
-        brokers: ['k1:9092', 'k2:9092'],
-        clientId: 'svc',
-        topicPrefix: '',
-        replicationFactor: 3,
-        minInsyncReplicas: 2,
+      eventBus: {
+        driver: 'kafka',
+        kafka: {
+          brokers: ['k1:9092', 'k2:9092'],
+          clientId: 'svc',
+          topicPrefix: '',
+          replicationFactor: 3,
+          minInsyncReplicas: 2,
+        },
       },
     });
     expect(Object.isFrozen(config.database)).toBe(true);
@@ -85,7 +96,23 @@ describe('loadConfig', () => {
   });
 
   it('given missing settings, names every one of them', () => {
-    expect(problemsOf({})).toEqual(['DATABASE_URL is required', 'KAFKA_BROKERS is required']);
+    expect(problemsOf({})).toEqual(['DATABASE_URL is required']);
+    expect(problemsOf({ DATABASE_URL: valid.DATABASE_URL })).toEqual([
+      'KAFKA_BROKERS: is required with EVENT_BUS=kafka',
+    ]);
+  });
+
+  it('given EVENT_BUS=postgres, then no Kafka setting is required and the event bus is the PostgreSQL event log', () => {
+    expect(loadConfig('svc', schema, { DATABASE_URL: valid.DATABASE_URL, EVENT_BUS: 'postgres' }).eventBus).toEqual({
+      driver: 'postgres',
+    });
+    expect(loadConfig('svc', schema, { ...valid, EVENT_BUS: 'postgres' }).eventBus).toEqual({ driver: 'postgres' });
+  });
+
+  it('given an EVENT_BUS that is neither kafka nor postgres, then it is named', () => {
+    expect(problemsOf({ ...valid, EVENT_BUS: 'redis' })).toEqual([
+      "EVENT_BUS: Invalid enum value. Expected 'kafka' | 'postgres'",
+    ]);
   });
 
   it('given bad values, names each variable and the rule without echoing the value', () => {
@@ -110,8 +137,10 @@ describe('loadConfig', () => {
   });
 
   it('given several problems, then the error message lists them one per line', () => {
-    expect(() => loadConfig('location-query', schema, {})).toThrow(
-      new Error('location-query: invalid configuration\n  - DATABASE_URL is required\n  - KAFKA_BROKERS is required'),
+    expect(() => loadConfig('location-query', schema, { HTTP_PORT: '70000' })).toThrow(
+      new Error(
+        'location-query: invalid configuration\n  - HTTP_PORT: Number must be less than or equal to 65535\n  - DATABASE_URL is required',
+      ),
     );
   });
 
@@ -528,11 +557,11 @@ describe('topic prefix (KAFKA_TOPIC_PREFIX)', () => {
   const valid = { DATABASE_URL: 'postgresql://u:secret@db:5432/app', KAFKA_BROKERS: 'k1:9092' };
 
   it.each(['staging', 'eu-1.prod', 'team_a'])('given KAFKA_TOPIC_PREFIX %p, then it is the topic prefix', (prefix) => {
-    expect(loadConfig('svc', schema, { ...valid, KAFKA_TOPIC_PREFIX: prefix }).kafka.topicPrefix).toBe(prefix);
+    expect(kafkaSettings({ ...valid, KAFKA_TOPIC_PREFIX: prefix }).topicPrefix).toBe(prefix);
   });
 
   it('given KAFKA_TOPIC_PREFIX empty, then there is no prefix', () => {
-    expect(loadConfig('svc', schema, { ...valid, KAFKA_TOPIC_PREFIX: '' }).kafka.topicPrefix).toBe('');
+    expect(kafkaSettings({ ...valid, KAFKA_TOPIC_PREFIX: '' }).topicPrefix).toBe('');
   });
 
   it.each([
@@ -547,7 +576,7 @@ describe('topic prefix (KAFKA_TOPIC_PREFIX)', () => {
 describe('topic durability (KAFKA_REPLICATION_FACTOR, KAFKA_MIN_INSYNC_REPLICAS)', () => {
   const valid = { DATABASE_URL: 'postgresql://u:secret@db:5432/app', KAFKA_BROKERS: 'k1:9092' };
   const durability = (env: NodeJS.ProcessEnv) => {
-    const { replicationFactor, minInsyncReplicas } = loadConfig('svc', schema, { ...valid, ...env }).kafka;
+    const { replicationFactor, minInsyncReplicas } = kafkaSettings({ ...valid, ...env });
     return { replicationFactor, minInsyncReplicas };
   };
 
@@ -613,7 +642,7 @@ describe('topic durability (KAFKA_REPLICATION_FACTOR, KAFKA_MIN_INSYNC_REPLICAS)
 
 describe('Kafka TLS and SASL (KAFKA_TLS, KAFKA_TLS_CA_FILE, KAFKA_SASL_*)', () => {
   const valid = { DATABASE_URL: 'postgresql://u:secret@db:5432/app', KAFKA_BROKERS: 'k1:9093' };
-  const kafkaOf = (env: NodeJS.ProcessEnv) => loadConfig('svc', schema, { ...valid, ...env }).kafka;
+  const kafkaOf = (env: NodeJS.ProcessEnv) => kafkaSettings({ ...valid, ...env });
   let caFile: string;
   beforeAll(() => {
     caFile = join(mkdtempSync(join(tmpdir(), 'lx-config-')), 'ca.pem');
@@ -705,12 +734,13 @@ describe('consumer group ids (consumerGroupEnv)', () => {
 });
 
 describe('storage settings (storageEnv)', () => {
-  const storageSchema = z.object(storageEnv).transform(storageConfig);
+  const storageSchema = z.object(storageEnv).superRefine(storageEnvRules).transform(storageConfig);
   const keys = { MINIO_ACCESS_KEY: 'minioadmin', MINIO_SECRET_KEY: 'minio-secret' };
   const problemsOfStorage = (env: NodeJS.ProcessEnv) => problemsOf(env, storageSchema);
 
   it('given the endpoint and keys only, then the public endpoint is the endpoint and bucket and region are defaults', () => {
     expect(loadConfig('svc', storageSchema, { MINIO_ENDPOINT_URL: 'http://minio:9000', ...keys })).toEqual({
+      driver: 'minio',
       endpointUrl: 'http://minio:9000',
       publicEndpointUrl: 'http://minio:9000',
       accessKey: 'minioadmin',
@@ -768,9 +798,71 @@ describe('storage settings (storageEnv)', () => {
 
   it.each(['abc', 'e'.repeat(63), '9.exports-1'])('given MINIO_BUCKET %p, then it is accepted', (bucket) => {
     expect(
-      loadConfig('svc', storageSchema, { MINIO_ENDPOINT_URL: 'http://minio:9000', MINIO_BUCKET: bucket, ...keys })
-        .bucket,
-    ).toBe(bucket);
+      loadConfig('svc', storageSchema, { MINIO_ENDPOINT_URL: 'http://minio:9000', MINIO_BUCKET: bucket, ...keys }),
+    ).toMatchObject({ driver: 'minio', bucket });
+  });
+
+  it('given OBJECT_STORE=minio (the default) without its endpoint and keys, then each is named as required with it', () => {
+    expect(problemsOfStorage({})).toEqual([
+      'MINIO_ENDPOINT_URL: is required with OBJECT_STORE=minio',
+      'MINIO_ACCESS_KEY: is required with OBJECT_STORE=minio',
+      'MINIO_SECRET_KEY: is required with OBJECT_STORE=minio',
+    ]);
+  });
+
+  describe('OBJECT_STORE=local', () => {
+    const signingKey = Buffer.alloc(32, 7).toString('base64');
+    const local = {
+      OBJECT_STORE: 'local',
+      LOCAL_STORE_DIRECTORY: '/var/lib/lx/exports',
+      LOCAL_STORE_PUBLIC_URL: 'http://127.0.0.1:8080/downloads',
+      LOCAL_STORE_SIGNING_KEY: signingKey,
+    };
+
+    it('given its directory, download URL and signing key, then those are the settings and MinIO needs nothing', () => {
+      expect(loadConfig('svc', storageSchema, local)).toEqual({
+        driver: 'local',
+        directory: '/var/lib/lx/exports',
+        publicBaseUrl: 'http://127.0.0.1:8080/downloads',
+        signingKey,
+      });
+    });
+
+    it('given none of its settings, then each is named as required with it', () => {
+      expect(problemsOfStorage({ OBJECT_STORE: 'local' })).toEqual([
+        'LOCAL_STORE_DIRECTORY: is required with OBJECT_STORE=local',
+        'LOCAL_STORE_PUBLIC_URL: is required with OBJECT_STORE=local',
+        'LOCAL_STORE_SIGNING_KEY: is required with OBJECT_STORE=local',
+      ]);
+    });
+
+    it.each([
+      ['32 bytes', signingKey],
+      ['33 bytes (no padding)', Buffer.alloc(33, 7).toString('base64')],
+      ['64 bytes (two padding characters)', Buffer.alloc(64, 7).toString('base64')],
+    ])('given a signing key of %s, then it is accepted', (_, key) => {
+      expect(loadConfig('svc', storageSchema, { ...local, LOCAL_STORE_SIGNING_KEY: key })).toMatchObject({
+        signingKey: key,
+      });
+    });
+
+    it.each([
+      ['31 bytes', Buffer.alloc(31, 1).toString('base64')],
+      ['not base64', 'not base64 at all, but long enough to be 32 bytes'],
+      // Node's base64 decoder skips what is not base64: these would decode to 32 bytes.
+      ['a character before the base64', `!${signingKey}`],
+      ['a character after the base64', `${signingKey}!`],
+    ])('given a signing key of %s, then it is refused without its value', (_, key) => {
+      const problems = problemsOfStorage({ ...local, LOCAL_STORE_SIGNING_KEY: key });
+      expect(problems).toEqual(['LOCAL_STORE_SIGNING_KEY: must be at least 32 bytes, base64-encoded']);
+      expect(problems.join('\n')).not.toContain(key);
+    });
+
+    it('given a download URL that is not http(s), then it is refused', () => {
+      expect(problemsOfStorage({ ...local, LOCAL_STORE_PUBLIC_URL: 'file:///tmp' })).toEqual([
+        'LOCAL_STORE_PUBLIC_URL: must be a http: or https: URL',
+      ]);
+    });
   });
 });
 

@@ -239,15 +239,21 @@ export const encryptionKey = z
     message: 'must be 32 bytes, base64-encoded',
   });
 
-/** Kafka settings shared by the services that use the event bus. */
-export const kafkaEnv = {
+/**
+ * The event bus of the services (EVENT_BUS): `kafka` (the default: the stack, Kubernetes) or `postgres` (the event log
+ * in tables of the service's own database, for a single-node deployment such as the embedded profile; one replica per
+ * service). Kafka's settings follow; KAFKA_BROKERS is required with `kafka` only.
+ */
+export const eventBusEnv = {
+  EVENT_BUS: z.enum(['kafka', 'postgres']).default('kafka'),
   KAFKA_BROKERS: z
     .string()
     .min(1)
     .transform((value) => value.split(',').map((broker) => broker.trim()))
     .refine((brokers) => brokers.every((broker) => /^[^\s:]+:\d+$/.test(broker)), {
       message: 'must be a comma-separated list of host:port',
-    }),
+    })
+    .optional(),
   /**
    * Put before every topic, dead-letter topic and consumer group of the deployment (`<prefix>.location.events.v1`),
    * so deployments sharing a Kafka cluster never meet; empty (the default): the declared names as they are.
@@ -277,10 +283,13 @@ export const kafkaEnv = {
 };
 
 /**
- * The rule across kafkaEnv's variables, which a shape of single variables cannot state: every service schema that
- * spreads kafkaEnv refines itself with it. More in-sync replicas than replicas would refuse every write.
+ * The rules across eventBusEnv's variables, which a shape of single variables cannot state: every service schema that
+ * spreads eventBusEnv refines itself with them. More in-sync replicas than replicas would refuse every write.
  */
-export function kafkaEnvRules(env: Env<typeof kafkaEnv>, ctx: z.RefinementCtx): void {
+export function eventBusEnvRules(env: Env<typeof eventBusEnv>, ctx: z.RefinementCtx): void {
+  if (env.EVENT_BUS === 'kafka' && env.KAFKA_BROKERS === undefined) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['KAFKA_BROKERS'], message: 'is required with EVENT_BUS=kafka' });
+  }
   const replicas = env.KAFKA_REPLICATION_FACTOR;
   // A replication factor that is itself refused (0, 1.5) is reported once, by its own rule.
   if (Number.isInteger(replicas) && replicas > 0 && env.KAFKA_MIN_INSYNC_REPLICAS > replicas) {
@@ -374,18 +383,47 @@ export function readPoolEnvRules(env: Env<typeof readPoolEnv>, ctx: z.Refinement
   }
 }
 
-/** Object storage (MinIO / S3) settings. */
+/**
+ * Object storage (OBJECT_STORE): `minio` (the default: MinIO or S3, MINIO_* below) or `local` (files under
+ * LOCAL_STORE_DIRECTORY, downloaded through signed URLs below LOCAL_STORE_PUBLIC_URL that whoever serves that URL checks
+ * with LOCAL_STORE_SIGNING_KEY: the embedded profile). Each kind's own settings are required with it only.
+ */
 export const storageEnv = {
-  MINIO_ENDPOINT_URL: url(['http:', 'https:']),
+  OBJECT_STORE: z.enum(['minio', 'local']).default('minio'),
+  MINIO_ENDPOINT_URL: url(['http:', 'https:']).optional(),
   MINIO_PUBLIC_ENDPOINT_URL: url(['http:', 'https:']).optional(),
-  MINIO_ACCESS_KEY: z.string().min(1),
-  MINIO_SECRET_KEY: z.string().min(1),
+  MINIO_ACCESS_KEY: z.string().min(1).optional(),
+  MINIO_SECRET_KEY: z.string().min(1).optional(),
   MINIO_BUCKET: z
     .string()
     .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid bucket name')
     .default('location-exports'),
   MINIO_REGION: z.string().min(1).default('us-east-1'),
+  LOCAL_STORE_DIRECTORY: z.string().min(1).optional(),
+  LOCAL_STORE_PUBLIC_URL: url(['http:', 'https:']).optional(),
+  /** The HMAC-SHA256 key of the download URLs: at least 32 bytes, base64-encoded. */
+  LOCAL_STORE_SIGNING_KEY: z
+    .string()
+    .refine((value) => /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length >= 32, {
+      message: 'must be at least 32 bytes, base64-encoded',
+    })
+    .optional(),
 };
+
+/** Each OBJECT_STORE's own settings, required with it. */
+export function storageEnvRules(env: Env<typeof storageEnv>, ctx: z.RefinementCtx): void {
+  const required =
+    env.OBJECT_STORE === 'minio'
+      ? (['MINIO_ENDPOINT_URL', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY'] as const)
+      : (['LOCAL_STORE_DIRECTORY', 'LOCAL_STORE_PUBLIC_URL', 'LOCAL_STORE_SIGNING_KEY'] as const);
+  for (const name of required.filter((variable) => env[variable] === undefined)) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      path: [name],
+      message: `is required with OBJECT_STORE=${env.OBJECT_STORE}`,
+    });
+  }
+}
 
 /** What is wrong with a value as an issuer identifier (see `issuer` below), or undefined when nothing is. */
 function issuerProblem(value: string): string | undefined {
@@ -525,6 +563,8 @@ export interface KafkaConfig {
   /** KAFKA_SASL_*: the principal the service authenticates as; undefined without SASL. */
   sasl?: { mechanism: 'scram-sha-512' | 'scram-sha-256' | 'plain'; username: string; password: string };
 }
+/** EVENT_BUS and, with `kafka`, Kafka's settings (eventBusEnv). */
+export type EventBusConfig = { driver: 'kafka'; kafka: KafkaConfig } | { driver: 'postgres' };
 export interface RateLimitConfig {
   /** The quota of each client kind; null: not limited. */
   limits: RateLimits;
@@ -536,7 +576,8 @@ export interface OutboxConfig {
   retentionSeconds: number;
 }
 
-export interface StorageConfig {
+/** MinIO's (or S3's) settings: MINIO_*. */
+export interface MinioStorageConfig {
   endpointUrl: string;
   publicEndpointUrl: string;
   accessKey: string;
@@ -544,6 +585,19 @@ export interface StorageConfig {
   bucket: string;
   region: string;
 }
+
+/** The local file store's settings: LOCAL_STORE_*. */
+export interface LocalStorageConfig {
+  /** Where the objects live, one file per key. */
+  directory: string;
+  /** Base of the download URLs (whoever serves it checks their signatures). */
+  publicBaseUrl: string;
+  /** The signing key of the download URLs, base64 (text: the frozen configuration cannot hold a Buffer). */
+  signingKey: string;
+}
+
+/** OBJECT_STORE and its own settings (storageEnv). */
+export type StorageConfig = ({ driver: 'minio' } & MinioStorageConfig) | ({ driver: 'local' } & LocalStorageConfig);
 
 export interface ServiceClientConfig {
   tokenUrl: string;
@@ -603,22 +657,28 @@ export const databaseConfig = (env: Env<typeof databaseEnv>, schema: string): Da
   }),
   ...(env.DATABASE_ADMIN_URL !== undefined && { adminUrl: env.DATABASE_ADMIN_URL }),
 });
-export const kafkaConfig = (env: Env<typeof kafkaEnv>, clientId: string): KafkaConfig => ({
-  brokers: env.KAFKA_BROKERS,
-  clientId,
-  topicPrefix: env.KAFKA_TOPIC_PREFIX,
-  replicationFactor: env.KAFKA_REPLICATION_FACTOR,
-  minInsyncReplicas: env.KAFKA_MIN_INSYNC_REPLICAS,
-  ...(env.KAFKA_TLS && { tls: env.KAFKA_TLS_CA_FILE === undefined ? {} : { ca: env.KAFKA_TLS_CA_FILE } }),
-  // kafkaEnvRules: a password comes with every user.
-  ...(env.KAFKA_SASL_USERNAME !== undefined && {
-    sasl: {
-      mechanism: env.KAFKA_SASL_MECHANISM,
-      username: env.KAFKA_SASL_USERNAME,
-      password: env.KAFKA_SASL_PASSWORD as string,
-    },
-  }),
-});
+export const eventBusConfig = (env: Env<typeof eventBusEnv>, clientId: string): EventBusConfig =>
+  env.EVENT_BUS === 'postgres' ? { driver: 'postgres' } : { driver: 'kafka', kafka: kafkaConfig(env, clientId) };
+/** Kafka's settings (with EVENT_BUS=kafka, where eventBusEnvRules require the brokers). */
+export function kafkaConfig(env: Env<typeof eventBusEnv>, clientId: string): KafkaConfig {
+  return {
+    // eventBusEnvRules: KAFKA_BROKERS is there with EVENT_BUS=kafka.
+    brokers: env.KAFKA_BROKERS as string[],
+    clientId,
+    topicPrefix: env.KAFKA_TOPIC_PREFIX,
+    replicationFactor: env.KAFKA_REPLICATION_FACTOR,
+    minInsyncReplicas: env.KAFKA_MIN_INSYNC_REPLICAS,
+    ...(env.KAFKA_TLS && { tls: env.KAFKA_TLS_CA_FILE === undefined ? {} : { ca: env.KAFKA_TLS_CA_FILE } }),
+    // eventBusEnvRules: a password comes with every user.
+    ...(env.KAFKA_SASL_USERNAME !== undefined && {
+      sasl: {
+        mechanism: env.KAFKA_SASL_MECHANISM,
+        username: env.KAFKA_SASL_USERNAME,
+        password: env.KAFKA_SASL_PASSWORD as string,
+      },
+    }),
+  };
+}
 export const rateLimitConfig = (env: Env<typeof rateLimitEnv>): RateLimitConfig => ({
   limits: env.RATE_LIMITS,
   syncMs: env.RATE_LIMIT_SYNC_MS,
@@ -633,14 +693,24 @@ export const outboxConfig = (env: Env<typeof outboxEnv>): OutboxConfig => ({
   retentionSeconds: env.OUTBOX_RETENTION_SECONDS,
 });
 
-export const storageConfig = (env: Env<typeof storageEnv>): StorageConfig => ({
-  endpointUrl: env.MINIO_ENDPOINT_URL,
-  publicEndpointUrl: env.MINIO_PUBLIC_ENDPOINT_URL ?? env.MINIO_ENDPOINT_URL,
-  accessKey: env.MINIO_ACCESS_KEY,
-  secretKey: env.MINIO_SECRET_KEY,
-  bucket: env.MINIO_BUCKET,
-  region: env.MINIO_REGION,
-});
+// storageEnvRules: each kind's required settings are there.
+export const storageConfig = (env: Env<typeof storageEnv>): StorageConfig =>
+  env.OBJECT_STORE === 'local'
+    ? {
+        driver: 'local',
+        directory: env.LOCAL_STORE_DIRECTORY as string,
+        publicBaseUrl: env.LOCAL_STORE_PUBLIC_URL as string,
+        signingKey: env.LOCAL_STORE_SIGNING_KEY as string,
+      }
+    : {
+        driver: 'minio',
+        endpointUrl: env.MINIO_ENDPOINT_URL as string,
+        publicEndpointUrl: env.MINIO_PUBLIC_ENDPOINT_URL ?? (env.MINIO_ENDPOINT_URL as string),
+        accessKey: env.MINIO_ACCESS_KEY as string,
+        secretKey: env.MINIO_SECRET_KEY as string,
+        bucket: env.MINIO_BUCKET,
+        region: env.MINIO_REGION,
+      };
 export const serviceClientConfig = (env: Env<typeof serviceClientEnv>): ServiceClientConfig => ({
   tokenUrl: env.AUTH_TOKEN_URL,
   clientId: env.SERVICE_CLIENT_ID,

@@ -114,7 +114,14 @@ export class DatabaseModule {
   static forRoot(options: DatabaseOptions): DynamicModule {
     return {
       module: DatabaseModule,
-      imports: [TypeOrmModule.forRoot({ ...dataSourceOptions(options), retryAttempts: 3, retryDelay: 1_000 })],
+      // forRootAsync without a name: @nestjs/typeorm registers the names of forRoot's data sources process-wide and
+      // warns at the second default one, which is right within one application but not across the applications of
+      // one process (the embedded profile, tests), where each has its own container and its own data source.
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => ({ ...dataSourceOptions(options), retryAttempts: 3, retryDelay: 1_000 }),
+        }),
+      ],
       providers: [
         { provide: DATABASE_CONFIG, useValue: options.config },
         {

@@ -1,21 +1,28 @@
-import { Global, Module, ServiceUnavailableException } from '@nestjs/common';
+import { Global, Logger, Module, ServiceUnavailableException } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { MetricsModule, MetricsRegistry } from '../metrics/metrics';
 import { HealthController, HealthModule, type ReadinessCheck } from './health';
 
 /** A dependency the test turns on and off. */
 class Switch implements ReadinessCheck {
-  readonly name = 'switch';
   up = true;
+  constructor(readonly name = 'switch') {}
   check(): Promise<void> {
     return this.up ? Promise.resolve() : Promise.reject(new Error('switched off'));
   }
 }
 
 const SWITCH = 'Switch';
+const OTHER_SWITCH = 'OtherSwitch';
 
 @Global()
-@Module({ providers: [{ provide: SWITCH, useClass: Switch }], exports: [SWITCH] })
+@Module({
+  providers: [
+    { provide: SWITCH, useFactory: () => new Switch() },
+    { provide: OTHER_SWITCH, useFactory: () => new Switch('other') },
+  ],
+  exports: [SWITCH, OTHER_SWITCH],
+})
 class SwitchModule {}
 
 describe('HealthController: readiness', () => {
@@ -107,5 +114,48 @@ describe('HealthController: the readiness grace', () => {
     dependency.up = false;
     jest.setSystemTime(1_000_000 + 60_000);
     expect((await answer(controller)).status).toBe(200);
+  });
+});
+
+describe('HealthController: what a change of the answer logs', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('given one check down past the grace and another failing within it, then only the one down is logged; then "Ready again"', async () => {
+    jest.useFakeTimers({ now: 1_000_000, doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const log = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+    try {
+      const module = await Test.createTestingModule({
+        imports: [SwitchModule, HealthModule.forRoot([SWITCH, OTHER_SWITCH], 20_000)],
+      }).compile();
+      log.mockClear(); // Nest's own lines of the start
+      const controller = module.get(HealthController);
+      const first = module.get<Switch>(SWITCH);
+      const other = module.get<Switch>(OTHER_SWITCH);
+      const status = () =>
+        controller.ready().then(
+          () => 200,
+          () => 503,
+        );
+      expect(await status()).toBe(200);
+
+      first.up = false;
+      expect(await status()).toBe(200);
+      jest.setSystemTime(1_000_000 + 25_000);
+      other.up = false;
+      expect(await status()).toBe(503);
+      expect(warn.mock.calls).toEqual([
+        [
+          { down: 'switch: switched off (failing for 25000 ms)' },
+          'Not ready: a dependency failed past READINESS_GRACE_MS',
+        ],
+      ]);
+
+      first.up = true;
+      expect(await status()).toBe(200);
+      expect(log.mock.calls).toEqual([['Ready again']]);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

@@ -80,18 +80,20 @@ export class HealthController {
   @Get('ready')
   @HealthCheck()
   async ready() {
+    // The checks this answer reports down, each with its own failure: concurrent probes share `failing`, whose entry
+    // another call's success may have removed by the time this one logs.
+    const down: string[] = [];
     try {
-      const report = await this.health.check(this.checks.map((readiness) => () => this.run(readiness)));
-      this.answered(true, '');
+      const report = await this.health.check(this.checks.map((readiness) => () => this.run(readiness, down)));
+      this.answered(true, down);
       return report;
     } catch (error) {
-      const failing = [...this.failing].map(([name, { message }]) => `${name}: ${message}`).join('; ');
-      this.answered(false, failing);
+      this.answered(false, down);
       throw error;
     }
   }
 
-  private async run(readiness: ReadinessCheck) {
+  private async run(readiness: ReadinessCheck, down: string[]) {
     const session = this.indicator.check(readiness.name);
     try {
       await withTimeout(readiness.check(), CHECK_TIMEOUT_MS);
@@ -106,16 +108,21 @@ export class HealthController {
       if (this.answeredOnce.has(readiness.name) && now - since < this.graceMs) {
         return session.up({ failing: message, failingSinceMs: now - since });
       }
+      down.push(
+        this.answeredOnce.has(readiness.name)
+          ? `${readiness.name}: ${message} (failing for ${now - since} ms)`
+          : `${readiness.name}: ${message} (never answered)`,
+      );
       return session.down({ message });
     }
   }
 
-  /** Counts a readiness answer that differs from the one before it, and logs the change with the failing checks. */
-  private answered(ready: boolean, failing: string): void {
+  /** Counts a readiness answer that differs from the one before it, and logs the change with the checks down. */
+  private answered(ready: boolean, down: readonly string[]): void {
     if (this.lastReady !== undefined && this.lastReady !== ready) {
       this.changes?.inc();
-      if (ready) this.logger.log('Ready again: every dependency answers');
-      else this.logger.warn({ failing }, 'Not ready: a dependency has failed for longer than READINESS_GRACE_MS');
+      if (ready) this.logger.log('Ready again');
+      else this.logger.warn({ down: down.join('; ') }, 'Not ready: a dependency failed past READINESS_GRACE_MS');
     }
     this.lastReady = ready;
   }

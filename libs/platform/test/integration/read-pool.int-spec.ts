@@ -3,7 +3,11 @@ import { Client } from 'pg';
 import { MetricsRegistry } from '../../src/metrics/metrics';
 import { ReadCapacityError, ReadPool } from '../../src/database/read-pool';
 
-const STATEMENT_TIMEOUT_MS = 800;
+/**
+ * Long enough that a loaded machine's scheduling (measured: a cancellation answered 219 ms after an 800 ms deadline
+ * while the integration suite ran two workers) stays well inside the margins of the deadline test below.
+ */
+const STATEMENT_TIMEOUT_MS = 1_500;
 const QUEUE_TIMEOUT_MS = 300;
 // From .infra/env (jest.integration.config.js): libs/testing depends on this library, so not its requireEnv.
 const DATABASE_URL = process.env['DATABASE_URL'] ?? '';
@@ -68,11 +72,12 @@ describe('ReadPool', () => {
     )?.value ?? 0;
 
   it.each([false, true])(
-    'gives all statements of one scan (snapshot: %p) one deadline: the second of two 60 % statements is cancelled',
+    'gives all statements of one scan (snapshot: %p) one deadline: the second of two 70 % statements is cancelled',
     async (snapshot) => {
       const before = await refusals('statementTimeout');
       const started = Date.now();
-      const sleep = `SELECT pg_sleep(${(STATEMENT_TIMEOUT_MS * 0.6) / 1000})`;
+      const share = 0.7;
+      const sleep = `SELECT pg_sleep(${(STATEMENT_TIMEOUT_MS * share) / 1000})`;
       const scanned = reads.scan(
         async (session) => {
           await session.query(sleep);
@@ -84,7 +89,8 @@ describe('ReadPool', () => {
       await expect(scanned).rejects.toMatchObject({ details: { reason: 'statementTimeout' } });
       const took = Date.now() - started;
       expect(took).toBeGreaterThanOrEqual(STATEMENT_TIMEOUT_MS - 50);
-      expect(took).toBeLessThan(STATEMENT_TIMEOUT_MS * 1.2);
+      // Cancelled at the deadline, not when the second statement would have ended by itself.
+      expect(took).toBeLessThan(STATEMENT_TIMEOUT_MS * share * 2);
       expect(await refusals('statementTimeout')).toBe(before + 1);
       // Each statement alone is within the timeout: the same two as separate reads both succeed.
       await reads.query(sleep);

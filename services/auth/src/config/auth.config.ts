@@ -8,9 +8,9 @@ import {
   encryptionKey,
   httpConfig,
   httpEnv,
-  kafkaConfig,
-  kafkaEnv,
-  kafkaEnvRules,
+  eventBusConfig,
+  eventBusEnv,
+  eventBusEnvRules,
   loadConfig,
   outboxConfig,
   outboxEnv,
@@ -46,7 +46,7 @@ const bootstrapClient = (clientId: string | undefined, clientSecret: string | un
   clientId !== undefined && clientSecret !== undefined ? { clientId, clientSecret } : undefined;
 
 const schema = z
-  .object({ ...httpEnv(3001), ...databaseEnv, ...authEnv, ...kafkaEnv, ...outboxEnv, ...tokensEnv })
+  .object({ ...httpEnv(3001), ...databaseEnv, ...authEnv, ...eventBusEnv, ...outboxEnv, ...tokensEnv })
   .superRefine((env, ctx) => {
     // One key, one purpose: the transport key is shared with the webhook dispatcher, the at-rest key is not.
     const transportKey = Buffer.from(env.WEBHOOK_SECRET_TRANSPORT_KEY, 'base64');
@@ -67,13 +67,13 @@ const schema = z
       }
     }
   })
-  .superRefine(kafkaEnvRules)
+  .superRefine(eventBusEnvRules)
   .superRefine(databaseEnvRules)
   .transform((env) => ({
     http: httpConfig(env),
     auth: authConfig(env),
     database: databaseConfig(env, 'auth'),
-    kafka: kafkaConfig(env, 'auth'),
+    eventBus: eventBusConfig(env, 'auth'),
     outbox: outboxConfig(env),
     tokens: {
       ttlSeconds: env.TOKEN_TTL_SECONDS,

@@ -55,7 +55,7 @@ describeServiceSmoke({
     ],
   },
   readiness: ['database', 'kafka'],
-  required: ['DATABASE_URL', 'KAFKA_BROKERS', 'AUTH_ENCRYPTION_KEY', 'WEBHOOK_SECRET_TRANSPORT_KEY'],
+  required: ['DATABASE_URL', 'AUTH_ENCRYPTION_KEY', 'WEBHOOK_SECRET_TRANSPORT_KEY'],
   loadConfig: loadAuthConfig,
   createApp: async (env) => {
     const config = loadAuthConfig({ AUTH_ENCRYPTION_KEY, WEBHOOK_SECRET_TRANSPORT_KEY, ...env });

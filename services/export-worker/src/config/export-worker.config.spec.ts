@@ -1,4 +1,4 @@
-import { configProblems } from '@lx/testing';
+import { configProblems, kafkaOf } from '@lx/testing';
 import { loadExportWorkerConfig } from './export-worker.config';
 
 const base = {
@@ -17,13 +17,18 @@ const base = {
 
 const problemsOf = (env: NodeJS.ProcessEnv) => configProblems(loadExportWorkerConfig, env);
 
+/** `base` without the settings of the default drivers (EVENT_BUS=kafka, OBJECT_STORE=minio). */
+const driverSettings = ['KAFKA_BROKERS', 'MINIO_ENDPOINT_URL', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY'];
+const withoutDrivers = Object.fromEntries(Object.entries(base).filter(([name]) => !driverSettings.includes(name)));
+
 describe('export-worker configuration', () => {
   it('given the required settings, when loaded, then its own port, schema and storage defaults apply', () => {
     const config = loadExportWorkerConfig(base);
     expect(config.http.port).toBe(3005);
     expect(config.database.schema).toBe('export_worker');
-    expect(config.kafka.brokers).toEqual(['127.0.0.1:9092', '127.0.0.2:9092']);
+    expect(kafkaOf(config.eventBus).brokers).toEqual(['127.0.0.1:9092', '127.0.0.2:9092']);
     expect(config.storage).toEqual({
+      driver: 'minio',
       endpointUrl: 'http://minio.internal:9000',
       publicEndpointUrl: 'http://minio.internal:9000',
       accessKey: 'access',
@@ -65,18 +70,22 @@ describe('export-worker configuration', () => {
 
   it('given a public endpoint, when loaded, then download URLs use it and uploads the internal one', () => {
     const config = loadExportWorkerConfig({ ...base, MINIO_PUBLIC_ENDPOINT_URL: 'https://downloads.example.net' });
-    expect(config.storage.endpointUrl).toBe('http://minio.internal:9000');
-    expect(config.storage.publicEndpointUrl).toBe('https://downloads.example.net');
+    expect(config.storage).toMatchObject({
+      endpointUrl: 'http://minio.internal:9000',
+      publicEndpointUrl: 'https://downloads.example.net',
+    });
   });
 
-  it('given nothing, when loaded, then every required setting is named', () => {
+  it('given nothing, when loaded, then every required setting is named (those of the default drivers once the rest are set)', () => {
+    expect(problemsOf(withoutDrivers)).toEqual([
+      'KAFKA_BROKERS: is required with EVENT_BUS=kafka',
+      'MINIO_ENDPOINT_URL: is required with OBJECT_STORE=minio',
+      'MINIO_ACCESS_KEY: is required with OBJECT_STORE=minio',
+      'MINIO_SECRET_KEY: is required with OBJECT_STORE=minio',
+    ]);
     expect(problemsOf({})).toEqual(
       expect.arrayContaining([
         'DATABASE_URL is required',
-        'KAFKA_BROKERS is required',
-        'MINIO_ENDPOINT_URL is required',
-        'MINIO_ACCESS_KEY is required',
-        'MINIO_SECRET_KEY is required',
         'AUTH_TOKEN_URL is required',
         'SERVICE_CLIENT_ID is required',
         'SERVICE_CLIENT_SECRET is required',
@@ -92,5 +101,24 @@ describe('export-worker configuration', () => {
     expect(problems.some((problem) => problem.startsWith('MINIO_BUCKET:'))).toBe(true);
     expect(problems.some((problem) => problem.startsWith('MINIO_ENDPOINT_URL:'))).toBe(true);
     expect(problems.join('\n')).not.toContain(base.MINIO_SECRET_KEY);
+  });
+
+  it('given EVENT_BUS=postgres and OBJECT_STORE=local with its settings, when loaded, then neither Kafka nor MinIO is needed', () => {
+    const signingKey = Buffer.alloc(32, 1).toString('base64');
+    const config = loadExportWorkerConfig({
+      ...withoutDrivers,
+      EVENT_BUS: 'postgres',
+      OBJECT_STORE: 'local',
+      LOCAL_STORE_DIRECTORY: '/data/exports',
+      LOCAL_STORE_PUBLIC_URL: 'http://127.0.0.1:8080/downloads',
+      LOCAL_STORE_SIGNING_KEY: signingKey,
+    });
+    expect(config.eventBus).toEqual({ driver: 'postgres' });
+    expect(config.storage).toEqual({
+      driver: 'local',
+      directory: '/data/exports',
+      publicBaseUrl: 'http://127.0.0.1:8080/downloads',
+      signingKey,
+    });
   });
 });

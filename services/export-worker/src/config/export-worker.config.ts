@@ -11,9 +11,9 @@ import {
   httpConfig,
   httpEnv,
   httpUrlEnv,
-  kafkaConfig,
-  kafkaEnv,
-  kafkaEnvRules,
+  eventBusConfig,
+  eventBusEnv,
+  eventBusEnvRules,
   loadConfig,
   outboxConfig,
   outboxEnv,
@@ -21,6 +21,7 @@ import {
   serviceClientEnv,
   storageConfig,
   storageEnv,
+  storageEnvRules,
 } from '@lx/platform';
 
 /** S3 caps a presigned URL's lifetime at seven days. */
@@ -53,13 +54,14 @@ const schema = z
     ...databaseEnv,
     ...readPoolEnv,
     ...authEnv,
-    ...kafkaEnv,
+    ...eventBusEnv,
     ...outboxEnv,
     ...storageEnv,
     ...serviceClientEnv,
     ...exportEnv,
   })
-  .superRefine(kafkaEnvRules)
+  .superRefine(eventBusEnvRules)
+  .superRefine(storageEnvRules)
   .superRefine(databaseEnvRules)
   .superRefine(readPoolEnvRules)
   .transform((env) => ({
@@ -67,7 +69,7 @@ const schema = z
     auth: authConfig(env),
     database: databaseConfig(env, 'export_worker'),
     readPool: readPoolConfig(env),
-    kafka: kafkaConfig(env, 'export-worker'),
+    eventBus: eventBusConfig(env, 'export-worker'),
     outbox: outboxConfig(env),
     storage: storageConfig(env),
     serviceClient: serviceClientConfig(env),

@@ -48,7 +48,7 @@ describeServiceSmoke({
     outbox: OUTBOX_COLUMNS,
   },
   readiness: ['database', 'kafka', 'objectStore'],
-  required: ['DATABASE_URL', 'KAFKA_BROKERS', 'MINIO_ENDPOINT_URL', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY'],
+  required: ['DATABASE_URL', 'AUTH_TOKEN_URL', 'SERVICE_CLIENT_ID', 'SERVICE_CLIENT_SECRET'],
   loadConfig: loadExportWorkerConfig,
   createApp: async (env) => {
     const config = loadExportWorkerConfig({ ...PEERLESS_EXPORT_WORKER_ENV, ...env });

@@ -13,6 +13,7 @@ import {
 } from '@lx/contracts';
 import { createServiceApp } from '@lx/platform';
 import {
+  kafkaOf,
   type EventLog,
   type Json,
   type Reply,
@@ -268,7 +269,7 @@ export async function startExportWorker(settings: Record<string, string> = {}): 
   const app = await createServiceApp('export-worker', AppModule.register(config), config.http);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
-  const events = await startEventLog(config.kafka, [TOPICS.exportEvents.name]);
+  const events = await startEventLog(kafkaOf(config.eventBus), [TOPICS.exportEvents.name]);
   const db = new Client({ connectionString: requireEnv('DATABASE_URL'), options: `-c search_path=${schema}` });
   await db.connect();
 

@@ -7,9 +7,9 @@ import {
   databaseEnvRules,
   httpConfig,
   httpEnv,
-  kafkaConfig,
-  kafkaEnv,
-  kafkaEnvRules,
+  eventBusConfig,
+  eventBusEnv,
+  eventBusEnvRules,
   loadConfig,
 } from '@lx/platform';
 
@@ -35,14 +35,14 @@ const writeSideEnv = {
 const IMPORT_REQUEST_TIMEOUT_MS = 14_400_000;
 
 const schema = z
-  .object({ ...httpEnv(3002, IMPORT_REQUEST_TIMEOUT_MS), ...databaseEnv, ...authEnv, ...kafkaEnv, ...writeSideEnv })
-  .superRefine(kafkaEnvRules)
+  .object({ ...httpEnv(3002, IMPORT_REQUEST_TIMEOUT_MS), ...databaseEnv, ...authEnv, ...eventBusEnv, ...writeSideEnv })
+  .superRefine(eventBusEnvRules)
   .superRefine(databaseEnvRules)
   .transform((env) => ({
     http: httpConfig(env),
     auth: authConfig(env),
     database: databaseConfig(env, 'location_command'),
-    kafka: kafkaConfig(env, 'location-command'),
+    eventBus: eventBusConfig(env, 'location-command'),
     events: {
       /** `source` of every event envelope: the name of the emitting system (OAF-100). */
       source: env.EVENT_SOURCE,
@@ -68,7 +68,7 @@ const schema = z
     },
     /**
      * Where the relay runs: a worker thread of its own (it then takes no time from requests and imports), or the
-     * main thread (the embedded profile, whose event log is shared in-process).
+     * main thread (one thread fewer, for a small deployment or a debugger).
      */
     relayThread: env.RELAY_THREAD,
     watermark: {

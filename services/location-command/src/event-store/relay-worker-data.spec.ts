@@ -24,7 +24,7 @@ describe('relayThreadOf', () => {
     expect(thread!.file).toMatch(/relay\.worker\.ts$/);
     expect(thread!.data).toEqual({
       database: { ...config.database, poolSize: 2, migrateOnBoot: false },
-      kafka: config.kafka,
+      eventBus: config.eventBus,
       outbox: { batchSize: 700, pollIntervalMs: 50, lingerMs: 10 },
       tracing: config.http.tracing,
       logLevel: 'warn',

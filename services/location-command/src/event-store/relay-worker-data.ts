@@ -5,7 +5,7 @@ import type { LocationCommandConfig } from '../config/location-command.config';
 /** What the relay's worker thread is started with: the service's settings it needs, as plain values. */
 export interface RelayWorkerData {
   database: LocationCommandConfig['database'];
-  kafka: LocationCommandConfig['kafka'];
+  eventBus: LocationCommandConfig['eventBus'];
   outbox: LocationCommandConfig['outbox'];
   logLevel: LocationCommandConfig['http']['logLevel'];
   tracing: LocationCommandConfig['http']['tracing'];
@@ -16,7 +16,7 @@ export function relayThreadOf(config: LocationCommandConfig): RelayThreadOptions
   if (config.relayThread === 'main') return undefined;
   const data: RelayWorkerData = {
     database: { ...config.database, poolSize: 2, migrateOnBoot: false },
-    kafka: config.kafka,
+    eventBus: config.eventBus,
     outbox: config.outbox,
     logLevel: config.http.logLevel,
     tracing: config.http.tracing,

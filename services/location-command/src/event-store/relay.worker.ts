@@ -17,7 +17,7 @@ const data = workerData as RelayWorkerData;
   imports: [
     MetricsModule,
     DatabaseModule.forRoot({ config: data.database, entities: [], migrations: [] }),
-    MessagingModule.forRoot(data.kafka),
+    MessagingModule.forRoot(data.eventBus),
     OutboxModule.forSource(EventLog, data.outbox),
   ],
 })

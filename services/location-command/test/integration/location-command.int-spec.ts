@@ -49,7 +49,7 @@ describeServiceSmoke({
     watermark_fence: ['singleton boolean not null', 'fenced_at timestamp with time zone not null'],
   },
   readiness: ['database', 'kafka'],
-  required: ['DATABASE_URL', 'KAFKA_BROKERS'],
+  required: ['DATABASE_URL'],
   loadConfig: loadLocationCommandConfig,
   createApp: async (env) => {
     const config = loadLocationCommandConfig(env);

@@ -4,6 +4,7 @@ import { TOPICS } from '@lx/contracts';
 import { aLocationInput } from '@lx/domain/testing';
 import { createServiceApp } from '@lx/platform';
 import {
+  kafkaOf,
   type EventLog,
   type Json,
   type Reply,
@@ -65,7 +66,7 @@ export async function startLocationCommand(settings: Record<string, string> = {}
 
   const db = new Client({ connectionString: requireEnv('DATABASE_URL'), options: `-c search_path=${schema}` });
   await db.connect();
-  const events = await startEventLog(config.kafka, [
+  const events = await startEventLog(kafkaOf(config.eventBus), [
     TOPICS.locationEvents.name,
     TOPICS.locationGroupEvents.name,
     TOPICS.addressGroupEvents.name,

@@ -8,9 +8,9 @@ import {
   databaseEnvRules,
   httpConfig,
   httpEnv,
-  kafkaConfig,
-  kafkaEnv,
-  kafkaEnvRules,
+  eventBusConfig,
+  eventBusEnv,
+  eventBusEnvRules,
   loadConfig,
   rateLimitConfig,
   rateLimitEnv,
@@ -32,19 +32,19 @@ const schema = z
     ...httpEnv(3003),
     ...databaseEnv,
     ...authEnv,
-    ...kafkaEnv,
+    ...eventBusEnv,
     ...rateLimitEnv,
     ...readPoolEnv,
     ...readSideEnv,
   })
-  .superRefine(kafkaEnvRules)
+  .superRefine(eventBusEnvRules)
   .superRefine(databaseEnvRules)
   .superRefine(readPoolEnvRules)
   .transform((env) => ({
     http: httpConfig(env),
     auth: authConfig(env),
     database: databaseConfig(env, 'location_query'),
-    kafka: kafkaConfig(env, 'location-query'),
+    eventBus: eventBusConfig(env, 'location-query'),
     rateLimits: rateLimitConfig(env),
     readPool: readPoolConfig(env),
     projection: projectionConfig(env),

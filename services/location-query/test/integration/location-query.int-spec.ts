@@ -69,7 +69,7 @@ describeServiceSmoke({
     ],
   },
   readiness: ['database', 'kafka', 'projection', 'changes'],
-  required: ['DATABASE_URL', 'KAFKA_BROKERS'],
+  required: ['DATABASE_URL'],
   loadConfig: loadLocationQueryConfig,
   createApp: async (env) => {
     // A group of its own, positioned at the end of the file's topics: the smoke test reads no history.

@@ -7,9 +7,9 @@ import {
   databaseEnvRules,
   httpConfig,
   httpEnv,
-  kafkaConfig,
-  kafkaEnv,
-  kafkaEnvRules,
+  eventBusConfig,
+  eventBusEnv,
+  eventBusEnvRules,
   loadConfig,
   rateLimitConfig,
   rateLimitEnv,
@@ -24,19 +24,19 @@ const schema = z
     ...httpEnv(3004),
     ...databaseEnv,
     ...authEnv,
-    ...kafkaEnv,
+    ...eventBusEnv,
     ...rateLimitEnv,
     ...readPoolEnv,
     ...projectionEnv('statistics-projection'),
   })
-  .superRefine(kafkaEnvRules)
+  .superRefine(eventBusEnvRules)
   .superRefine(databaseEnvRules)
   .superRefine(readPoolEnvRules)
   .transform((env) => ({
     http: httpConfig(env),
     auth: authConfig(env),
     database: databaseConfig(env, 'statistics_projection'),
-    kafka: kafkaConfig(env, 'statistics-projection'),
+    eventBus: eventBusConfig(env, 'statistics-projection'),
     rateLimits: rateLimitConfig(env),
     readPool: readPoolConfig(env),
     projection: projectionConfig(env),

@@ -60,7 +60,7 @@ describeServiceSmoke({
     ],
   },
   readiness: ['database', 'kafka', 'projection'],
-  required: ['DATABASE_URL', 'KAFKA_BROKERS'],
+  required: ['DATABASE_URL'],
   loadConfig: loadStatisticsProjectionConfig,
   createApp: async (env) => {
     // A group of its own, positioned at the end of the file's topic: the smoke test reads no history.

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { configProblems } from '@lx/testing';
+import { configProblems, kafkaOf } from '@lx/testing';
 import { loadWebhookDispatcherConfig } from './webhook-dispatcher.config';
 
 const base = {
@@ -15,7 +15,7 @@ describe('webhook-dispatcher configuration', () => {
     const config = loadWebhookDispatcherConfig(base);
     expect(config.http.port).toBe(3006);
     expect(config.database.schema).toBe('webhook_dispatcher');
-    expect(config.kafka.brokers).toEqual(['127.0.0.1:9092']);
+    expect(kafkaOf(config.eventBus).brokers).toEqual(['127.0.0.1:9092']);
     expect(config.intake).toEqual({ groupId: 'webhook-dispatcher', concurrency: 6 });
     expect(config.delivery).toEqual({
       schedule: { delaysMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000], jitter: 0.2 },
@@ -37,12 +37,11 @@ describe('webhook-dispatcher configuration', () => {
 
   it('given nothing, when loaded, then every required setting is named', () => {
     expect(problemsOf({})).toEqual(
-      expect.arrayContaining([
-        'DATABASE_URL is required',
-        'KAFKA_BROKERS is required',
-        'WEBHOOK_SECRET_TRANSPORT_KEY is required',
-      ]),
+      expect.arrayContaining(['DATABASE_URL is required', 'WEBHOOK_SECRET_TRANSPORT_KEY is required']),
     );
+    // The event bus's own settings are checked once the others hold (EVENT_BUS=kafka by default).
+    const { KAFKA_BROKERS: _brokers, ...withoutBrokers } = base;
+    expect(problemsOf(withoutBrokers)).toEqual(['KAFKA_BROKERS: is required with EVENT_BUS=kafka']);
   });
 
   it('given a schedule, timeouts and allowed address kinds, when loaded, then they are in milliseconds and kinds', () => {

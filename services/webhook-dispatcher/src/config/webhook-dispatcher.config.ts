@@ -15,9 +15,9 @@ import {
   encryptionKey,
   httpConfig,
   httpEnv,
-  kafkaConfig,
-  kafkaEnv,
-  kafkaEnvRules,
+  eventBusConfig,
+  eventBusEnv,
+  eventBusEnvRules,
   loadConfig,
   outboxConfig,
   outboxEnv,
@@ -83,8 +83,8 @@ const webhookEnv = {
 };
 
 const schema = z
-  .object({ ...httpEnv(3006), ...databaseEnv, ...readPoolEnv, ...authEnv, ...kafkaEnv, ...outboxEnv, ...webhookEnv })
-  .superRefine(kafkaEnvRules)
+  .object({ ...httpEnv(3006), ...databaseEnv, ...readPoolEnv, ...authEnv, ...eventBusEnv, ...outboxEnv, ...webhookEnv })
+  .superRefine(eventBusEnvRules)
   .superRefine(databaseEnvRules)
   .superRefine(readPoolEnvRules)
   .transform((env) => ({
@@ -92,7 +92,7 @@ const schema = z
     auth: authConfig(env),
     database: databaseConfig(env, 'webhook_dispatcher'),
     readPool: readPoolConfig(env),
-    kafka: kafkaConfig(env, 'webhook-dispatcher'),
+    eventBus: eventBusConfig(env, 'webhook-dispatcher'),
     outbox: outboxConfig(env),
     /** Text, not a Buffer: the frozen configuration cannot hold typed arrays. */
     secretTransportKeyBase64: env.WEBHOOK_SECRET_TRANSPORT_KEY,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { TOPICS } from '@lx/contracts';
 import {
+  kafkaOf,
   CONSUMER_OFFSETS_COLUMNS,
   describeServiceSmoke,
   OUTBOX_COLUMNS,
@@ -78,7 +79,7 @@ describeServiceSmoke({
     ],
   },
   readiness: ['database', 'kafka', 'notifications', 'subscriptions'],
-  required: ['DATABASE_URL', 'KAFKA_BROKERS', 'WEBHOOK_SECRET_TRANSPORT_KEY'],
+  required: ['DATABASE_URL', 'WEBHOOK_SECRET_TRANSPORT_KEY'],
   loadConfig: loadWebhookDispatcherConfig,
   createApp: async (env) => {
     const config = loadWebhookDispatcherConfig({
@@ -90,7 +91,7 @@ describeServiceSmoke({
     await positionAtLogEnd({
       databaseUrl: config.database.url,
       ssl: config.database.ssl,
-      kafka: config.kafka,
+      kafka: kafkaOf(config.eventBus),
       schema: config.database.schema,
       groupId: `${config.intake.groupId}-subscriptions`,
       topics: [TOPICS.clientEvents.name],

@@ -97,7 +97,7 @@ describe('ProjectionModule: several projections in one service', () => {
           entities: [],
           migrations: [],
         }),
-        MessagingModule.forRoot(testKafka(`it-projection-module-app-${suffix}`)),
+        MessagingModule.forRoot({ driver: 'kafka', kafka: testKafka(`it-projection-module-app-${suffix}`) }),
         ProjectionModule.register({
           name: 'location-groups',
           groupId: groups.locations,
