@@ -206,8 +206,23 @@ helm_args() {
   fi
   printf '%s\n' "$RELEASE" "$chart" -n "$NAMESPACE" -f "$values" -f "$RELEASE_VALUES" \
     --set "global.image.repository=$IMAGE_REPOSITORY" --set "global.image.tag=$tag"
+  if [[ $1 == previous ]]; then previous_probes; fi
   # values.yaml says Never (the image is imported into the node); a caller's cluster may pull it from a registry.
   if [[ -n "$EXISTING_KUBECONFIG" ]]; then printf '%s\n' --set global.image.pullPolicy=IfNotPresent; fi
+}
+
+# --set arguments that give the previous release the probe timings this chart ships (5 s per answer, 150 startup
+# probes), and, for the readiness grace its code lacks (READINESS_GRACE_MS, 20 s), a readiness failureThreshold of 7
+# (35 s of 503s instead of 15 s). Without them its pods, whose every replica reads the same dependencies, leave their
+# Service together when the node is short of CPU during the rollout (seen: location-query 0 of 2 ready for 10 s, 13
+# reads answered 503 by the ingress), which is the defect this version fixed, not what the upgrade test measures.
+previous_probes() {
+  local key
+  for key in auth locationCommand locationQuery statisticsProjection exportWorker webhookDispatcher; do
+    printf '%s\n' --set "$key.livenessProbe.timeoutSeconds=5" --set "$key.readinessProbe.timeoutSeconds=5" \
+      --set "$key.readinessProbe.failureThreshold=7" --set "$key.startupProbe.timeoutSeconds=5" \
+      --set "$key.startupProbe.failureThreshold=150"
+  done
 }
 
 # --set arguments for N replicas of every service.
