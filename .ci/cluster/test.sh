@@ -197,6 +197,9 @@ infra() {
   bash "$LX_LOCAL_DIR/infra.sh" up >&2
 }
 
+# The chart's values key of each service.
+SERVICE_VALUE_KEYS=(auth locationCommand locationQuery statisticsProjection exportWorker webhookDispatcher)
+
 # helm_args previous|current: the arguments of a helm install or upgrade to that version: its chart, its test
 # values, the release values of this run, and its image.
 helm_args() {
@@ -218,7 +221,7 @@ helm_args() {
 # reads answered 503 by the ingress), which is the defect this version fixed, not what the upgrade test measures.
 previous_probes() {
   local key
-  for key in auth locationCommand locationQuery statisticsProjection exportWorker webhookDispatcher; do
+  for key in "${SERVICE_VALUE_KEYS[@]}"; do
     printf '%s\n' --set "$key.livenessProbe.timeoutSeconds=5" --set "$key.readinessProbe.timeoutSeconds=5" \
       --set "$key.readinessProbe.failureThreshold=7" --set "$key.startupProbe.timeoutSeconds=5" \
       --set "$key.startupProbe.failureThreshold=150"
@@ -228,7 +231,7 @@ previous_probes() {
 # --set arguments for N replicas of every service.
 replicas() {
   local key
-  for key in auth locationCommand locationQuery statisticsProjection exportWorker webhookDispatcher; do
+  for key in "${SERVICE_VALUE_KEYS[@]}"; do
     printf '%s\n' --set "$key.replicaCount=$1"
   done
 }
