@@ -107,6 +107,8 @@ export interface ConsumerHandle {
  * (`location.events.v1`); an adapter may place them under a deployment's prefix on its side.
  */
 export abstract class EventBus {
+  /** What the log is called where operators read it: its readiness check (`/health/ready`). */
+  abstract readonly name: string;
   /** Publishes in the given order; resolves once the log has acknowledged every message. */
   abstract publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void>;
   abstract subscribe(subscription: Subscription): Promise<void>;

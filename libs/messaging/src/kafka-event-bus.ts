@@ -140,6 +140,7 @@ function kafkaLogger(entry: LogEntry, logger: Logger): void {
  * so an acknowledged event is on that many brokers and survives the loss of its partition's leader.
  */
 export class KafkaEventBus extends EventBus {
+  readonly name = 'kafka';
   private readonly logger = new Logger(KafkaEventBus.name);
   private readonly names: KafkaNames;
   private readonly kafka: Kafka;

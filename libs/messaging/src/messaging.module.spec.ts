@@ -1,11 +1,11 @@
 import { Pool } from 'pg';
 import { KafkaEventBus } from './kafka-event-bus';
-import { eventBusFor } from './messaging.module';
+import { EventBusReadinessCheck, eventBusFor } from './messaging.module';
 import { PostgresEventLog } from './postgres-event-log';
 
-describe('eventBusFor (EVENT_BUS)', () => {
-  const kafka = { brokers: ['k1:9092'], clientId: 'svc', topicPrefix: '', replicationFactor: 1, minInsyncReplicas: 1 };
+const kafka = { brokers: ['k1:9092'], clientId: 'svc', topicPrefix: '', replicationFactor: 1, minInsyncReplicas: 1 };
 
+describe('eventBusFor (EVENT_BUS)', () => {
   it('given kafka, then the kafkajs adapter, whatever pool there is', () => {
     expect(eventBusFor({ driver: 'kafka', kafka }, undefined)).toBeInstanceOf(KafkaEventBus);
   });
@@ -20,5 +20,17 @@ describe('eventBusFor (EVENT_BUS)', () => {
     expect(() => eventBusFor({ driver: 'postgres' }, undefined)).toThrow(
       'EVENT_BUS=postgres needs the service database (DatabaseModule)',
     );
+  });
+});
+
+describe('EventBusReadinessCheck', () => {
+  it('given kafka, then readiness names the check kafka', () => {
+    expect(new EventBusReadinessCheck(eventBusFor({ driver: 'kafka', kafka }, undefined)).name).toBe('kafka');
+  });
+
+  it('given postgres, then readiness names the check eventLog, not kafka', async () => {
+    const pool = new Pool({ connectionString: 'postgresql://nobody@127.0.0.1:1/none' });
+    expect(new EventBusReadinessCheck(eventBusFor({ driver: 'postgres' }, pool)).name).toBe('eventLog');
+    await pool.end();
   });
 });

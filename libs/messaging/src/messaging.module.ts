@@ -14,10 +14,13 @@ import { EventBus } from './event-bus';
 import { KafkaEventBus } from './kafka-event-bus';
 import { PostgresEventLog } from './postgres-event-log';
 
+/** Readiness of the event bus, named after it: `kafka`, or `eventLog` with EVENT_BUS=postgres. */
 @Injectable()
 export class EventBusReadinessCheck implements ReadinessCheck {
-  readonly name = 'kafka';
-  constructor(private readonly bus: EventBus) {}
+  readonly name: string;
+  constructor(private readonly bus: EventBus) {
+    this.name = bus.name;
+  }
 
   check(): Promise<void> {
     return this.bus.ping();

@@ -73,6 +73,7 @@ function asError(error: unknown): Error {
  * refused, and a service on this log runs one replica (EVENT_BUS=postgres: a single-node deployment).
  */
 export class PostgresEventLog extends EventBus {
+  readonly name = 'eventLog';
   private readonly logger = new Logger(PostgresEventLog.name);
   private readonly schema: string;
   private readonly maxBatchSize: number;

@@ -105,6 +105,7 @@ function readBack(pool: Pool, groupId: string) {
  * seeks, and delivers what it is told to.
  */
 class ScriptedEventBus extends EventBus {
+  readonly name = 'scripted';
   subscription?: BatchSubscription;
 
   /** `onPublish` receives the dead letters; without it, none are expected. */
