@@ -418,9 +418,10 @@ describe('webhook deliveries: an endpoint that hangs', () => {
       expect(receiptsOf(healthy.receiver, eventId)).toHaveLength(1);
     }
     // Meanwhile the hanging endpoint got two events, one per slot, and no attempt of it has ended.
-    const held = hanging.receiver.received.filter(events.isOwn).map((request) => request.headers['x-event-id']);
-    expect(held).toHaveLength(2);
-    expect(published.map(({ eventId }) => eventId)).toEqual(expect.arrayContaining(held));
+    const held = () => hanging.receiver.received.filter(events.isOwn).map((request) => request.headers['x-event-id']);
+    await waitFor('the hanging endpoint to hold both its slots', () => Promise.resolve(held().length >= 2));
+    expect(held()).toHaveLength(2);
+    expect(published.map(({ eventId }) => eventId)).toEqual(expect.arrayContaining(held()));
     for (const { eventId } of published) {
       const rows = await dispatcher.deliveries(eventId);
       expect(
